@@ -1,0 +1,5 @@
+import sys
+
+from accelgen.gen.cli import main
+
+sys.exit(main())

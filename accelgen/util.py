@@ -1,0 +1,79 @@
+"""Small helpers shared by the subpackages: atomic file output, hashing, cache location."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+from .errors import OutputError
+
+
+def sha256_hex(data: bytes | str) -> str:
+    if isinstance(data, str):
+        data = data.encode()
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical_json(obj: Any) -> str:
+    """JSON with sorted keys and no whitespace variance: stable input for hashing."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def cache_dir(*parts: str) -> Path:
+    """The accelgen cache (``$ACCELGEN_CACHE_DIR``, else ``$XDG_CACHE_HOME/accelgen``,
+    else ``~/.cache/accelgen``), with ``parts`` appended and created."""
+    root = os.environ.get("ACCELGEN_CACHE_DIR")
+    if root:
+        base = Path(root)
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = (Path(xdg) if xdg else Path.home() / ".cache") / "accelgen"
+    path = base.joinpath(*parts)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def ensure_output_dir(path: str | os.PathLike) -> Path:
+    """Create ``path`` if needed and check it is writable; raise :class:`OutputError` if not."""
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"output directory {str(out)!r} cannot be created: {exc.strerror}") from None
+    if not out.is_dir():
+        raise OutputError(f"output directory {str(out)!r} is not a directory")
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise OutputError(f"output directory {str(out)!r} is not writable")
+    return out
+
+
+@contextlib.contextmanager
+def atomic_files(targets: list[Path]) -> Iterator[list[Path]]:
+    """Yield temporary paths beside ``targets``; on success rename them all into place.
+
+    If the body raises (or is interrupted), every temporary file is removed and no
+    target is touched, so an output directory never holds a half-written file.
+    """
+    temps: list[Path] = []
+    try:
+        for target in targets:
+            fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+            os.close(fd)
+            temps.append(Path(name))
+        yield temps
+        for tmp, target in zip(temps, targets):
+            os.replace(tmp, target)
+    finally:
+        for tmp in temps:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+
+
+def write_atomic(target: Path, text: str) -> None:
+    with atomic_files([target]) as (tmp,):
+        tmp.write_text(text)

@@ -1,0 +1,128 @@
+"""Run one co-simulation: build the emitted Verilog (cached), apply a cycle table, report.
+
+This is the library entry point behind ``accelgen cosim`` and the pytest cosim
+tests; both use exactly this code and the same testbench.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..util import cache_dir
+from . import simulators
+from .vectors import CycleTable, from_bits
+
+TABLE_TB = "accelgen.cosim.tb.table_tb"
+
+
+@dataclass
+class CosimResult:
+    """Outcome of one cosim run. ``cycles`` and ``checks`` are what the simulator really did."""
+
+    name: str
+    sim: str
+    sim_version: str
+    seed: int
+    passed: bool
+    cycles: int = 0
+    checks: int = 0
+    vectors: int = 0
+    mismatches: int = 0
+    first_mismatches: list = field(default_factory=list)
+    build_s: float = 0.0
+    run_s: float = 0.0
+    run_dir: str | None = None
+    log: str | None = None
+    waveform: str | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def summary(self) -> str:
+        head = (f"{'PASS' if self.passed else 'FAIL'} {self.name} on {self.sim} (seed {self.seed}): "
+                f"{self.vectors} vectors, {self.cycles} cycles, {self.checks} checks, {self.mismatches} mismatches")
+        return head + f" [{self.run_s:.1f} s]"
+
+
+def _port_signedness(manifest: dict) -> dict[str, tuple[int, bool]]:
+    return {p["name"]: (p["width"], p["signed"]) for p in manifest["ports"]}
+
+
+def _describe_mismatches(result: dict, manifest: dict) -> list[dict]:
+    ports = _port_signedness(manifest)
+    out = []
+    for mm in result.get("first_mismatches", []):
+        width, signed = ports.get(mm["port"], (64, False))
+        got = mm["got"]
+        out.append({"cycle": mm["cycle"], "port": mm["port"],
+                    "expected": from_bits(mm["expected"], width, signed),
+                    "got": from_bits(got, width, signed) if isinstance(got, int) else got})
+    return out
+
+
+def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str = "verilator", seed: int = 1,
+              work_dir: Path | None = None, keep: bool = False, waves_on_failure: bool = True) -> CosimResult:
+    """Simulate ``verilog_path`` (described by ``manifest``) against ``table``.
+
+    The run directory (plan, logs, results) is removed after a pass unless
+    ``keep``; after a failure it is kept and, with ``waves_on_failure``, the
+    test is rerun on a tracing build so that the waveform of the failing run is
+    left in it. Raises :class:`~accelgen.errors.ToolNotFoundError` if ``sim``
+    is not available.
+    """
+    top = manifest["name"]
+    version = simulators.simulator_version(sim)
+    t0 = time.monotonic()
+    build_dir = simulators.build(Path(verilog_path), top, sim)
+    build_s = time.monotonic() - t0
+
+    run_dir = Path(work_dir) if work_dir else cache_dir("runs") / f"{top}-{sim}-s{seed}-{uuid.uuid4().hex[:8]}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    result = CosimResult(name=top, sim=sim, sim_version=version, seed=seed, passed=False,
+                         vectors=int(table.info.get("vectors", table.cycles)), build_s=build_s,
+                         run_dir=str(run_dir))
+
+    def attempt(test_dir: Path, bdir: Path, waves: bool) -> tuple[bool, dict]:
+        test_dir.mkdir(parents=True, exist_ok=True)
+        table_path = test_dir / "table.npz"
+        result_path = test_dir / "result.json"
+        table.save(table_path)
+        plan = {"table": str(table_path.resolve()), "result": str(result_path.resolve()),
+                "clock": manifest.get("clock") or "clk", "reset": manifest.get("reset") or "rst"}
+        plan_path = test_dir / "plan.json"
+        plan_path.write_text(json.dumps(plan, indent=1))
+        ok, log = simulators.run_test(bdir, top, sim, TABLE_TB, test_dir,
+                                      extra_env={"ACCELGEN_PLAN": str(plan_path.resolve())}, seed=seed, waves=waves)
+        result.log = str(log)
+        data = json.loads(result_path.read_text()) if result_path.exists() else {}
+        return ok, data
+
+    t1 = time.monotonic()
+    ok, data = attempt(run_dir, build_dir, waves=False)
+    result.run_s = time.monotonic() - t1
+    result.cycles = int(data.get("cycles", 0))
+    result.checks = int(data.get("checks", 0))
+    result.mismatches = int(data.get("mismatches", 0))
+    result.first_mismatches = _describe_mismatches(data, manifest)
+    # A pass needs the simulator's verdict *and* every requested comparison made.
+    result.passed = ok and bool(data) and result.checks == table.checks and result.mismatches == 0
+    if not data:
+        result.error = f"simulation ended without a result (see {result.log})"
+    elif result.checks != table.checks:
+        result.error = f"only {result.checks} of {table.checks} checks were made"
+
+    if not result.passed and waves_on_failure:
+        wave_build = simulators.build(Path(verilog_path), top, sim, waves=True)
+        attempt(run_dir / "waves", wave_build, waves=True)
+        found = sorted(p for ext in ("*.vcd", "*.fst") for p in (run_dir / "waves").glob(ext))
+        result.waveform = str(found[0]) if found else None
+    if result.passed and not keep:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        result.run_dir = result.log = None
+    return result

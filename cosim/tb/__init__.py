@@ -1,0 +1,1 @@
+"""cocotb testbenches. These modules are imported inside the simulator process."""

@@ -1,0 +1,58 @@
+"""The block families accelgen can generate, check and synthesize.
+
+A :class:`BlockFamily` ties together what each strand needs for one family: the
+parameter schema, the generator, and the host side of its cosim (a function
+from validated parameters, vector count and seed to a cycle table). Adding a
+family means adding one entry to :data:`FAMILIES`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pydantic
+
+from ..cosim.mac import mac_table
+from ..cosim.vectors import CycleTable
+from ..errors import ConfigError
+from ..rtl import MAC, BlockParams, MACParams
+
+
+@dataclass(frozen=True)
+class BlockFamily:
+    name: str
+    summary: str
+    params_model: type[BlockParams]
+    build_component: Callable[[BlockParams], Any]
+    cycle_table: Callable[[BlockParams, int, int], CycleTable]
+
+    def validate(self, params: dict[str, Any], path: str = "params") -> BlockParams:
+        """Validate a parameter mapping; raise :class:`ConfigError` listing every problem."""
+        if not isinstance(params, dict):
+            raise ConfigError([(path, f"expected a mapping of parameters, got {type(params).__name__}")])
+        try:
+            return self.params_model(**params)
+        except pydantic.ValidationError as exc:
+            raise ConfigError([(p, m) for p, m, _ in self.params_model.problems(exc, prefix=path)]) from None
+
+    def default_name(self, params: BlockParams) -> str:
+        return self.name
+
+
+FAMILIES: dict[str, BlockFamily] = {
+    "mac": BlockFamily(
+        name="mac",
+        summary="multiply-accumulate cell (integer; clear/enable, pipeline registers, zero gating)",
+        params_model=MACParams,
+        build_component=MAC.from_params,
+        cycle_table=mac_table,
+    ),
+}
+
+
+def family(name: str, path: str = "block") -> BlockFamily:
+    try:
+        return FAMILIES[name]
+    except (KeyError, TypeError):
+        raise ConfigError([(path, f"unknown block {name!r}; allowed: {', '.join(FAMILIES)}")]) from None

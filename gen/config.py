@@ -1,0 +1,164 @@
+"""Build configurations (YAML): which blocks to generate, co-simulate and synthesize.
+
+Validation runs in two passes, after ZigZag's validator/factory split: a schema
+fills defaults and checks the structure, then each block's parameters are
+checked by its family's schema. Every problem found is reported together with
+its field path (``blocks[1].params.a_width``); only valid data becomes objects.
+
+Example::
+
+    sim: verilator            # default simulator (verilator | icarus)
+    cosim: {vectors: 4096, seed: 1}
+    synth: true
+    blocks:
+      - name: mac_s8
+        block: mac
+        params: {a_width: 8, b_width: 8, acc_width: 32, signed: true}
+      - name: mac_u16_pipe
+        block: mac
+        params: {a_width: 16, b_width: 16, acc_width: 40, signed: false, input_reg: true}
+        cosim: {vectors: 8192}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import ConfigError
+from ..rtl import BlockParams
+from .blocks import BlockFamily, family
+from .emit import check_name
+
+MAX_VECTORS = 10_000_000
+
+
+class CosimOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    vectors: int = Field(4096, ge=1, le=MAX_VECTORS, description="random operand vectors per block")
+    seed: int = Field(1, ge=0, lt=2**32, description="stimulus seed")
+    enabled: bool = True
+
+
+class _BlockEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str | None = None
+    block: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    cosim: dict[str, Any] | None = None
+
+
+class _BuildSchema(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    sim: Literal["verilator", "icarus"] = "verilator"
+    cosim: CosimOptions = Field(default_factory=CosimOptions)
+    synth: bool = True
+    blocks: list[_BlockEntry] = Field(min_length=1)
+
+
+@dataclass
+class BlockConfig:
+    """One validated block of a build."""
+
+    name: str
+    family: BlockFamily
+    params: BlockParams
+    cosim: CosimOptions
+
+
+@dataclass
+class BuildConfig:
+    sim: str
+    synth: bool
+    blocks: list[BlockConfig]
+    source: str | None = None
+
+
+def _loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _schema_problems(exc: pydantic.ValidationError) -> list[tuple[str, str]]:
+    probs = []
+    for err in exc.errors(include_url=False):
+        path = _loc(err["loc"])
+        if err["type"] == "extra_forbidden":
+            probs.append((path, "unknown key"))
+        elif err["type"] == "missing":
+            probs.append((path, "missing required key"))
+        else:
+            probs.append((path, f"{err['msg']} (got {err.get('input')!r})"))
+    return probs
+
+
+def parse_build_config(data: Any, source: str | None = None) -> BuildConfig:
+    """Validate an already-loaded YAML document; raise :class:`ConfigError` with every problem."""
+    if not isinstance(data, dict):
+        raise ConfigError([("", f"expected a mapping with a 'blocks' list at the top, got {type(data).__name__}")],
+                          source)
+    try:
+        schema = _BuildSchema(**data)
+    except pydantic.ValidationError as exc:
+        raise ConfigError(_schema_problems(exc), source) from None
+
+    problems: list[tuple[str, str]] = []
+    blocks: list[BlockConfig] = []
+    seen: dict[str, int] = {}
+    for i, entry in enumerate(schema.blocks):
+        where = f"blocks[{i}]"
+        try:
+            fam = family(entry.block, f"{where}.block")
+        except ConfigError as exc:
+            problems += exc.problems
+            continue
+        try:
+            params = fam.validate(entry.params, f"{where}.params")
+        except ConfigError as exc:
+            problems += exc.problems
+            continue
+        name = entry.name or fam.default_name(params)
+        try:
+            check_name(name, f"{where}.name")
+        except ConfigError as exc:
+            problems += exc.problems
+            continue
+        if name in seen:
+            problems.append((f"{where}.name", f"{name!r} is already used by blocks[{seen[name]}]; names must be unique"))
+            continue
+        seen[name] = i
+        try:
+            cosim = CosimOptions(**(schema.cosim.model_dump() | (entry.cosim or {})))
+        except pydantic.ValidationError as exc:
+            problems += [(f"{where}.cosim.{p}", m) for p, m in _schema_problems(exc)]
+            continue
+        blocks.append(BlockConfig(name=name, family=fam, params=params, cosim=cosim))
+    if problems:
+        raise ConfigError(problems, source)
+    return BuildConfig(sim=schema.sim, synth=schema.synth, blocks=blocks, source=source)
+
+
+def load_build_config(path: str | Path) -> BuildConfig:
+    """Read and validate a YAML build config."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise ConfigError([("", "file not found")], str(p)) from None
+    except OSError as exc:
+        raise ConfigError([("", f"cannot read: {exc.strerror}")], str(p)) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError([("", f"malformed YAML: {where}{problem}")], str(p)) from None
+    return parse_build_config(data, str(p))

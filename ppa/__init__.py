@@ -1,0 +1,1 @@
+"""Architecture-level PPA estimator. Reads fitted model files; never imports Amaranth."""

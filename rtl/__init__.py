@@ -1,0 +1,11 @@
+"""Amaranth generators, one module per block family.
+
+Each generator is an :class:`amaranth.lib.wiring.Component` whose constructor
+takes keyword-only parameters validated by a :class:`~accelgen.rtl._params.BlockParams`
+schema; its docstring states ports and latency.
+"""
+
+from ._params import BlockParams
+from .mac import MAC, MACParams
+
+__all__ = ["BlockParams", "MAC", "MACParams"]

@@ -1,0 +1,90 @@
+"""Parameter schemas for generators.
+
+Every generator declares its parameters once, as a :class:`BlockParams` subclass
+(a strict, frozen pydantic model). The same schema validates the Python
+constructor, the YAML config and the command-line options, so the allowed values
+and the error messages are identical everywhere.
+"""
+
+from __future__ import annotations
+
+import typing
+from typing import Any, ClassVar, Literal
+
+import annotated_types
+import pydantic
+from pydantic import BaseModel, ConfigDict
+
+
+class BlockParams(BaseModel):
+    """Base class of generator parameter sets (strict types, unknown keys rejected)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    #: block family name used in configs and on the command line (``"mac"``)
+    block: ClassVar[str] = ""
+
+    @classmethod
+    def allowed(cls, field: str) -> str:
+        """Describe the values a field allows, e.g. ``"1..32"`` or ``"'int'"``."""
+        info = cls.model_fields[field]
+        ann = info.annotation
+        if typing.get_origin(ann) is Literal:
+            return " or ".join(repr(v) for v in typing.get_args(ann))
+        if ann is bool:
+            return "true or false"
+        lo = hi = None
+        for meta in info.metadata:
+            if isinstance(meta, annotated_types.Ge):
+                lo = meta.ge
+            elif isinstance(meta, annotated_types.Gt):
+                lo = meta.gt + 1
+            elif isinstance(meta, annotated_types.Le):
+                hi = meta.le
+            elif isinstance(meta, annotated_types.Lt):
+                hi = meta.lt - 1
+        if ann is int:
+            if lo is not None and hi is not None:
+                return f"an integer in {lo}..{hi}"
+            if lo is not None:
+                return f"an integer >= {lo}"
+            return "an integer"
+        return getattr(ann, "__name__", str(ann))
+
+    @classmethod
+    def problems(cls, exc: pydantic.ValidationError, prefix: str = "") -> list[tuple[str, str, bool]]:
+        """Turn a pydantic error into ``(field_path, message, is_type_error)`` triples."""
+        out = []
+        names = ", ".join(cls.model_fields)
+        for err in exc.errors(include_url=False):
+            loc = [str(p) for p in err["loc"]]
+            field = loc[0] if loc else ""
+            path = ".".join(([prefix] if prefix else []) + loc)
+            kind = err["type"]
+            value = err.get("input")
+            if kind == "extra_forbidden":
+                out.append((path, f"unknown parameter {field!r} of block {cls.block!r}; allowed: {names}", False))
+            elif kind == "missing":
+                out.append((path, f"missing required parameter {field!r}", False))
+            elif kind == "value_error" and not field:
+                msg = str(err["ctx"]["error"]) if "ctx" in err else err["msg"]
+                out.append((prefix, msg, False))
+            elif field in cls.model_fields:
+                is_type = kind.endswith("_type") or kind in ("int_from_float", "bool_parsing", "int_parsing")
+                out.append((path, f"{value!r} is not allowed; expected {cls.allowed(field)}", is_type))
+            else:
+                out.append((path, err["msg"], False))
+        return out
+
+    @classmethod
+    def validate_kwargs(cls, kwargs: dict[str, Any]) -> "BlockParams":
+        """Validate for a Python constructor: raise ``TypeError`` for a wrongly typed value,
+        ``ValueError`` for a value of the right type that cannot be built."""
+        try:
+            return cls(**kwargs)
+        except pydantic.ValidationError as exc:
+            probs = cls.problems(exc)
+            text = "; ".join(f"{cls.block}.{p}: {m}" if p else f"{cls.block}: {m}" for p, m, _ in probs)
+            if any(is_type for _, _, is_type in probs):
+                raise TypeError(text) from None
+            raise ValueError(text) from None

@@ -1,0 +1,69 @@
+"""MAC parameter validation: the constructor, the schema and their messages."""
+
+import inspect
+
+import pytest
+
+from accelgen.rtl import MAC, MACParams
+
+
+def test_constructor_defaults_match_schema():
+    sig = inspect.signature(MAC.__init__)
+    for name, field in MACParams.model_fields.items():
+        assert sig.parameters[name].default == field.default, name
+        assert sig.parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_defaults_build():
+    mac = MAC()
+    assert mac.params == MACParams()
+    assert mac.latency == 1
+    assert mac.signature.members["a"].shape.width == 8
+
+
+@pytest.mark.parametrize("regs,latency", [
+    ({}, 1), ({"input_reg": True}, 2), ({"product_reg": True}, 2), ({"output_reg": True}, 2),
+    ({"input_reg": True, "product_reg": True, "output_reg": True}, 4),
+])
+def test_latency_counts_pipeline_registers(regs, latency):
+    assert MAC(**regs).latency == latency
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"a_width": 0}, r"mac\.a_width: 0 is not allowed; expected an integer in 1\.\.32"),
+    ({"b_width": -3}, r"mac\.b_width: -3 is not allowed; expected an integer in 1\.\.32"),
+    ({"a_width": 1000}, r"a_width: 1000 .*1\.\.32"),
+    ({"acc_width": 100}, r"acc_width: 100 .*2\.\.64"),
+    ({"acc_width": 12}, r"acc_width=12 is too narrow for a 8x8-bit product; allowed: acc_width >= a_width \+ b_width = 16"),
+    ({"zero_gating": True}, r"zero_gating=true requires input_reg=true"),
+    ({"dtype": "fp16"}, r"dtype: 'fp16' is not allowed; expected 'int'"),
+])
+def test_impossible_values_raise_value_error(kw, match):
+    with pytest.raises(ValueError, match=match):
+        MAC(**kw)
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"a_width": 8.0}, r"a_width: 8\.0 is not allowed; expected an integer"),
+    ({"a_width": "8"}, r"a_width: '8' is not allowed"),
+    ({"signed": 1}, r"signed: 1 is not allowed; expected true or false"),
+])
+def test_wrong_types_raise_type_error(kw, match):
+    with pytest.raises(TypeError, match=match):
+        MAC(**kw)
+
+
+def test_unknown_parameter_is_rejected():
+    with pytest.raises(ValueError, match=r"unknown parameter 'rows' of block 'mac'; allowed: a_width"):
+        MACParams.validate_kwargs({"rows": 4})
+
+
+def test_all_problems_reported_together():
+    with pytest.raises(ValueError) as info:
+        MACParams.validate_kwargs({"a_width": 0, "b_width": 99})
+    assert "a_width" in str(info.value) and "b_width" in str(info.value)
+
+
+def test_degenerate_one_bit_operands():
+    assert MAC(a_width=1, b_width=1, acc_width=2, signed=False).latency == 1
+    assert MAC(a_width=1, b_width=1, acc_width=2, signed=True).params.product_width == 2
