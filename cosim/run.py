@@ -67,13 +67,20 @@ def _describe_mismatches(result: dict, manifest: dict) -> list[dict]:
 
 
 def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str = "verilator", seed: int = 1,
-              work_dir: Path | None = None, keep: bool = False, waves_on_failure: bool = True) -> CosimResult:
+              work_dir: Path | None = None, keep: bool = False, waves_on_failure: bool = True,
+              test_module: str = TABLE_TB, plan_extra: dict | None = None) -> CosimResult:
     """Simulate ``verilog_path`` (described by ``manifest``) against ``table``.
 
     The run directory (plan, logs, results) is removed after a pass unless
     ``keep``; after a failure it is kept and, with ``waves_on_failure``, the
     test is rerun on a tracing build so that the waveform of the failing run is
-    left in it. Raises :class:`~accelgen.errors.ToolNotFoundError` if ``sim``
+    left in it.
+
+    ``test_module`` is the cocotb module to run (default: the generic cycle-table
+    testbench). A custom testbench reads the plan JSON named by ``$ACCELGEN_PLAN``
+    (keys ``table``, ``result``, ``clock``, ``reset`` plus ``plan_extra``) and must
+    write the result JSON with ``cycles``, ``checks``, ``mismatches`` and
+    ``first_mismatches`` like :func:`accelgen.cosim.tb.table_tb.run_table`. Raises :class:`~accelgen.errors.ToolNotFoundError` if ``sim``
     is not available.
     """
     top = manifest["name"]
@@ -94,10 +101,10 @@ def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str
         result_path = test_dir / "result.json"
         table.save(table_path)
         plan = {"table": str(table_path.resolve()), "result": str(result_path.resolve()),
-                "clock": manifest.get("clock") or "clk", "reset": manifest.get("reset") or "rst"}
+                "clock": manifest.get("clock"), "reset": manifest.get("reset"), **(plan_extra or {})}
         plan_path = test_dir / "plan.json"
         plan_path.write_text(json.dumps(plan, indent=1))
-        ok, log = simulators.run_test(bdir, top, sim, TABLE_TB, test_dir,
+        ok, log = simulators.run_test(bdir, top, sim, test_module, test_dir,
                                       extra_env={"ACCELGEN_PLAN": str(plan_path.resolve())}, seed=seed, waves=waves)
         result.log = str(log)
         data = json.loads(result_path.read_text()) if result_path.exists() else {}

@@ -59,6 +59,21 @@ def _module_ports(verilog: str, name: str) -> list[str]:
     return [p.strip() for p in m.group(1).split(",") if p.strip()] if m else []
 
 
+def _convert_hierarchy(component, name: str) -> str:
+    """Convert ``component`` and, once each, the cell modules it instantiates (see ``rtl._cells``)."""
+    from amaranth.back import verilog as amaranth_verilog
+
+    if hasattr(component, "cell_prefix"):
+        component.cell_prefix = f"{name}__"
+    top = amaranth_verilog.convert(component, name=name, emit_src=False)
+    parts = []
+    for module, cell in sorted(getattr(component, "cells", {}).items()):
+        cell_text = _convert_hierarchy(cell, module)
+        # only the real top keeps Amaranth's top attribute
+        parts.append(cell_text.replace("(* top =  1  *)\n", ""))
+    return "".join(parts) + top
+
+
 @dataclass
 class Emitted:
     """A generated design: Verilog text, manifest, and where they were written (if they were)."""
@@ -74,11 +89,9 @@ class Emitted:
 
 def render(fam: BlockFamily, params, name: str) -> Emitted:
     """Elaborate ``fam`` with validated ``params`` and convert it to Verilog (no file output)."""
-    from amaranth.back import verilog as amaranth_verilog
-
     check_name(name)
     component = fam.build_component(params)
-    text = amaranth_verilog.convert(component, name=name, emit_src=False)
+    text = _convert_hierarchy(component, name)
     ports = []
     _flatten_members(component.metadata.as_json()["interface"]["members"], ports)
     verilog_ports = _module_ports(text, name)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import ReadOnly, RisingEdge
+from cocotb.triggers import ReadOnly, RisingEdge, Timer
 
 from accelgen.cosim.vectors import CycleTable
 
@@ -27,9 +27,9 @@ MAX_REPORTED_MISMATCHES = 20
 class TB:
     """Clock, reset and port access for a DUT with one clock domain."""
 
-    def __init__(self, dut, clock: str = "clk", reset: str | None = "rst", period_ns: int = 10):
+    def __init__(self, dut, clock: str | None = "clk", reset: str | None = "rst", period_ns: int = 10):
         self.dut = dut
-        self.clk = getattr(dut, clock)
+        self.clk = getattr(dut, clock) if clock else None
         self.rst = getattr(dut, reset) if reset else None
         self.period_ns = period_ns
 
@@ -37,12 +37,25 @@ class TB:
         return getattr(self.dut, name)
 
     def start_clock(self) -> None:
-        Clock(self.clk, self.period_ns, unit="ns").start()
+        if self.clk is not None:
+            Clock(self.clk, self.period_ns, unit="ns").start()
+
+    async def settle(self) -> None:
+        """Wait until this cycle's inputs have propagated (a purely combinational DUT has no clock)."""
+        if self.clk is None:
+            await Timer(self.period_ns // 2, unit="ns")
+        await ReadOnly()
+
+    async def next_cycle(self) -> None:
+        if self.clk is None:
+            await Timer(self.period_ns - self.period_ns // 2, unit="ns")
+        else:
+            await RisingEdge(self.clk)
 
     async def reset(self, inputs, cycles: int = 2) -> None:
         for handle in inputs:
             handle.value = 0
-        if self.rst is None:
+        if self.rst is None or self.clk is None:
             return
         self.rst.value = 1
         for _ in range(cycles):
@@ -78,7 +91,7 @@ async def run_table(tb: TB, table: CycleTable, result_path: Path) -> dict:
             if v != last[i]:
                 handle.value = v
                 last[i] = v
-        await ReadOnly()
+        await tb.settle()
         for name, handle, col, chk in monitors:
             if chk[t]:
                 checks += 1
@@ -87,7 +100,7 @@ async def run_table(tb: TB, table: CycleTable, result_path: Path) -> dict:
                     n_mismatch += 1
                     if len(mismatches) < MAX_REPORTED_MISMATCHES:
                         mismatches.append({"cycle": t, "port": name, "expected": col[t], "got": got})
-        await RisingEdge(tb.clk)
+        await tb.next_cycle()
 
     summary = {"cycles": cycles, "checks": checks, "mismatches": n_mismatch, "first_mismatches": mismatches}
     result_path.write_text(json.dumps(summary, indent=1))
@@ -99,7 +112,7 @@ async def table_test(dut):
     """Drive the plan's cycle table through the DUT and compare every checked output."""
     plan = json.loads(Path(os.environ["ACCELGEN_PLAN"]).read_text())
     table = CycleTable.load(Path(plan["table"]))
-    tb = TB(dut, clock=plan.get("clock", "clk"), reset=plan.get("reset", "rst"))
+    tb = TB(dut, clock=plan.get("clock"), reset=plan.get("reset"))
     summary = await run_table(tb, table, Path(plan["result"]))
     if summary["mismatches"]:
         first = summary["first_mismatches"][0]
