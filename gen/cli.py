@@ -31,7 +31,9 @@ SIMS = ("verilator", "icarus")
 
 def _console():
     from rich.console import Console
-    return Console(highlight=False, soft_wrap=True)
+    con = Console(highlight=False)
+    # Piped output (logs, CI) gets wide tables instead of rich's 80-column wrapping.
+    return con if con.is_terminal else Console(highlight=False, width=200)
 
 
 def _param_options(fam: BlockFamily) -> list[click.Option]:

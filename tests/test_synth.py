@@ -1,0 +1,49 @@
+"""Yosys statistics of emitted MACs."""
+
+import pytest
+
+from accelgen.fit import synthesize
+from accelgen.fit.synth import parse_stats
+from accelgen.gen import family, render
+from accelgen.rtl import MACParams
+
+pytestmark = pytest.mark.synth
+
+
+def _stats(**kw):
+    params = MACParams(**kw)
+    return synthesize(render(family("mac"), params, "m").verilog, "m")
+
+
+def test_flip_flops_equal_register_bits():
+    assert _stats(a_width=4, b_width=4, acc_width=10).flip_flops == 10
+    # input registers: a, b, en, clear; product register: product, en, clear; output register: acc
+    s = _stats(a_width=4, b_width=4, acc_width=10, input_reg=True, product_reg=True, output_reg=True)
+    assert s.flip_flops == 10 + (4 + 4 + 2) + (8 + 2) + 10
+
+
+def test_counts_are_consistent_and_complete():
+    s = _stats(a_width=6, b_width=6, acc_width=16)
+    assert s.cells == sum(s.cells_by_type.values())
+    assert s.transistors_complete and s.transistors > 0
+    assert all(t.startswith("$_") for t in s.cells_by_type)  # generic gates only
+    assert s.logic_depth > 6
+
+
+def test_wider_operands_cost_more():
+    small, big = _stats(a_width=4, b_width=4, acc_width=8), _stats(a_width=8, b_width=8, acc_width=16)
+    assert big.transistors > 2 * small.transistors
+    assert big.logic_depth > small.logic_depth
+
+
+def test_pipelining_shortens_the_longest_path():
+    flat = _stats(a_width=8, b_width=8, acc_width=24)
+    piped = _stats(a_width=8, b_width=8, acc_width=24, product_reg=True)
+    assert piped.logic_depth < flat.logic_depth
+
+
+def test_parse_stats_marks_incomplete_transistor_estimate():
+    stat = {"modules": {"\\t": {"num_cells": 3, "num_cells_by_type": {"$_AND_": 2, "$_SDFF_PP0_": 1},
+                                 "estimated_num_transistors": "12+"}}}
+    s = parse_stats(stat, "Longest topological path in t (length=4):", "t")
+    assert s.transistors == 12 and not s.transistors_complete and s.flip_flops == 1 and s.logic_depth == 4
