@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import functools
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -60,6 +61,7 @@ def setup_verilator() -> str:
             except OSError:
                 pass
     os.environ["VERILATOR_ROOT"] = str(root)
+    _fix_pch_flag(root)
     # The generated Makefile runs `python` (verilator_includer); make it this interpreter.
     path = [str(bindir), str(Path(sys.executable).parent)]
     rest = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p not in path]
@@ -68,6 +70,24 @@ def setup_verilator() -> str:
     if out.returncode != 0:
         raise ToolNotFoundError(f"simulator 'verilator' does not run: {out.stderr.strip() or out.stdout.strip()}")
     return out.stdout.strip()
+
+
+def _fix_pch_flag(root: Path) -> None:
+    """Supply the "read a precompiled header" flag that the wheel's ``verilated.mk`` may lack.
+
+    With ``CFG_CXXFLAGS_PCH_I`` empty, every design large enough for Verilator to
+    split its C++ (a parallel build) fails with "Vtop__pch.h.fast: linker input
+    file not found". A variable given in ``MAKEFLAGS`` acts like one on make's
+    command line, which the cocotb runner's ``make`` inherits.
+    """
+    try:
+        text = (root / "include" / "verilated.mk").read_text()
+    except OSError:
+        return
+    if re.search(r"^CFG_CXXFLAGS_PCH_I\s*=\s*$", text, re.M):
+        flags = os.environ.get("MAKEFLAGS", "")
+        if "CFG_CXXFLAGS_PCH_I" not in flags:
+            os.environ["MAKEFLAGS"] = f"{flags} CFG_CXXFLAGS_PCH_I=-include".strip()
 
 
 @functools.cache

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 import cocotb
+import numpy as np
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge, Timer
 
@@ -67,11 +68,20 @@ def _read(handle):
     value = handle.value
     if not value.is_resolvable:
         return str(value)
+    if not hasattr(value, "to_unsigned"):  # 1-bit ports read as cocotb.types.Logic
+        return int(value)
     return value.to_unsigned()
 
 
-async def run_table(tb: TB, table: CycleTable, result_path: Path) -> dict:
-    """Apply ``table`` to the DUT behind ``tb`` and return (and write) the summary."""
+async def run_table(tb: TB, table: CycleTable, result_path: Path, record: tuple[str, ...] = (),
+                    record_path: Path | None = None) -> dict:
+    """Apply ``table`` to the DUT behind ``tb`` and return (and write) the summary.
+
+    Ports named in ``record`` are sampled in every cycle, independently of the
+    expectations, and saved to ``record_path`` (``.npz``, unsigned bit patterns;
+    unresolved values as all-ones) so that the host can rebuild results from what
+    the DUT really produced.
+    """
     drives = [(tb.port(name), [int(v) for v in col]) for name, col in table.inputs.items()]
     monitors = [
         (name, tb.port(name), [int(v) for v in table.expect[name]], [bool(c) for c in table.check[name]])
@@ -80,6 +90,7 @@ async def run_table(tb: TB, table: CycleTable, result_path: Path) -> dict:
     tb.start_clock()
     await tb.reset([h for h, _ in drives])
 
+    recorders = [(name, tb.port(name), np.zeros(table.cycles, dtype=np.uint64)) for name in record]
     mismatches: list[dict] = []
     n_mismatch = 0
     checks = 0
@@ -92,6 +103,9 @@ async def run_table(tb: TB, table: CycleTable, result_path: Path) -> dict:
                 handle.value = v
                 last[i] = v
         await tb.settle()
+        for name, handle, values in recorders:
+            got = _read(handle)
+            values[t] = got if isinstance(got, int) else np.iinfo(np.uint64).max
         for name, handle, col, chk in monitors:
             if chk[t]:
                 checks += 1
@@ -102,6 +116,9 @@ async def run_table(tb: TB, table: CycleTable, result_path: Path) -> dict:
                         mismatches.append({"cycle": t, "port": name, "expected": col[t], "got": got})
         await tb.next_cycle()
 
+    if recorders and record_path is not None:
+        with open(record_path, "wb") as fh:
+            np.savez_compressed(fh, **{name: values for name, _, values in recorders})
     summary = {"cycles": cycles, "checks": checks, "mismatches": n_mismatch, "first_mismatches": mismatches}
     result_path.write_text(json.dumps(summary, indent=1))
     return summary
@@ -113,7 +130,8 @@ async def table_test(dut):
     plan = json.loads(Path(os.environ["ACCELGEN_PLAN"]).read_text())
     table = CycleTable.load(Path(plan["table"]))
     tb = TB(dut, clock=plan.get("clock"), reset=plan.get("reset"))
-    summary = await run_table(tb, table, Path(plan["result"]))
+    record_path = Path(plan["recorded"]) if plan.get("recorded") else None
+    summary = await run_table(tb, table, Path(plan["result"]), tuple(plan.get("record", ())), record_path)
     if summary["mismatches"]:
         first = summary["first_mismatches"][0]
         raise AssertionError(
