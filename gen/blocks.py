@@ -17,6 +17,9 @@ from ..cosim.mac import mac_table
 from ..cosim.vectors import CycleTable
 from ..errors import ConfigError
 from ..rtl import MAC, BlockParams, MACParams
+from ..cosim.tensordash import pe_table, sched_table, tile_table
+from ..rtl.tensordash import (TensorDashPE, TensorDashPEParams, TensorDashScheduler, TensorDashSchedParams,
+                              TensorDashTile, TensorDashTileParams)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,28 @@ FAMILIES: dict[str, BlockFamily] = {
         cycle_table=mac_table,
     ),
 }
+
+FAMILIES["tensordash_sched"] = BlockFamily(
+    name="tensordash_sched",
+    summary="TensorDash combinational scheduler (per-lane selects and AS from Z = ZA|ZB)",
+    params_model=TensorDashSchedParams,
+    build_component=TensorDashScheduler.from_params,
+    cycle_table=sched_table,
+)
+FAMILIES["tensordash_pe"] = BlockFamily(
+    name="tensordash_pe",
+    summary="TensorDash sparse-operand PE (staging buffers, lookahead/lookaside muxes, scheduler, accumulator)",
+    params_model=TensorDashPEParams,
+    build_component=TensorDashPE.from_params,
+    cycle_table=pe_table,
+)
+FAMILIES["tensordash_tile"] = BlockFamily(
+    name="tensordash_tile",
+    summary="TensorDash tile: R PE rows sharing one B-side staging buffer and schedule",
+    params_model=TensorDashTileParams,
+    build_component=TensorDashTile.from_params,
+    cycle_table=tile_table,
+)
 
 
 def family(name: str, path: str = "block") -> BlockFamily:

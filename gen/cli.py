@@ -315,6 +315,13 @@ def _short_params(params: dict) -> str:
     return " ".join(parts)
 
 
+# ---- block-specific commands, each in its own module
+
+from .tensordash_cli import tensordash_sweep_cmd  # noqa: E402
+
+cli.add_command(tensordash_sweep_cmd)
+
+
 # --------------------------------------------------------------------------- entry point
 
 def main(argv: list[str] | None = None) -> int:

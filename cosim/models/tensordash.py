@@ -1,0 +1,286 @@
+"""Golden models of the TensorDash scheduler, sparse-operand PE and tile.
+
+Numpy and the standard library only (the PPA estimator imports this module and
+never imports Amaranth). Nothing here knows the RTL; the connectivity patterns,
+the priority order and the scheduling levels are re-derived from the design
+brief (``DESIGN.md``, "TensorDash sparse-operand PE and scheduler").
+
+Terms
+-----
+A *stream* is an ``(N, L)`` matrix of operand values: row ``k`` holds the ``L``
+operands the ``L`` lanes multiply in dense cycle ``k``. A pair ``(a[k, l],
+b[k, l])`` is *effectual* when neither operand is zero (for the tile: when the
+B operand is not zero). The staging buffer holds ``D`` consecutive rows; row 0
+is the current row. An *option* ``(step, offset)`` lets lane ``i`` take the pair
+in buffer row ``step``, lane ``(i + offset) mod L``.
+
+Three layers:
+
+* :func:`pattern_options`, :func:`schedule_levels`, :func:`schedule_step`: the
+  combinational scheduler (one decision).
+* :func:`simulate_pe`: the cycle-accurate PE / tile, the obvious per-cycle loop
+  giving schedule, cycle count and dot products.
+* :func:`cycle_counts`: the same cycle count, vectorized over many streams with
+  numpy, for the estimator on large tensors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+__all__ = [
+    "TD_PATTERNS", "pattern_options", "schedule_levels", "schedule_step", "PETrace", "simulate_pe",
+    "cycle_counts", "dense_cycles", "ideal_speedup",
+]
+
+#: named connectivity patterns, options ``(time step ahead, lane offset)`` in priority order
+TD_PATTERNS: dict[str, tuple[tuple[int, int], ...]] = {
+    # the dense slot, three lookahead options and four lookaside options (TensorDash)
+    "default": ((0, 0), (1, 0), (2, 0), (3, 0), (1, 1), (1, -1), (2, 2), (3, 3)),
+    # lookahead only (every buffer row of the own lane); lanes never compete
+    "lookahead": ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)),
+}
+
+
+def pattern_options(pattern, lanes: int, depth: int) -> tuple[tuple[int, int], ...]:
+    """The options a lane really has, in priority order.
+
+    ``pattern`` is a name of :data:`TD_PATTERNS` or a sequence of ``(step, offset)``
+    pairs. Options reaching beyond buffer row ``depth - 1`` are dropped; offsets
+    are reduced modulo ``lanes``; an option that names the same slot as an
+    earlier one is dropped (it could never be chosen). The first option must be
+    ``(0, 0)`` and no other option may have step 0, so that the current row
+    always drains.
+    """
+    if isinstance(pattern, str):
+        if pattern not in TD_PATTERNS:
+            raise ValueError(f"pattern={pattern!r} is not known; allowed: {', '.join(map(repr, TD_PATTERNS))}")
+        raw = TD_PATTERNS[pattern]
+    else:
+        raw = tuple(tuple(int(v) for v in opt) for opt in pattern)
+    out: list[tuple[int, int]] = []
+    for step, offset in raw:
+        if step < 0:
+            raise ValueError(f"pattern option {(step, offset)!r} has a negative step; allowed: steps >= 0")
+        if step >= depth:
+            continue
+        opt = (step, offset % lanes)
+        if opt not in out:
+            out.append(opt)
+    if not out or out[0] != (0, 0) or any(s == 0 for s, _ in out[1:]):
+        raise ValueError(f"pattern {pattern!r}: the first option must be (0, 0) and the only one with step 0")
+    return tuple(out)
+
+
+def _slots(lane: int, options, lanes: int) -> set[tuple[int, int]]:
+    return {(s, (lane + o) % lanes) for s, o in options}
+
+
+def schedule_levels(options, lanes: int) -> tuple[tuple[int, ...], ...]:
+    """Lanes grouped into levels: a minimum colouring of the candidate-overlap graph.
+
+    Two lanes conflict when their candidate slot sets intersect. The grouping
+    uses the fewest levels possible; among those, each lane (in order 0..L-1)
+    goes to the lowest level it can (the lexicographically first colouring,
+    found by backtracking). Levels decide in increasing order; inside a level
+    the candidate sets are disjoint, so the lanes can decide at the same time.
+    """
+    slot_sets = [_slots(i, options, lanes) for i in range(lanes)]
+    conflicts = [[j for j in range(lanes) if j != i and slot_sets[i] & slot_sets[j]] for i in range(lanes)]
+
+    def colour(k: int) -> list[int] | None:
+        colours = [-1] * lanes
+
+        def place(lane: int, top: int) -> bool:
+            # ``top``: highest level used so far; a lane opens at most one new level
+            # (the lexicographically first colouring has this form)
+            if lane == lanes:
+                return True
+            used = {colours[j] for j in conflicts[lane]}
+            for c in range(min(k, top + 2)):
+                if c not in used:
+                    colours[lane] = c
+                    if place(lane + 1, max(top, c)):
+                        return True
+            colours[lane] = -1
+            return False
+
+        return colours if place(0, -1) else None
+
+    for k in range(1, lanes + 1):
+        found = colour(k)
+        if found is not None:
+            return tuple(tuple(i for i in range(lanes) if found[i] == c) for c in range(k))
+    raise AssertionError("unreachable: L colours always suffice")
+
+
+def schedule_step(live, options, levels) -> tuple[np.ndarray, np.ndarray, int]:
+    """One scheduler decision.
+
+    ``live`` is a ``(D, L)`` boolean array of effectual, not yet used pairs
+    (``~Z``). Returns ``(sel, live_after, as_rows)``: ``sel[l]`` is 0 when lane
+    ``l`` has nothing to multiply, else ``k + 1`` for option ``k``; ``live_after``
+    has the chosen pairs removed; ``as_rows`` is the number of leading rows of
+    ``live_after`` that are empty (``D`` if all are).
+    """
+    live = np.array(live, dtype=bool)
+    depth, lanes = live.shape
+    sel = np.zeros(lanes, dtype=np.int64)
+    for group in levels:
+        for lane in group:
+            for k, (step, offset) in enumerate(options):
+                col = (lane + offset) % lanes
+                if live[step, col]:
+                    live[step, col] = False
+                    sel[lane] = k + 1
+                    break
+    as_rows = depth
+    for row in range(depth):
+        if live[row].any():
+            as_rows = row
+            break
+    return sel, live, as_rows
+
+
+@dataclass
+class PETrace:
+    """What :func:`simulate_pe` found for one dot product (or one tile pass).
+
+    ``sel[t]``, ``as_rows[t]`` and ``acc[t]`` belong to busy cycle ``t``
+    (``acc[t]`` is the running sum after that cycle's products). ``result`` is
+    the exact dot product (one per PE row for a tile); ``pairs_used`` counts
+    the multiplications by a lane (each effectual pair exactly once).
+    """
+
+    cycles: int
+    result: list[int]
+    sel: np.ndarray
+    as_rows: np.ndarray
+    acc: list[list[int]] = field(default_factory=list)
+    pairs_used: int = 0
+
+
+def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = None,
+                side: str = "both") -> PETrace:
+    """Cycle-accurate model of a TensorDash PE (``a`` of shape ``(N, L)``) or tile (``(R, N, L)``).
+
+    ``side="both"``: a pair is ineffectual when either operand is zero (the PE);
+    ``side="b"``: only B's zeros count (the tile: one B-side schedule for all
+    rows). ``length`` (default ``N``) is the number of stream rows; rows at and
+    beyond it do not exist. The buffer starts with rows ``0..D-1``; each busy
+    cycle the scheduler picks, the lanes multiply, the first ``AS`` rows leave
+    and the next ``AS`` stream rows enter; the PE is busy while the stream row
+    in buffer row 0 exists.
+    """
+    b = np.asarray(b, dtype=object)
+    a = np.asarray(a, dtype=object)
+    tile = a.ndim == 3
+    a_rows = a if tile else a[None]
+    n, lanes = b.shape
+    if a_rows.shape[1:] != (n, lanes):
+        raise ValueError(f"a has shape {a.shape} but b has shape {b.shape}")
+    if side not in ("both", "b"):
+        raise ValueError(f"side={side!r}; allowed: 'both' or 'b'")
+    length = n if length is None else int(length)
+    if not 0 <= length <= n:
+        raise ValueError(f"length={length} outside 0..{n}")
+    options = pattern_options(pattern, lanes, depth)
+    levels = schedule_levels(options, lanes)
+
+    def effectual(row: int) -> np.ndarray:
+        if row >= length:
+            return np.zeros(lanes, dtype=bool)
+        nz = np.array([b[row, l] != 0 for l in range(lanes)])
+        if side == "both":
+            nz &= np.array([a_rows[0, row, l] != 0 for l in range(lanes)])
+        return nz
+
+    head = 0  # stream row in buffer row 0
+    live = np.array([effectual(r) for r in range(depth)])
+    sums = [0] * a_rows.shape[0]
+    sels, ases, accs = [], [], []
+    used = 0
+    while head < length:
+        sel, after, as_rows = schedule_step(live, options, levels)
+        for lane in range(lanes):
+            if sel[lane]:
+                step, offset = options[sel[lane] - 1]
+                row, col = head + step, (lane + offset) % lanes
+                used += 1
+                for r in range(a_rows.shape[0]):
+                    sums[r] += int(a_rows[r, row, col]) * int(b[row, col])
+        sels.append(sel)
+        ases.append(as_rows)
+        accs.append(list(sums))
+        head += as_rows
+        live = np.concatenate([after[as_rows:], np.array([effectual(head + r) for r in range(depth - as_rows, depth)],
+                                                         dtype=bool).reshape(as_rows, lanes)])
+    return PETrace(cycles=len(sels), result=sums if tile else sums[:1],
+                   sel=np.array(sels, dtype=np.int64).reshape(len(sels), lanes),
+                   as_rows=np.array(ases, dtype=np.int64), acc=accs, pairs_used=used)
+
+
+def dense_cycles(lengths) -> np.ndarray:
+    """Cycles of the dense schedule: one row per cycle."""
+    return np.asarray(lengths, dtype=np.int64)
+
+
+def ideal_speedup(sparsity, depth: int):
+    """``min(1 / (1 - s), D)``, with ``s`` the fraction of ineffectual pairs."""
+    s = np.asarray(sparsity, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.minimum(np.where(s < 1, 1.0 / np.maximum(1.0 - s, 1e-300), np.inf), depth)
+
+
+def cycle_counts(effectual, lengths=None, *, depth: int, pattern="default") -> np.ndarray:
+    """Busy cycles of the PE for many streams at once (vectorized over streams).
+
+    ``effectual`` is a boolean array ``(S, N, L)`` (or ``(N, L)`` for one stream):
+    which pairs are effectual. ``lengths`` (default ``N`` each) gives the number
+    of existing rows per stream; rows beyond are ignored. Returns an ``int64``
+    array of ``S`` cycle counts, identical to :func:`simulate_pe`'s.
+    The loop runs over cycles (at most ``N``); each cycle costs a few numpy
+    operations per option and level on all unfinished streams.
+    """
+    eff = np.asarray(effectual, dtype=bool)
+    single = eff.ndim == 2
+    if single:
+        eff = eff[None]
+    if eff.ndim != 3:
+        raise ValueError(f"effectual must have shape (S, N, L) or (N, L), got {eff.shape}")
+    n_streams, n, lanes = eff.shape
+    lengths = np.full(n_streams, n, dtype=np.int64) if lengths is None else np.asarray(lengths, dtype=np.int64)
+    if lengths.shape != (n_streams,) or (lengths < 0).any() or (lengths > n).any():
+        raise ValueError(f"lengths must be {n_streams} integers in 0..{n}")
+    options = pattern_options(pattern, lanes, depth)
+    levels = [np.array(g) for g in schedule_levels(options, lanes)]
+    # stream bitmaps padded with 2*depth empty rows so every refill index exists
+    padded = np.zeros((n_streams, n + 2 * depth, lanes), dtype=bool)
+    padded[:, :n] = eff & (np.arange(n)[None, :, None] < lengths[:, None, None])
+    buf = padded[:, :depth].copy()
+    head = np.zeros(n_streams, dtype=np.int64)
+    cycles = np.zeros(n_streams, dtype=np.int64)
+    rows = np.arange(depth)
+    idx = np.nonzero(head < lengths)[0]
+    while idx.size:
+        live = buf[idx]
+        for group in levels:
+            pending = np.ones((idx.size, group.size), dtype=bool)
+            for step, offset in options:
+                cols = (group + offset) % lanes  # distinct within a level
+                take = live[:, step, cols] & pending
+                live[:, step, cols] &= ~take
+                pending &= ~take
+        nonempty = live.any(axis=2)
+        as_rows = np.where(nonempty.any(axis=1), nonempty.argmax(axis=1), depth)
+        src = as_rows[:, None] + rows[None, :]  # buffer row k <- old row k + AS
+        kept = np.take_along_axis(live, np.minimum(src, depth - 1)[:, :, None], axis=1)
+        fresh = padded[idx[:, None], head[idx][:, None] + src]
+        buf[idx] = np.where((src < depth)[:, :, None], kept, fresh)
+        cycles[idx] += 1
+        head[idx] += as_rows
+        idx = idx[head[idx] < lengths[idx]]
+    return cycles[0:1] if single else cycles

@@ -1,0 +1,382 @@
+"""Host side of TensorDash co-simulation: operand streams, cycle tables, the speedup sweep.
+
+The golden model (:mod:`accelgen.cosim.models.tensordash`) is cycle-accurate, so
+the host knows in advance how many rows the PE takes each cycle and can
+precompute the window of stream rows the environment presents; the cycle table
+then checks, every cycle, the selects, ``take`` (``AS``), ``done`` and the
+running sum. Any difference in schedule, cycle count or result is a mismatch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .models.mac import wrap
+from .models.tensordash import cycle_counts, ideal_speedup, pattern_options, schedule_levels, schedule_step, \
+    simulate_pe
+from .vectors import CycleTable, to_bits
+
+#: sparsities (fraction of zero operands on the chosen side) cycled through by the random streams
+SPARSITIES = (0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 0.999)
+#: random streams have 1 .. this many rows times D (ragged: the last row may be part padding)
+MAX_ROWS_PER_DEPTH = 6
+
+
+@dataclass
+class Stream:
+    """One dot product: ``a`` is ``(N, L)`` (PE) or ``(R, N, L)`` (tile), ``b`` is ``(N, L)``."""
+
+    section: str
+    a: np.ndarray
+    b: np.ndarray
+
+    @property
+    def rows(self) -> int:
+        return self.b.shape[0]
+
+
+def _range(width: int, signed: bool) -> tuple[int, int]:
+    return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+
+
+def _nonzero(rng, shape, width: int, signed: bool) -> np.ndarray:
+    """Random nonzero operands, with extremes now and then."""
+    lo, hi = _range(width, signed)
+    v = rng.integers(lo, hi, size=shape, endpoint=True, dtype=np.int64)
+    pick = rng.random(shape)
+    v[pick < 0.05] = lo
+    v[(pick >= 0.05) & (pick < 0.10)] = hi
+    v[v == 0] = 1
+    return v
+
+
+def _sparse(rng, shape, width, signed, zero_frac: float) -> np.ndarray:
+    v = _nonzero(rng, shape, width, signed)
+    v[rng.random(shape) < zero_frac] = 0
+    return v
+
+
+def pe_streams(params, vectors: int, seed: int, *, tile: bool = False) -> list[Stream]:
+    """Directed streams followed by ``vectors`` random ones.
+
+    Directed (PE): empty stream; all zeros on A, on B, on both; no zeros; one
+    effectual pair per row; effectual pairs only in lane 0 / lane L-1; the
+    extreme values (accumulator wrap-around); streams of 1 and D-1 rows.
+    Random: sparsity cycling through :data:`SPARSITIES` on A, on B and on both;
+    ragged lengths (1 .. ``6 D`` rows, the last row part zero padding). For the
+    tile only B's zeros matter; A operands get their own random zeros.
+    """
+    rng = np.random.default_rng(seed)
+    lanes, depth = params.lanes, params.depth
+    aw, bw, signed = params.a_width, params.b_width, params.signed
+    rows_r = params.rows if tile else None
+    out: list[Stream] = []
+
+    def a_shape(n):
+        return (rows_r, n, lanes) if tile else (n, lanes)
+
+    def add(section, a, b):
+        out.append(Stream(section, np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)))
+
+    n = 2 * depth + 1
+    add("empty", np.zeros(a_shape(0), np.int64), np.zeros((0, lanes), np.int64))
+    add("all_zero_a", np.zeros(a_shape(n), np.int64), _nonzero(rng, (n, lanes), bw, signed))
+    add("all_zero_b", _nonzero(rng, a_shape(n), aw, signed), np.zeros((n, lanes), np.int64))
+    add("all_zero_both", np.zeros(a_shape(n), np.int64), np.zeros((n, lanes), np.int64))
+    add("dense", _nonzero(rng, a_shape(n), aw, signed), _nonzero(rng, (n, lanes), bw, signed))
+    # one effectual pair per row, at a random lane; the other pairs have a zero on a random side
+    n = 3 * depth
+    a, b = _nonzero(rng, a_shape(n), aw, signed), _nonzero(rng, (n, lanes), bw, signed)
+    hit = rng.integers(0, lanes, n)
+    for k in range(n):
+        for l in range(lanes):
+            if l != hit[k]:
+                if tile or rng.random() < 0.5:
+                    b[k, l] = 0
+                else:
+                    a[k, l] = 0
+    add("one_per_row", a, b)
+    for lane in (0, lanes - 1):
+        a, b = _nonzero(rng, a_shape(n), aw, signed), _nonzero(rng, (n, lanes), bw, signed)
+        mask = np.arange(lanes) != lane
+        b[:, mask] = 0
+        add(f"only_lane{lane}", a, b)
+    lo_a, hi_a = _range(aw, signed)
+    lo_b, hi_b = _range(bw, signed)
+    big = max(((x, y) for x in (lo_a, hi_a) for y in (lo_b, hi_b) if x and y), key=lambda p: abs(p[0] * p[1]))
+    n = 4 * depth
+    add("extremes", np.full(a_shape(n), big[0], np.int64), np.full((n, lanes), big[1], np.int64))
+    for n in (1, depth - 1):
+        add(f"rows{n}", _sparse(rng, a_shape(n), aw, signed, 0.3), _sparse(rng, (n, lanes), bw, signed, 0.3))
+
+    for i in range(vectors):
+        s = SPARSITIES[i % len(SPARSITIES)]
+        side = ("a", "b", "both")[(i // len(SPARSITIES)) % 3]
+        pairs = int(rng.integers(1, MAX_ROWS_PER_DEPTH * depth * lanes, endpoint=True))
+        n = -(-pairs // lanes)
+        a = _sparse(rng, a_shape(n), aw, signed, s if side in ("a", "both") else 0.0)
+        b = _sparse(rng, (n, lanes), bw, signed, s if side in ("b", "both") else 0.0)
+        pad = n * lanes - pairs
+        if pad:
+            b[n - 1, lanes - pad:] = 0
+            a[..., n - 1, lanes - pad:] = 0
+        add(f"random_{side}", a, b)
+    return out
+
+
+def _trace(params, stream: Stream, tile: bool):
+    return simulate_pe(stream.a, stream.b, depth=params.depth, pattern=params.pattern, side="b" if tile else "both")
+
+
+def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] | None = None) -> CycleTable:
+    """Cycle table for a :class:`~accelgen.rtl.tensordash.TensorDashPE` or ``TensorDashTile`` run.
+
+    Each stream is started once the previous one is done (sometimes after a few
+    idle cycles with garbage on the inputs). Every cycle checks ``take``, every
+    lane's ``sel``, ``done`` and ``acc`` (each row's for the tile) against the
+    golden model; window rows past the end of a stream carry random nonzero
+    garbage with ``next_valid`` low.
+    """
+    tile = hasattr(params, "rows")
+    lanes, depth = params.lanes, params.depth
+    n_rows = params.rows if tile else 1
+    rng = np.random.default_rng(seed + 0x7D)
+    if streams is None:
+        streams = pe_streams(params, vectors, seed, tile=tile)
+    cols_in: dict[str, list[int]] = {"start": [], "next_valid": []}
+    a_names = [[[f"a_next__{r}__{s}__{l}" if tile else f"a_next__{s}__{l}" for l in range(lanes)]
+                for s in range(depth)] for r in range(n_rows)]
+    b_names = [[f"b_next__{s}__{l}" for l in range(lanes)] for s in range(depth)]
+    for name in [x for r in a_names for row in r for x in row] + [x for row in b_names for x in row]:
+        cols_in[name] = []
+    acc_names = [f"acc__{r}" for r in range(n_rows)] if tile else ["acc"]
+    exp: dict[str, list[int]] = {"take": [], "done": [], **{f"sel__{l}": [] for l in range(lanes)},
+                                 **{n: [] for n in acc_names}}
+    acc_now = [0] * n_rows
+    traces = []
+    lo_a, hi_a = _range(params.a_width, params.signed)
+    lo_b, hi_b = _range(params.b_width, params.signed)
+
+    def cycle(start: int, stream: Stream | None, p: int, take: int, sel, done: int, acc):
+        cols_in["start"].append(start)
+        valid = 0
+        for s in range(depth):
+            row = p + s
+            exists = stream is not None and row < stream.rows
+            valid |= int(exists) << s
+            for l in range(lanes):
+                for r in range(n_rows):
+                    if exists:
+                        v = stream.a[r, row, l] if tile else stream.a[row, l]
+                    else:
+                        v = int(rng.integers(lo_a, hi_a, endpoint=True)) or 1
+                    cols_in[a_names[r][s][l]].append(int(v))
+                v = stream.b[row, l] if exists else (int(rng.integers(lo_b, hi_b, endpoint=True)) or 1)
+                cols_in[b_names[s][l]].append(int(v))
+        cols_in["next_valid"].append(valid)
+        exp["take"].append(take)
+        exp["done"].append(done)
+        for l in range(lanes):
+            exp[f"sel__{l}"].append(int(sel[l]) if sel is not None else 0)
+        for name, v in zip(acc_names, acc):
+            exp[name].append(wrap(int(v), params.acc_width, params.signed))
+
+    for stream in streams:
+        for _ in range(int(rng.choice([0, 0, 0, 1, 2]))):
+            cycle(0, None, 0, 0, None, 1, acc_now)
+        tr = _trace(params, stream, tile)
+        traces.append(tr)
+        cycle(1, stream, 0, depth, None, 1, acc_now)
+        p = depth
+        acc_now = [0] * n_rows
+        for t in range(tr.cycles):
+            cycle(0, stream, p, int(tr.as_rows[t]), tr.sel[t], 0, acc_now)
+            p += int(tr.as_rows[t])
+            acc_now = tr.acc[t]
+    cycle(0, None, 0, 0, None, 1, acc_now)
+
+    widths = {"start": 1, "next_valid": depth}
+    inputs = {k: to_bits(v, widths.get(k, params.a_width if k.startswith("a_") else params.b_width))
+              for k, v in cols_in.items()}
+    sel_w = max(1, int(len(pattern_options(params.pattern, lanes, depth))).bit_length())
+    take_w = depth.bit_length()
+    expect = {k: to_bits(v, params.acc_width if k.startswith("acc") else sel_w if k.startswith("sel")
+                         else take_w if k == "take" else 1) for k, v in exp.items()}
+    sections: dict[str, int] = {}
+    for st in streams:
+        sections[st.section] = sections.get(st.section, 0) + 1
+    return CycleTable(inputs=inputs, expect=expect, info={
+        "vectors": len(streams), "sections": sections,
+        "busy_cycles": int(sum(t.cycles for t in traces)), "dense_cycles": int(sum(s.rows for s in streams)),
+        "model_cycles": [t.cycles for t in traces]})
+
+
+def tile_table(params, vectors: int = 32, seed: int = 1) -> CycleTable:
+    """Cycle table for a :class:`~accelgen.rtl.tensordash.TensorDashTile` (see :func:`pe_table`)."""
+    return pe_table(params, vectors, seed)
+
+
+def sched_table(params, vectors: int = 1024, seed: int = 1) -> CycleTable:
+    """Clockless table for the combinational scheduler: one ``Z`` per row, ``sel`` and ``as_rows`` expected.
+
+    Directed: every pair ineffectual; every pair effectual; each single
+    effectual slot; each single effectual row. Then ``vectors`` random ``Z``
+    with the effectual fraction cycling through 0.05 .. 0.95.
+    """
+    rng = np.random.default_rng(seed)
+    lanes, depth = params.lanes, params.depth
+    options = pattern_options(params.pattern, lanes, depth)
+    levels = schedule_levels(options, lanes)
+    lives = [np.zeros((depth, lanes), bool), np.ones((depth, lanes), bool)]
+    for s in range(depth):
+        for l in range(lanes):
+            x = np.zeros((depth, lanes), bool)
+            x[s, l] = True
+            lives.append(x)
+        x = np.zeros((depth, lanes), bool)
+        x[s] = True
+        lives.append(x)
+    densities = (0.05, 0.2, 0.5, 0.8, 0.95)
+    for i in range(vectors):
+        lives.append(rng.random((depth, lanes)) < densities[i % len(densities)])
+    z = {f"z__{s}": [] for s in range(depth)}
+    exp = {**{f"sel__{l}": [] for l in range(lanes)}, "as_rows": []}
+    for live in lives:
+        sel, _, as_rows = schedule_step(live, options, levels)
+        for s in range(depth):
+            z[f"z__{s}"].append(sum(int(not live[s, l]) << l for l in range(lanes)))
+        for l in range(lanes):
+            exp[f"sel__{l}"].append(int(sel[l]))
+        exp["as_rows"].append(as_rows)
+    sel_w = max(1, len(options).bit_length())
+    return CycleTable(inputs={k: to_bits(v, lanes) for k, v in z.items()},
+                      expect={k: to_bits(v, sel_w if k.startswith("sel") else depth.bit_length())
+                              for k, v in exp.items()},
+                      info={"vectors": len(lives)})
+
+
+# --------------------------------------------------------------------------- reactive runs and the sweep
+
+STREAM_TB = "accelgen.cosim.tb.tensordash_tb"
+
+
+@dataclass
+class StreamRun:
+    """Outcome of :func:`run_streams`: what the RTL did, next to the golden model."""
+
+    passed: bool
+    measured_cycles: list[int]
+    model_cycles: list[int]
+    results_exact: bool
+    cosim: object  # CosimResult
+
+
+def run_streams(params, streams: list[Stream], *, sim: str = "verilator", seed: int = 1,
+                name: str = "tensordash") -> StreamRun:
+    """Co-simulate ``streams`` on the PE (or tile) with the reactive testbench.
+
+    The testbench follows the DUT's ``take`` and counts busy cycles itself; the
+    counts and the accumulators are compared with the golden model
+    (:func:`simulate_pe`) stream by stream.
+    """
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from ..gen.blocks import FAMILIES
+    from ..gen.emit import render, write
+    from .run import run_cosim
+
+    tile = hasattr(params, "rows")
+    fam = FAMILIES["tensordash_tile" if tile else "tensordash_pe"]
+    n_rows = params.rows if tile else 1
+    lanes = params.lanes
+    n_max = max([s.rows for s in streams] + [1])
+    count = len(streams)
+    a = np.zeros((count, n_rows, n_max, lanes) if tile else (count, n_max, lanes), dtype=np.int64)
+    b = np.zeros((count, n_max, lanes), dtype=np.int64)
+    lengths = np.array([s.rows for s in streams], dtype=np.int64)
+    traces = [_trace(params, s, tile) for s in streams]
+    for i, s in enumerate(streams):
+        a[i, ..., :s.rows, :] = s.a
+        b[i, :s.rows] = s.b
+    acc_names = [f"acc__{r}" for r in range(n_rows)] if tile else ["acc"]
+    expect = {"cycles": np.array([t.cycles for t in traces], dtype=np.uint64)}
+    for r, nm in enumerate(acc_names):
+        expect[nm] = to_bits([wrap(t.result[r], params.acc_width, params.signed) for t in traces], params.acc_width)
+    table = CycleTable(inputs={"stream": np.arange(count, dtype=np.uint64)}, expect=expect,
+                       info={"vectors": count})
+    with tempfile.TemporaryDirectory(prefix="accelgen-td-") as tmp:
+        tmp = Path(tmp)
+        e = write(render(fam, params, name), tmp / "rtl")
+        np.savez_compressed(tmp / "streams.npz", a=a, b=b, lengths=lengths)
+        res = run_cosim(e.verilog_path, e.manifest, table, sim=sim, seed=seed, work_dir=tmp / "run", keep=True,
+                        waves_on_failure=False, test_module=STREAM_TB,
+                        plan_extra={"streams": str((tmp / "streams.npz").resolve()), "depth": params.depth,
+                                    "lanes": lanes, "rows": n_rows if tile else 0, "a_width": params.a_width,
+                                    "b_width": params.b_width})
+        out = json.loads((tmp / "run" / "result.json").read_text()) if (tmp / "run" / "result.json").exists() else {}
+    measured = [int(c) for c in out.get("measured_cycles", [])]
+    got_acc = out.get("measured_acc", [])
+    exact = len(got_acc) == count and all(
+        [int(v) for v in got] == [int(expect[nm][i]) for nm in acc_names] for i, got in enumerate(got_acc))
+    res.run_dir = res.log = None
+    return StreamRun(passed=res.passed, measured_cycles=measured, model_cycles=[t.cycles for t in traces],
+                     results_exact=exact, cosim=res)
+
+
+def sweep_streams(lanes: int, depth: int, sparsity: float, *, count: int, rows: int, a_width: int = 8,
+                  b_width: int = 8, signed: bool = True, seed: int = 1) -> list[Stream]:
+    """``count`` streams of ``rows`` rows whose pairs are ineffectual with probability ``sparsity``.
+
+    An ineffectual pair has a zero on A, on B or on both (equally likely), so
+    both zero detectors matter.
+    """
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        a = _nonzero(rng, (rows, lanes), a_width, signed)
+        b = _nonzero(rng, (rows, lanes), b_width, signed)
+        dead = rng.random((rows, lanes)) < sparsity
+        side = rng.integers(0, 3, (rows, lanes))
+        a[dead & (side != 1)] = 0
+        b[dead & (side != 0)] = 0
+        out.append(Stream(f"s={sparsity}", a, b))
+    return out
+
+
+def speedup_sweep(params, sparsities, *, streams: int = 32, rows: int = 64, seed: int = 1,
+                  sim: str | None = "verilator") -> list[dict]:
+    """Speedup over the dense schedule versus sparsity: cosim, fast model and ideal side by side.
+
+    For each sparsity ``s`` (fraction of ineffectual pairs), ``streams`` random
+    streams of ``rows`` rows run on the PE ``params``; all sparsities share one
+    simulator run. ``sim=None`` skips cosim (model columns only). Each row:
+    ``sparsity``, ``ineffectual`` (measured fraction), ``dense_cycles``,
+    ``cosim_cycles``, ``model_cycles`` (fast vectorized model), ``speedup_cosim``,
+    ``speedup_model``, ``ideal`` = ``min(1/(1-s), D)``, ``agree`` (cosim and fast
+    model equal on every stream) and ``exact`` (every dot product exact).
+    """
+    per_s = [sweep_streams(params.lanes, params.depth, float(s), count=streams, rows=rows,
+                           a_width=params.a_width, b_width=params.b_width, signed=params.signed,
+                           seed=seed + 1000 * i) for i, s in enumerate(sparsities)]
+    run = None
+    if sim is not None:
+        run = run_streams(params, [st for group in per_s for st in group], sim=sim, seed=seed)
+    table = []
+    for i, (s, group) in enumerate(zip(sparsities, per_s)):
+        eff = np.stack([(st.a != 0) & (st.b != 0) for st in group])
+        fast = cycle_counts(eff, depth=params.depth, pattern=params.pattern)
+        dense = int(sum(st.rows for st in group))
+        row = {"sparsity": float(s), "ineffectual": float(1 - eff.mean()), "dense_cycles": dense,
+               "model_cycles": int(fast.sum()), "speedup_model": dense / max(int(fast.sum()), 1),
+               "ideal": float(ideal_speedup(s, params.depth))}
+        if run is not None:
+            measured = run.measured_cycles[i * streams:(i + 1) * streams]
+            row.update(cosim_cycles=int(sum(measured)), speedup_cosim=dense / max(int(sum(measured)), 1),
+                       agree=bool(len(measured) == streams and list(fast) == measured),
+                       exact=bool(run.results_exact and run.passed))
+        table.append(row)
+    return table

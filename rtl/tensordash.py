@@ -1,0 +1,583 @@
+"""TensorDash: hardware scheduler, sparse-operand PE and the tile that shares one schedule.
+
+A TensorDash PE has ``L`` multiplier lanes accumulating into one sum. Each lane
+can take its operand pair not only from the current row of the operand stream
+(the dense slot) but from a few slots ahead in time (lookahead) and in
+neighbouring lanes (lookaside), held in ``D``-row staging buffers for A and B.
+A combinational scheduler picks, per cycle, one effectual pair per lane so that
+zero operands are skipped; the buffers then drop the rows that are fully used
+(``AS`` rows) and load as many new rows. See DESIGN.md, "TensorDash
+sparse-operand PE and scheduler".
+
+Connectivity pattern
+--------------------
+Options are ``(time step ahead, lane offset)`` pairs in static priority order;
+lane ``i`` with option ``(s, o)`` reads buffer row ``s``, lane ``(i + o) mod L``.
+Named patterns (the ``pattern`` parameter):
+
+``"default"``
+    ``(+0,i) (+1,i) (+2,i) (+3,i) (+1,i+1) (+1,i-1) (+2,i+2) (+3,i+3)``: the
+    dense slot, three lookahead and four lookaside options.
+``"lookahead"``
+    ``(+0,i) (+1,i) .. (+4,i)``: lookahead only; lanes never compete.
+
+Options beyond row ``D - 1`` are dropped, offsets are taken modulo ``L``, and an
+option naming the same slot as an earlier one is dropped (it could never win),
+so ``L = 2`` or ``D < 4`` give fewer options. From Python (not from configs or
+the command line) an explicit option list may be given as ``options=`` instead;
+it must start with ``(0, 0)`` and contain no other step-0 option, so that the
+current row always drains.
+
+Scheduling levels
+-----------------
+Two lanes conflict when their candidate slot sets intersect. Lanes are grouped
+into levels by a minimum colouring of this conflict graph (fewest levels; among
+those, each lane in order ``0..L-1`` in the lowest level possible). Levels decide
+in order; the lanes of one level decide at the same time, each taking its first
+still-effectual option, which is then removed from ``Z`` for later levels.
+Default pattern: ``L = 4`` gives four levels ``(0) (1) (2) (3)``; ``L = 8`` and
+``L = 16`` give four levels (``D = 4``: lanes ``i mod 4``); :attr:`levels`
+holds the grouping of a generator.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Sequence
+
+from amaranth import Cat, Const, Module, Mux, Shape, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import bits_for
+from pydantic import Field, model_validator
+
+from ._cells import HierarchicalComponent
+from ._params import BlockParams
+
+__all__ = [
+    "TENSORDASH_PATTERNS", "TensorDashSchedParams", "TensorDashPEParams", "TensorDashTileParams",
+    "TensorDashScheduler", "TensorDashPE", "TensorDashTile", "tensordash_options", "tensordash_levels",
+]
+
+#: named connectivity patterns: ``(step, lane offset)`` options in priority order
+TENSORDASH_PATTERNS: dict[str, tuple[tuple[int, int], ...]] = {
+    "default": ((0, 0), (1, 0), (2, 0), (3, 0), (1, 1), (1, -1), (2, 2), (3, 3)),
+    "lookahead": ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)),
+}
+
+PatternName = Literal["default", "lookahead"]
+
+
+def tensordash_options(pattern: str | Sequence[tuple[int, int]], lanes: int, depth: int) -> tuple[tuple[int, int], ...]:
+    """The options a generator builds (truncated to the depth, offsets mod ``lanes``, duplicates dropped)."""
+    if isinstance(pattern, str):
+        raw = TENSORDASH_PATTERNS[pattern]
+    else:
+        try:
+            raw = [(int(s), int(o)) for s, o in pattern]
+        except (TypeError, ValueError):
+            raise TypeError(f"options={pattern!r} is not a sequence of (step, lane_offset) integer pairs") from None
+    opts: list[tuple[int, int]] = []
+    for step, offset in raw:
+        if step < 0:
+            raise ValueError(f"options: step {step} of option {(step, offset)!r} is negative; allowed: 0..{depth - 1}")
+        key = (step, offset % lanes)
+        if step < depth and key not in opts:
+            opts.append(key)
+    if not opts or opts[0] != (0, 0) or sum(1 for s, _ in opts if s == 0) != 1:
+        raise ValueError(f"options={list(raw)!r}: the first option must be (0, 0) and no other option may have "
+                         "step 0 (only a lane's own dense slot may reach the current row)")
+    return tuple(opts)
+
+
+def tensordash_levels(options: Sequence[tuple[int, int]], lanes: int) -> tuple[tuple[int, ...], ...]:
+    """Scheduling levels: minimum, lexicographically first colouring of the lane conflict graph."""
+    cand = [frozenset((s, (lane + o) % lanes) for s, o in options) for lane in range(lanes)]
+    clash = [[bool(cand[i] & cand[j]) and i != j for j in range(lanes)] for i in range(lanes)]
+    for n_levels in range(1, lanes + 1):
+        level = [0] * lanes
+        # iterative backtracking; a lane may open at most one level beyond those used before it
+        lane, trial = 0, [0] * lanes
+        while 0 <= lane < lanes:
+            top = max(level[:lane], default=-1)
+            placed = False
+            while trial[lane] < min(n_levels, top + 2):
+                c = trial[lane]
+                trial[lane] += 1
+                if not any(clash[lane][j] and level[j] == c for j in range(lane)):
+                    level[lane] = c
+                    placed = True
+                    break
+            if placed:
+                lane += 1
+                if lane < lanes:
+                    trial[lane] = 0
+            else:
+                lane -= 1
+        if lane == lanes:
+            return tuple(tuple(i for i in range(lanes) if level[i] == c) for c in range(max(level) + 1))
+    raise AssertionError("unreachable")
+
+
+class TensorDashSchedParams(BlockParams):
+    """Parameters of :class:`TensorDashScheduler`."""
+
+    block = "tensordash_sched"
+
+    lanes: int = Field(4, ge=2, le=16, description="multiplier lanes L")
+    depth: int = Field(4, ge=2, le=5, description="staging buffer depth D in rows")
+    pattern: PatternName = Field("default", description="connectivity pattern (options beyond +D-1 dropped)")
+
+
+class TensorDashPEParams(TensorDashSchedParams):
+    """Parameters of :class:`TensorDashPE`."""
+
+    block = "tensordash_pe"
+
+    a_width: int = Field(8, ge=1, le=32, description="width of operand a in bits")
+    b_width: int = Field(8, ge=1, le=32, description="width of operand b in bits")
+    acc_width: int = Field(32, ge=2, le=64, description="accumulator width in bits; must be >= a_width + b_width")
+    signed: bool = Field(True, description="two's-complement operands and accumulator (else unsigned)",
+                         json_schema_extra={"cli_negative": "unsigned"})
+
+    @model_validator(mode="after")
+    def _check_widths(self):
+        need = self.a_width + self.b_width
+        if self.acc_width < need:
+            raise ValueError(f"acc_width={self.acc_width} is too narrow for a {self.a_width}x{self.b_width}-bit "
+                             f"product; allowed: acc_width >= a_width + b_width = {need}")
+        return self
+
+
+class TensorDashTileParams(TensorDashPEParams):
+    """Parameters of :class:`TensorDashTile`."""
+
+    block = "tensordash_tile"
+
+    rows: int = Field(4, ge=1, le=16, description="PE rows R sharing the B-side schedule")
+
+
+def _validated(model, kwargs, options):
+    params = model.validate_kwargs(kwargs)
+    if isinstance(options, str):
+        raise TypeError(f"options={options!r} is not a sequence of (step, lane_offset) integer pairs "
+                        "(a named pattern goes in pattern=)")
+    opts = tensordash_options(params.pattern if options is None else options, params.lanes, params.depth)
+    return params, opts, tensordash_levels(opts, params.lanes)
+
+
+class TensorDashScheduler(wiring.Component):
+    """Combinational TensorDash scheduler: one movement per lane, and ``AS``.
+
+    Parameters
+    ----------
+    lanes : int
+        Lanes ``L``, 2..16.
+    depth : int
+        Staging rows ``D``, 2..5.
+    pattern : str
+        ``"default"`` or ``"lookahead"`` (see the module docstring).
+    options : sequence of (step, offset), optional, Python only
+        An explicit option list replacing ``pattern``.
+
+    Ports
+    -----
+    z : In(L).array(D)
+        ``z[s]`` bit ``l`` is 1 when the pair in buffer row ``s``, lane ``l`` is
+        ineffectual (``Z = ZA | ZB``) or already used.
+    sel : Out(bits_for(len(options))).array(L)
+        Per lane: 0 = nothing to multiply, ``k + 1`` = option ``k`` of :attr:`options`.
+    as_rows : Out(bits_for(D))
+        ``AS``: the number of leading rows with no effectual pair left after this
+        schedule, 1..D (row 0 always drains).
+
+    Latency
+    -------
+    Combinational (0 cycles); one schedule per cycle.
+    """
+
+    def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default",
+                 options: Sequence[tuple[int, int]] | None = None):
+        self.params, self.options, self.levels = _validated(
+            TensorDashSchedParams, dict(lanes=lanes, depth=depth, pattern=pattern), options)
+        self.sel_width = bits_for(len(self.options))
+        super().__init__({
+            "z": In(lanes).array(depth),
+            "sel": Out(self.sel_width).array(lanes),
+            "as_rows": Out(bits_for(depth)),
+        })
+
+    @classmethod
+    def from_params(cls, params: TensorDashSchedParams) -> "TensorDashScheduler":
+        return cls(**params.model_dump())
+
+    @property
+    def latency(self) -> int:
+        return 0
+
+    def elaborate(self, platform):
+        m = Module()
+        lanes, depth = self.params.lanes, self.params.depth
+        live = [[~self.z[s][l] for l in range(lanes)] for s in range(depth)]
+        for n, group in enumerate(self.levels):
+            picked = [[Const(0) for _ in range(lanes)] for _ in range(depth)]
+            for lane in group:
+                earlier = Const(0)
+                choice = Const(0, self.sel_width)
+                for k, (step, offset) in reversed(list(enumerate(self.options))):
+                    choice = Mux(live[step][(lane + offset) % lanes], k + 1, choice)
+                for k, (step, offset) in enumerate(self.options):
+                    col = (lane + offset) % lanes
+                    win = Signal(name=f"l{n}_lane{lane}_opt{k}")
+                    m.d.comb += win.eq(live[step][col] & ~earlier)
+                    earlier = earlier | live[step][col]
+                    picked[step][col] = picked[step][col] | win
+                m.d.comb += self.sel[lane].eq(choice)
+            after = []
+            for s in range(depth):
+                row = Signal(lanes, name=f"live_l{n}_r{s}")
+                m.d.comb += row.eq(Cat(live[s]) & ~Cat(picked[s]))
+                after.append([row[l] for l in range(lanes)])
+            live = after
+        as_rows = Const(depth, bits_for(depth))
+        for s in reversed(range(depth)):
+            as_rows = Mux(Cat(live[s]).any(), s, as_rows)
+        m.d.comb += self.as_rows.eq(as_rows)
+        return m
+
+
+def _regs(name: str, shape, depth: int, lanes: int) -> list[list[Signal]]:
+    return [[Signal(shape, name=f"{name}_r{s}_l{l}") for l in range(lanes)] for s in range(depth)]
+
+
+def _stage(m: Module, regs, kept, window, start, step, shift) -> None:
+    """Staging buffer update: ``start`` loads the window rows; ``step`` drops ``shift`` rows and refills.
+
+    ``kept[s][l]`` is what row ``s`` keeps when it moves up (e.g. the value with
+    used pairs cleared); the rows shifted in at the bottom come from the window.
+    """
+    depth = len(regs)
+    with m.If(start):
+        for s in range(depth):
+            for l, reg in enumerate(regs[s]):
+                m.d.sync += reg.eq(window[s][l])
+    with m.Elif(step):
+        with m.Switch(shift):
+            for adv in range(1, depth + 1):
+                with m.Case(adv):
+                    for s in range(depth):
+                        src = s + adv
+                        for l, reg in enumerate(regs[s]):
+                            m.d.sync += reg.eq(kept[src][l] if src < depth else window[src - depth][l])
+
+
+def _lane_mux(m: Module, sel, options, regs, lane: int, shape, name: str) -> Signal:
+    """The operand lane ``lane`` multiplies: option ``sel - 1`` of ``regs``, 0 when ``sel`` is 0."""
+    lanes = len(regs[0])
+    out = Signal(shape, name=name)
+    with m.Switch(sel):
+        for k, (step, offset) in enumerate(options):
+            with m.Case(k + 1):
+                m.d.comb += out.eq(regs[step][(lane + offset) % lanes])
+        with m.Default():
+            m.d.comb += out.eq(0)
+    return out
+
+
+def _sum_tree(values: list) -> object:
+    while len(values) > 1:
+        values = [values[i] + values[i + 1] if i + 1 < len(values) else values[i] for i in range(0, len(values), 2)]
+    return values[0]
+
+
+def _used_slots(sel, options, depth: int, lanes: int) -> list[list[object]]:
+    """Which buffer slots the selects consume this cycle."""
+    used = [[Const(0) for _ in range(lanes)] for _ in range(depth)]
+    for lane in range(lanes):
+        for k, (step, offset) in enumerate(options):
+            col = (lane + offset) % lanes
+            used[step][col] = used[step][col] | (sel[lane] == k + 1)
+    return used
+
+
+def _accumulate(m: Module, products, start, step, acc_shape) -> Signal:
+    acc = Signal(acc_shape, name="acc_q")
+    with m.If(start):
+        m.d.sync += acc.eq(0)
+    with m.Elif(step):
+        # assigning the wider sum truncates: wrap-around modulo 2**acc_width
+        m.d.sync += acc.eq(acc + _sum_tree(products))
+    return acc
+
+
+_STREAM_DOC = """
+    Operand streams
+    ---------------
+    The environment holds each operand stream as ``N`` rows of ``L`` values and a
+    read pointer ``p`` (the number of rows the PE has taken). Every cycle it
+    presents the next ``D`` rows ``p .. p+D-1`` on ``*_next`` with
+    ``next_valid`` bit ``k`` set when row ``p + k`` exists (``p + k < N``), and
+    after the clock edge advances ``p`` by ``take``. Values of rows that do not
+    exist are ignored. Rows are consumed in order; the last row may be padded
+    with zeros.
+"""
+
+
+class TensorDashPE(wiring.Component):
+    """TensorDash sparse-operand PE: ``L`` lanes, A and B staging buffers, scheduler, one accumulator.
+
+    A pair is ineffectual when either operand is zero (``Z = ZA | ZB``, found by
+    zero detectors as rows enter the buffers). Each busy cycle the scheduler
+    chooses one effectual pair per lane; the same select drives the lane's A and
+    B muxes; the ``L`` products are summed into the accumulator; the ``AS``
+    leading rows that have no effectual pair left leave the buffers and ``AS``
+    new rows enter. The current row always drains, so a stream of ``N`` rows
+    takes between ``ceil(N / D)`` and ``N`` busy cycles.
+
+    Parameters
+    ----------
+    lanes, depth, pattern, options
+        As for :class:`TensorDashScheduler`.
+    a_width, b_width : int
+        Operand widths in bits, 1..32 each.
+    acc_width : int
+        Accumulator width, ``a_width + b_width`` .. 64; wraps modulo ``2**acc_width``.
+    signed : bool
+        Two's-complement operands and accumulator (else unsigned).
+
+    Ports
+    -----
+    start : In(1)
+        Begin a new dot product: the buffers load window rows ``0..D-1``, the
+        accumulator clears; ``take`` is ``D`` in this cycle. Discards any
+        unfinished dot product.
+    a_next : In(a_width).array(D, L), signed if ``signed``
+        Window of the A stream: ``a_next[k][l]`` is row ``p + k``, lane ``l``.
+    b_next : In(b_width).array(D, L), signed if ``signed``
+        Window of the B stream, aligned with ``a_next``.
+    next_valid : In(D)
+        Bit ``k``: window row ``k`` exists.
+    take : Out(bits_for(D))
+        Rows the PE takes from the window at the next clock edge: ``D`` with
+        ``start``, ``AS`` (1..D) while busy, else 0.
+    sel : Out(bits_for(len(options))).array(L)
+        Per lane the scheduler's choice this cycle: 0 = idle, ``k + 1`` = option
+        ``k`` of :attr:`options`. 0 whenever the PE is not busy.
+    done : Out(1)
+        No dot product in progress (1 after reset and once the last row has
+        left the buffer); ``acc`` then holds the result.
+    acc : Out(acc_width), signed if ``signed``
+        The running sum; the dot product when ``done``.
+    """ + _STREAM_DOC + """
+    Latency
+    -------
+    1 cycle: the products of a busy cycle are in ``acc`` in the next cycle. A
+    dot product started in cycle ``t0`` that needs ``C`` busy cycles is busy in
+    cycles ``t0+1 .. t0+C`` and shows ``done`` with its result from cycle
+    ``t0 + C + 1`` on, where the next ``start`` may already be given. ``N = 0``
+    (``next_valid`` all 0 at start) needs 0 busy cycles.
+    """
+
+    def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default", a_width: int = 8,
+                 b_width: int = 8, acc_width: int = 32, signed: bool = True,
+                 options: Sequence[tuple[int, int]] | None = None):
+        self.params, self.options, self.levels = _validated(TensorDashPEParams, dict(
+            lanes=lanes, depth=depth, pattern=pattern, a_width=a_width, b_width=b_width, acc_width=acc_width,
+            signed=signed), options)
+        p = self.params
+        super().__init__({
+            "start": In(1),
+            "a_next": In(Shape(p.a_width, p.signed)).array(p.depth, p.lanes),
+            "b_next": In(Shape(p.b_width, p.signed)).array(p.depth, p.lanes),
+            "next_valid": In(p.depth),
+            "take": Out(bits_for(p.depth)),
+            "sel": Out(bits_for(len(self.options))).array(p.lanes),
+            "done": Out(1),
+            "acc": Out(Shape(p.acc_width, p.signed)),
+        })
+
+    @classmethod
+    def from_params(cls, params: TensorDashPEParams) -> "TensorDashPE":
+        return cls(**params.model_dump())
+
+    @property
+    def latency(self) -> int:
+        return 1
+
+    def elaborate(self, platform):
+        p = self.params
+        lanes, depth = p.lanes, p.depth
+        m = Module()
+        sched = m.submodules.sched = TensorDashScheduler(lanes=lanes, depth=depth, options=self.options)
+
+        a = _regs("a", Shape(p.a_width, p.signed), depth, lanes)
+        b = _regs("b", Shape(p.b_width, p.signed), depth, lanes)
+        live = _regs("live", 1, depth, lanes)
+        valid = _regs("valid", 1, depth, 1)
+        busy = valid[0][0]
+        step = Signal(name="step")
+        m.d.comb += step.eq(busy & ~self.start)
+
+        for s in range(depth):
+            m.d.comb += sched.z[s].eq(~Cat(live[s]))
+        used = _used_slots(sched.sel, self.options, depth, lanes)
+        # zero detectors on the rows entering the buffers
+        w_live = [[self.next_valid[s] & (self.a_next[s][l] != 0) & (self.b_next[s][l] != 0) for l in range(lanes)]
+                  for s in range(depth)]
+        shift = sched.as_rows
+        _stage(m, a, a, self.a_next, self.start, step, shift)
+        _stage(m, b, b, self.b_next, self.start, step, shift)
+        _stage(m, live, [[live[s][l] & ~used[s][l] for l in range(lanes)] for s in range(depth)], w_live,
+               self.start, step, shift)
+        _stage(m, valid, valid, [[self.next_valid[s]] for s in range(depth)], self.start, step, shift)
+
+        products = []
+        for lane in range(lanes):
+            x = _lane_mux(m, sched.sel[lane], self.options, a, lane, Shape(p.a_width, p.signed), f"a_op{lane}")
+            y = _lane_mux(m, sched.sel[lane], self.options, b, lane, Shape(p.b_width, p.signed), f"b_op{lane}")
+            products.append(x * y)
+        acc = _accumulate(m, products, self.start, step, Shape(p.acc_width, p.signed))
+
+        m.d.comb += [
+            self.take.eq(Mux(self.start, depth, Mux(busy, shift, 0))),
+            self.done.eq(~busy),
+            self.acc.eq(acc),
+        ]
+        for lane in range(lanes):
+            m.d.comb += self.sel[lane].eq(sched.sel[lane])
+        return m
+
+
+class TensorDashTileRow(wiring.Component):
+    """One PE row of a :class:`TensorDashTile` (emitted once, instantiated ``R`` times).
+
+    Holds the row's A staging buffer, its per-lane A muxes (driven by the
+    shared selects), ``L`` multipliers with the shared B operands, and the
+    accumulator. Ports: ``a_next`` (window, as in the PE), ``start``, ``step``
+    (a busy cycle), ``shift`` (``AS``), ``sel`` (the shared selects), ``b_op``
+    (the B operand each lane multiplies), ``acc``.
+    """
+
+    def __init__(self, *, lanes: int, depth: int, a_width: int, b_width: int, acc_width: int, signed: bool,
+                 options: tuple[tuple[int, int], ...]):
+        self.lanes, self.depth, self.options = lanes, depth, options
+        self.a_shape, self.acc_shape = Shape(a_width, signed), Shape(acc_width, signed)
+        super().__init__({
+            "a_next": In(self.a_shape).array(depth, lanes),
+            "start": In(1),
+            "step": In(1),
+            "shift": In(bits_for(depth)),
+            "sel": In(bits_for(len(options))).array(lanes),
+            "b_op": In(Shape(b_width, signed)).array(lanes),
+            "acc": Out(self.acc_shape),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        a = _regs("a", self.a_shape, self.depth, self.lanes)
+        _stage(m, a, a, self.a_next, self.start, self.step, self.shift)
+        products = [_lane_mux(m, self.sel[lane], self.options, a, lane, self.a_shape, f"a_op{lane}") * self.b_op[lane]
+                    for lane in range(self.lanes)]
+        m.d.comb += self.acc.eq(_accumulate(m, products, self.start, self.step, self.acc_shape))
+        return m
+
+
+class TensorDashTile(HierarchicalComponent):
+    """``R`` TensorDash PE rows sharing one B stream, B staging buffer and schedule.
+
+    Sparsity is taken from the B side only (a pair is ineffectual when its B
+    operand is zero); every row multiplies the B operands the shared schedule
+    picks with its own A operands, selected by per-row A muxes driven by the
+    same selects, so all rows advance together and finish together. Row ``r``
+    computes ``sum_k A_r[k] * B[k]``. The row datapath is one cell module
+    (``<top>__row``) instantiated ``R`` times.
+
+    Parameters
+    ----------
+    lanes, depth, pattern, options, a_width, b_width, acc_width, signed
+        As for :class:`TensorDashPE`.
+    rows : int
+        PE rows ``R``, 1..16.
+
+    Ports
+    -----
+    start, b_next, next_valid, take, sel, done
+        As for :class:`TensorDashPE` (``next_valid`` covers all streams: the
+        ``R`` A streams and the B stream have the same length).
+    a_next : In(a_width).array(R, D, L), signed if ``signed``
+        ``a_next[r]`` is the window of row ``r``'s A stream.
+    acc : Out(acc_width).array(R), signed if ``signed``
+        Running sum of each row; the dot products when ``done``.
+    """ + _STREAM_DOC + """
+    Latency
+    -------
+    As for :class:`TensorDashPE`: 1 cycle; done ``C + 1`` cycles after start.
+    """
+
+    def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default", a_width: int = 8,
+                 b_width: int = 8, acc_width: int = 32, signed: bool = True, rows: int = 4,
+                 options: Sequence[tuple[int, int]] | None = None):
+        self.params, self.options, self.levels = _validated(TensorDashTileParams, dict(
+            lanes=lanes, depth=depth, pattern=pattern, a_width=a_width, b_width=b_width, acc_width=acc_width,
+            signed=signed, rows=rows), options)
+        p = self.params
+        super().__init__({
+            "start": In(1),
+            "a_next": In(Shape(p.a_width, p.signed)).array(p.rows, p.depth, p.lanes),
+            "b_next": In(Shape(p.b_width, p.signed)).array(p.depth, p.lanes),
+            "next_valid": In(p.depth),
+            "take": Out(bits_for(p.depth)),
+            "sel": Out(bits_for(len(self.options))).array(p.lanes),
+            "done": Out(1),
+            "acc": Out(Shape(p.acc_width, p.signed)).array(p.rows),
+        })
+
+    @classmethod
+    def from_params(cls, params: TensorDashTileParams) -> "TensorDashTile":
+        return cls(**params.model_dump())
+
+    @property
+    def latency(self) -> int:
+        return 1
+
+    def elaborate(self, platform):
+        p = self.params
+        lanes, depth = p.lanes, p.depth
+        m = Module()
+        sched = m.submodules.sched = TensorDashScheduler(lanes=lanes, depth=depth, options=self.options)
+        b = _regs("b", Shape(p.b_width, p.signed), depth, lanes)
+        live = _regs("live", 1, depth, lanes)
+        valid = _regs("valid", 1, depth, 1)
+        busy = valid[0][0]
+        step = Signal(name="step")
+        m.d.comb += step.eq(busy & ~self.start)
+        for s in range(depth):
+            m.d.comb += sched.z[s].eq(~Cat(live[s]))
+        used = _used_slots(sched.sel, self.options, depth, lanes)
+        w_live = [[self.next_valid[s] & (self.b_next[s][l] != 0) for l in range(lanes)] for s in range(depth)]
+        shift = sched.as_rows
+        _stage(m, b, b, self.b_next, self.start, step, shift)
+        _stage(m, live, [[live[s][l] & ~used[s][l] for l in range(lanes)] for s in range(depth)], w_live,
+               self.start, step, shift)
+        _stage(m, valid, valid, [[self.next_valid[s]] for s in range(depth)], self.start, step, shift)
+        b_op = [_lane_mux(m, sched.sel[lane], self.options, b, lane, Shape(p.b_width, p.signed), f"b_op{lane}")
+                for lane in range(lanes)]
+
+        for r in range(p.rows):
+            cell = TensorDashTileRow(lanes=lanes, depth=depth, a_width=p.a_width, b_width=p.b_width,
+                                     acc_width=p.acc_width, signed=p.signed, options=self.options)
+            ports = {"start": self.start, "step": step, "shift": shift, "acc": self.acc[r]}
+            for s in range(depth):
+                for l in range(lanes):
+                    ports[f"a_next__{s}__{l}"] = self.a_next[r][s][l]
+            for l in range(lanes):
+                ports[f"sel__{l}"] = sched.sel[l]
+                ports[f"b_op__{l}"] = b_op[l]
+            m.submodules[f"row{r}"] = self.cell_instance("row", cell, **ports)
+
+        m.d.comb += [
+            self.take.eq(Mux(self.start, depth, Mux(busy, shift, 0))),
+            self.done.eq(~busy),
+        ]
+        for lane in range(lanes):
+            m.d.comb += self.sel[lane].eq(sched.sel[lane])
+        return m
