@@ -63,7 +63,9 @@ def pe_streams(params, vectors: int, seed: int, *, tile: bool = False) -> list[S
 
     Directed (PE): empty stream; all zeros on A, on B, on both; no zeros; one
     effectual pair per row; effectual pairs only in lane 0 / lane L-1; the
-    extreme values (accumulator wrap-around); streams of 1 and D-1 rows.
+    extreme values (accumulator wrap-around); for each option ``k`` a single
+    effectual pair that lane 0 reaches only through option ``k``; streams of 1
+    and D-1 rows.
     Random: sparsity cycling through :data:`SPARSITIES` on A, on B and on both;
     ragged lengths (1 .. ``6 D`` rows, the last row part zero padding). For the
     tile only B's zeros matter; A operands get their own random zeros.
@@ -108,6 +110,11 @@ def pe_streams(params, vectors: int, seed: int, *, tile: bool = False) -> list[S
     big = max(((x, y) for x in (lo_a, hi_a) for y in (lo_b, hi_b) if x and y), key=lambda p: abs(p[0] * p[1]))
     n = 4 * depth
     add("extremes", np.full(a_shape(n), big[0], np.int64), np.full((n, lanes), big[1], np.int64))
+    # one effectual pair that lane 0 (first level) can reach only through option k: every option is used
+    for k, (step, offset) in enumerate(pattern_options(params.pattern, lanes, depth)):
+        a, b = _nonzero(rng, a_shape(depth), aw, signed), np.zeros((depth, lanes), np.int64)
+        b[step, offset] = _nonzero(rng, (1,), bw, signed)[0]
+        add(f"reach_option{k}", a, b)
     for n in (1, depth - 1):
         add(f"rows{n}", _sparse(rng, a_shape(n), aw, signed, 0.3), _sparse(rng, (n, lanes), bw, signed, 0.3))
 

@@ -7,5 +7,10 @@ schema; its docstring states ports and latency.
 
 from ._params import BlockParams
 from .mac import MAC, MACParams
+from .tensordash import (TensorDashPE, TensorDashPEParams, TensorDashScheduler, TensorDashSchedParams,
+                         TensorDashTile, TensorDashTileParams)
 
 __all__ = ["BlockParams", "MAC", "MACParams"]
+
+__all__ += ["TensorDashScheduler", "TensorDashSchedParams", "TensorDashPE", "TensorDashPEParams",
+            "TensorDashTile", "TensorDashTileParams"]

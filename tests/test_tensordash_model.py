@@ -249,6 +249,7 @@ def test_streams_cover_directed_sections_and_sparsities():
     sections = {s.section for s in streams}
     assert {"empty", "all_zero_a", "all_zero_b", "all_zero_both", "dense", "one_per_row", "only_lane0",
             "only_lane3", "extremes", "rows1", "rows3", "random_a", "random_b", "random_both"} <= sections
+    assert {f"reach_option{k}" for k in range(8)} <= sections
     one = next(s for s in streams if s.section == "one_per_row")
     assert (((one.a != 0) & (one.b != 0)).sum(axis=1) == 1).all()
     lengths = {s.rows for s in streams if s.section.startswith("random")}
@@ -278,9 +279,14 @@ def TensorDashSchedParams_default():
 
 # --------------------------------------------------------------------------- Amaranth simulator (layer 2)
 
-def test_pe_matches_table_in_amaranth_simulator():
-    p = TensorDashPEParams(lanes=4, depth=2, a_width=4, b_width=4, acc_width=8)
-    table = pe_table(p, vectors=8, seed=4)
+@pytest.mark.parametrize("kw", [
+    dict(lanes=4, depth=2, a_width=4, b_width=4, acc_width=8),
+    # degenerate: two lanes, shallowest buffer, unsigned, accumulator wraps
+    dict(lanes=2, depth=2, a_width=4, b_width=4, acc_width=8, signed=False),
+], ids=["l4d2", "l2d2_unsigned"])
+def test_pe_matches_table_in_amaranth_simulator(kw):
+    p = TensorDashPEParams(**kw)
+    table = pe_table(p, vectors=24, seed=4)
     dut = TensorDashPE(**p.model_dump())
     ports = {}
     for name in list(table.inputs) + list(table.expect):
