@@ -217,7 +217,7 @@ def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] 
     return CycleTable(inputs=inputs, expect=expect, info={
         "vectors": len(streams), "sections": sections,
         "busy_cycles": int(sum(t.cycles for t in traces)), "dense_cycles": int(sum(s.rows for s in streams)),
-        "model_cycles": [t.cycles for t in traces]})
+        "model_cycles": [t.cycles for t in traces], "stream_rows": [s.rows for s in streams]})
 
 
 def tile_table(params, vectors: int = 32, seed: int = 1) -> CycleTable:
