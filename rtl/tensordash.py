@@ -35,9 +35,21 @@ into levels by a minimum colouring of this conflict graph (fewest levels; among
 those, each lane in order ``0..L-1`` in the lowest level possible). Levels decide
 in order; the lanes of one level decide at the same time, each taking its first
 still-effectual option, which is then removed from ``Z`` for later levels.
-Default pattern: ``L = 4`` gives four levels ``(0) (1) (2) (3)``; ``L = 8`` and
-``L = 16`` give four levels (``D = 4``: lanes ``i mod 4``); :attr:`levels`
-holds the grouping of a generator.
+With the default pattern lanes ``i`` and ``j`` conflict when ``j - i`` is ±1 or
+±2 (rows +1, +2) or ±3 (row +3, only when ``D >= 4``), modulo ``L``:
+
+====  =====  ===============================================================
+L     D      levels (in order)
+====  =====  ===============================================================
+4     2..5   (0) (1) (2) (3)
+8     2, 3   (0 3) (1 5) (2 6) (4 7)
+8     4, 5   (0 4) (1 5) (2 6) (3 7)
+16    2, 3   (0 3 6 9 12) (1 4 7 10 13) (2 5 8 11 14) (15)
+16    4, 5   (0 4 8 12) (1 5 9 13) (2 6 10 14) (3 7 11 15)
+====  =====  ===============================================================
+
+The ``"lookahead"`` pattern has a single level. :attr:`levels` holds the
+grouping of a generator.
 """
 
 from __future__ import annotations

@@ -42,8 +42,10 @@ def test_levels_l4_default_one_lane_each():
 def test_levels_l16_default_cut_to_four():
     assert schedule_levels(pattern_options("default", 16, 4), 16) == tuple(
         tuple(range(c, 16, 4)) for c in range(4))
-    assert len(schedule_levels(pattern_options("default", 16, 3), 16)) == 4
-    assert len(schedule_levels(pattern_options("default", 8, 4), 8)) == 4
+    assert schedule_levels(pattern_options("default", 16, 3), 16) == (
+        (0, 3, 6, 9, 12), (1, 4, 7, 10, 13), (2, 5, 8, 11, 14), (15,))
+    assert schedule_levels(pattern_options("default", 8, 4), 8) == ((0, 4), (1, 5), (2, 6), (3, 7))
+    assert schedule_levels(pattern_options("default", 8, 3), 8) == ((0, 3), (1, 5), (2, 6), (4, 7))
 
 
 def test_levels_lookahead_single_level():
