@@ -82,8 +82,14 @@ def mac_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
 
     emit("random", rand_operands(a_lo, a_hi, vectors), rand_operands(b_lo, b_hi, vectors),
          rng.random(vectors) < 0.9, rng.random(vectors) < 0.03)
-    return {"a": np.array(a, dtype=object), "b": np.array(b, dtype=object),
+    stim = {"a": np.array(a, dtype=object), "b": np.array(b, dtype=object),
             "en": np.array(en), "clear": np.array(clear), "sections": sections}
+    if params.addend_input:
+        c_lo, c_hi = _operand_range(params.acc_width, signed)
+        c_in = [int(v) for v in rng.integers(c_lo, c_hi, len(a), endpoint=True, dtype=np.int64)] \
+            if params.acc_width < 64 else [int(v) for v in rng.integers(-(1 << 62), 1 << 62, len(a))]
+        stim["c_in"] = np.array(c_in, dtype=object)
+    return stim
 
 
 def mac_table(params, vectors: int = 4096, seed: int = 1) -> CycleTable:
@@ -92,7 +98,7 @@ def mac_table(params, vectors: int = 4096, seed: int = 1) -> CycleTable:
     n = len(stim["a"])
     latency = params.latency
     acc = mac_reference(stim["a"], stim["b"], stim["en"], stim["clear"],
-                        acc_width=params.acc_width, signed=params.signed)
+                        acc_width=params.acc_width, signed=params.signed, c_in=stim.get("c_in"))
     pad = latency  # idle cycles at the end so the last pair reaches the output
     total = n + pad
 
@@ -104,9 +110,12 @@ def mac_table(params, vectors: int = 4096, seed: int = 1) -> CycleTable:
     expect = np.zeros(total, dtype=np.uint64)
     # acc after reset is 0; the value for input row t appears in row t + latency
     expect[latency:] = to_bits(acc, params.acc_width)
+    inputs = {"a": col(stim["a"], params.a_width), "b": col(stim["b"], params.b_width),
+              "en": col(stim["en"], 1), "clear": col(stim["clear"], 1)}
+    if "c_in" in stim:
+        inputs["c_in"] = col(stim["c_in"], params.acc_width)
     return CycleTable(
-        inputs={"a": col(stim["a"], params.a_width), "b": col(stim["b"], params.b_width),
-                "en": col(stim["en"], 1), "clear": col(stim["clear"], 1)},
+        inputs=inputs,
         expect={"acc": expect},
         info={"vectors": n, "sections": stim["sections"], "latency": latency},
     )

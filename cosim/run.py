@@ -13,6 +13,8 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ..util import cache_dir
 from . import simulators
 from .vectors import CycleTable, from_bits
@@ -32,6 +34,7 @@ class CosimResult:
     cycles: int = 0
     checks: int = 0
     vectors: int = 0
+    unit: str = "vectors"
     mismatches: int = 0
     first_mismatches: list = field(default_factory=list)
     build_s: float = 0.0
@@ -40,13 +43,17 @@ class CosimResult:
     log: str | None = None
     waveform: str | None = None
     error: str | None = None
+    #: per-cycle values of the ports asked for with ``record=`` (not serialized)
+    recorded: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        d.pop("recorded")
+        return d
 
     def summary(self) -> str:
         head = (f"{'PASS' if self.passed else 'FAIL'} {self.name} on {self.sim} (seed {self.seed}): "
-                f"{self.vectors} vectors, {self.cycles} cycles, {self.checks} checks, {self.mismatches} mismatches")
+                f"{self.vectors} {self.unit}, {self.cycles} cycles, {self.checks} checks, {self.mismatches} mismatches")
         return head + f" [{self.run_s:.1f} s]"
 
 
@@ -68,7 +75,8 @@ def _describe_mismatches(result: dict, manifest: dict) -> list[dict]:
 
 def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str = "verilator", seed: int = 1,
               work_dir: Path | None = None, keep: bool = False, waves_on_failure: bool = True,
-              test_module: str = TABLE_TB, plan_extra: dict | None = None) -> CosimResult:
+              test_module: str = TABLE_TB, plan_extra: dict | None = None,
+              record: tuple[str, ...] = (), host_check=None) -> CosimResult:
     """Simulate ``verilog_path`` (described by ``manifest``) against ``table``.
 
     The run directory (plan, logs, results) is removed after a pass unless
@@ -80,7 +88,13 @@ def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str
     testbench). A custom testbench reads the plan JSON named by ``$ACCELGEN_PLAN``
     (keys ``table``, ``result``, ``clock``, ``reset`` plus ``plan_extra``) and must
     write the result JSON with ``cycles``, ``checks``, ``mismatches`` and
-    ``first_mismatches`` like :func:`accelgen.cosim.tb.table_tb.run_table`. Raises :class:`~accelgen.errors.ToolNotFoundError` if ``sim``
+    ``first_mismatches`` like :func:`accelgen.cosim.tb.table_tb.run_table`.
+
+    ``record`` names output ports whose value in every cycle is returned in
+    ``result.recorded`` (numpy ``uint64`` arrays), for host-side checks that do
+    not depend on the expected table (e.g. de-skewing a systolic array's outputs).
+    ``host_check(recorded) -> [problem, ...]`` runs on them after the simulation;
+    any problem fails the run (and triggers the waveform rerun). Raises :class:`~accelgen.errors.ToolNotFoundError` if ``sim``
     is not available.
     """
     top = manifest["name"]
@@ -93,6 +107,7 @@ def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str
     run_dir.mkdir(parents=True, exist_ok=True)
     result = CosimResult(name=top, sim=sim, sim_version=version, seed=seed, passed=False,
                          vectors=int(table.info.get("vectors", table.cycles)), build_s=build_s,
+                         unit=table.info.get("unit", "vectors"),
                          run_dir=str(run_dir))
 
     def attempt(test_dir: Path, bdir: Path, waves: bool) -> tuple[bool, dict]:
@@ -100,7 +115,9 @@ def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str
         table_path = test_dir / "table.npz"
         result_path = test_dir / "result.json"
         table.save(table_path)
+        record_path = test_dir / "recorded.npz"
         plan = {"table": str(table_path.resolve()), "result": str(result_path.resolve()),
+                "record": list(record), "recorded": str(record_path.resolve()),
                 "clock": manifest.get("clock"), "reset": manifest.get("reset"), **(plan_extra or {})}
         plan_path = test_dir / "plan.json"
         plan_path.write_text(json.dumps(plan, indent=1))
@@ -108,6 +125,9 @@ def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str
                                       extra_env={"ACCELGEN_PLAN": str(plan_path.resolve())}, seed=seed, waves=waves)
         result.log = str(log)
         data = json.loads(result_path.read_text()) if result_path.exists() else {}
+        if record and record_path.exists() and not waves:
+            with np.load(record_path) as rec:
+                result.recorded = {k: rec[k] for k in rec.files}
         return ok, data
 
     t1 = time.monotonic()
@@ -123,6 +143,11 @@ def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str
         result.error = f"simulation ended without a result (see {result.log})"
     elif result.checks != table.checks:
         result.error = f"only {result.checks} of {table.checks} checks were made"
+    elif host_check is not None:
+        problems = host_check(result.recorded)
+        if problems:
+            result.passed = False
+            result.error = "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
 
     if not result.passed and waves_on_failure:
         wave_build = simulators.build(Path(verilog_path), top, sim, waves=True)

@@ -16,19 +16,49 @@ import pydantic
 from ..cosim.mac import mac_table
 from ..cosim.vectors import CycleTable
 from ..errors import ConfigError
+from ..cosim.systolic import parse_gemm, systolic_table
+from ..cosim.systolic import verify as systolic_verify
 from ..rtl import MAC, BlockParams, MACParams
+from ..rtl.systolic import SystolicArray, SystolicParams
 from ..cosim.tensordash import pe_table, sched_table, tile_table
 from ..rtl.tensordash import (TensorDashPE, TensorDashPEParams, TensorDashScheduler, TensorDashSchedParams,
                               TensorDashTile, TensorDashTileParams)
 
 
 @dataclass(frozen=True)
+class CosimOption:
+    """A family-specific cosim option (``--gemm 64,32,128`` for systolic arrays).
+
+    ``parse`` turns the command-line / YAML text into a value and raises
+    ``ValueError`` with a message naming the allowed form.
+    """
+
+    name: str
+    help: str
+    parse: Callable[[str], Any] = str
+    multiple: bool = False
+
+
+@dataclass(frozen=True)
 class BlockFamily:
+    """Everything accelgen needs to generate, check and synthesize one block family.
+
+    ``cycle_table(params, vectors, seed, **options)`` returns a
+    :class:`~accelgen.cosim.vectors.CycleTable`, or ``(table, context)`` when the
+    family also has a ``verify(params, table, context, recorded) -> [problems]``
+    host-side check on the outputs recorded during simulation (the ports listed
+    in ``table.info["record"]``).
+    """
+
     name: str
     summary: str
     params_model: type[BlockParams]
     build_component: Callable[[BlockParams], Any]
-    cycle_table: Callable[[BlockParams, int, int], CycleTable]
+    cycle_table: Callable[..., Any]
+    verify: Callable[..., list] | None = None
+    cosim_options: tuple[CosimOption, ...] = ()
+    default_vectors: int = 4096
+    vectors_help: str = "random operand vectors (directed vectors are added)"
 
     def validate(self, params: dict[str, Any], path: str = "params") -> BlockParams:
         """Validate a parameter mapping; raise :class:`ConfigError` listing every problem."""
@@ -50,6 +80,18 @@ FAMILIES: dict[str, BlockFamily] = {
         params_model=MACParams,
         build_component=MAC.from_params,
         cycle_table=mac_table,
+    ),
+    "systolic": BlockFamily(
+        name="systolic",
+        summary="systolic array (weight- or output-stationary tensor unit of MAC PEs)",
+        params_model=SystolicParams,
+        build_component=SystolicArray.from_params,
+        cycle_table=systolic_table,
+        verify=systolic_verify,
+        cosim_options=(CosimOption("gemm", "GEMM shape M,N,K to run (repeatable) [default: directed + random shapes]",
+                                   parse=parse_gemm, multiple=True),),
+        default_vectors=6,
+        vectors_help="random GEMM shapes added to the directed ones (ignored with --gemm)",
     ),
 }
 
@@ -74,6 +116,8 @@ FAMILIES["tensordash_tile"] = BlockFamily(
     build_component=TensorDashTile.from_params,
     cycle_table=tile_table,
 )
+
+
 
 
 def family(name: str, path: str = "block") -> BlockFamily:

@@ -15,6 +15,7 @@ import json
 import sys
 import tempfile
 import typing
+import warnings
 from pathlib import Path
 
 import click
@@ -149,20 +150,35 @@ def _print_cosim(result) -> None:
             click.echo(f"  log: {result.log}")
 
 
-def _cosim_one(fam: BlockFamily, params, name: str, sim: str, vectors: int, seed: int, keep: bool):
-    from ..cosim.run import run_cosim
+def _cosim_one(fam: BlockFamily, params, name: str, sim: str, vectors: int | None, seed: int, keep: bool,
+               options: dict | None = None):
     from .emit import render, write
+    from .flow import cosim_emitted
 
-    table = fam.cycle_table(params, vectors, seed)
     with tempfile.TemporaryDirectory(prefix="accelgen-cosim-") as tmp:
         e = write(render(fam, params, name), tmp)
-        return run_cosim(e.verilog_path, e.manifest, table, sim=sim, seed=seed, keep=keep)
+        return cosim_emitted(fam, params, e, sim=sim, vectors=vectors, seed=seed, options=options, keep=keep)
 
 
 _sim_option = click.Option(["--sim"], type=click.Choice(SIMS), default="verilator", show_default=True,
                            help="Simulator.")
-_vectors_option = click.Option(["--vectors"], type=click.IntRange(1, 10_000_000), default=4096, show_default=True,
-                               help="Random operand vectors (directed vectors are added).")
+def _vectors_option(fam: BlockFamily) -> click.Option:
+    return click.Option(["--vectors"], type=click.IntRange(1, 10_000_000), default=None,
+                        help=f"{fam.vectors_help[0].upper()}{fam.vectors_help[1:]} [default: {fam.default_vectors}].")
+
+
+def _family_cosim_options(fam: BlockFamily) -> list[click.Option]:
+    opts = []
+    for opt in fam.cosim_options:
+        def convert(ctx, param, value, _opt=opt):
+            try:
+                return [_opt.parse(v) for v in value] if _opt.multiple else (
+                    None if value is None else _opt.parse(value))
+            except ValueError as exc:
+                raise click.BadParameter(str(exc)) from None
+        opts.append(click.Option([f"--{opt.name.replace('_', '-')}", opt.name], multiple=opt.multiple,
+                                 callback=convert, help=opt.help))
+    return opts
 _seed_option = click.Option(["--seed"], type=click.IntRange(0, 2**32 - 1), default=1, show_default=True,
                             help="Stimulus seed.")
 _keep_option = click.Option(["--keep"], is_flag=True, help="Keep the run directory after a pass.")
@@ -182,7 +198,7 @@ def cosim_group(ctx, config_path, sim):
     failed = 0
     for blk in cfg.blocks:
         result = _cosim_one(blk.family, blk.params, blk.name, sim or cfg.sim, blk.cosim.vectors, blk.cosim.seed,
-                            keep=False)
+                            keep=False, options=blk.cosim.options)
         _print_cosim(result)
         failed += not result.passed
     return EXIT_FAIL if failed else 0
@@ -191,14 +207,16 @@ def cosim_group(ctx, config_path, sim):
 def _make_cosim(fam: BlockFamily) -> click.Command:
     def callback(sim, vectors, seed, keep, **kwargs):
         params = fam.validate(_split_params(fam, kwargs), fam.name)
-        result = _cosim_one(fam, params, fam.default_name(params), sim, vectors, seed, keep)
+        options = {o.name: kwargs.pop(o.name) for o in fam.cosim_options if kwargs.get(o.name)}
+        result = _cosim_one(fam, params, fam.default_name(params), sim, vectors, seed, keep, options)
         _print_cosim(result)
         if result.passed and result.run_dir:
             click.echo(f"  run directory: {result.run_dir}")
         return 0 if result.passed else EXIT_FAIL
 
     return click.Command(fam.name, callback=callback, help=f"Co-simulate a {fam.summary}.",
-                         params=[*_param_options(fam), _sim_option, _vectors_option, _seed_option, _keep_option])
+                         params=[*_param_options(fam), *_family_cosim_options(fam), _sim_option, _vectors_option(fam),
+                                 _seed_option, _keep_option])
 
 
 # ---- synth
@@ -324,9 +342,14 @@ cli.add_command(tensordash_sweep_cmd)
 
 # --------------------------------------------------------------------------- entry point
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    click.echo(f"accelgen: warning: {message}", err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: one-line errors with exit code 2 for bad input."""
     args = sys.argv[1:] if argv is None else list(argv)
+    warnings.showwarning = _show_warning
     if not args:
         click.echo(cli.get_help(click.Context(cli, info_name="accelgen")))
         return 0

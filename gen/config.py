@@ -40,9 +40,11 @@ MAX_VECTORS = 10_000_000
 
 class CosimOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    vectors: int = Field(4096, ge=1, le=MAX_VECTORS, description="random operand vectors per block")
+    vectors: int | None = Field(None, ge=1, le=MAX_VECTORS,
+                                description="random vectors per block [default: the family's]")
     seed: int = Field(1, ge=0, lt=2**32, description="stimulus seed")
     enabled: bool = True
+    options: dict[str, Any] = Field(default_factory=dict, description="family-specific cosim options")
 
 
 class _BlockEntry(BaseModel):
@@ -139,10 +141,43 @@ def parse_build_config(data: Any, source: str | None = None) -> BuildConfig:
         except pydantic.ValidationError as exc:
             problems += [(f"{where}.cosim.{p}", m) for p, m in _schema_problems(exc)]
             continue
+        try:
+            cosim.options = parse_cosim_options(fam, cosim.options, f"{where}.cosim.options")
+        except ConfigError as exc:
+            problems += exc.problems
+            continue
+        if cosim.vectors is None:
+            cosim.vectors = fam.default_vectors
         blocks.append(BlockConfig(name=name, family=fam, params=params, cosim=cosim))
     if problems:
         raise ConfigError(problems, source)
     return BuildConfig(sim=schema.sim, synth=schema.synth, blocks=blocks, source=source)
+
+
+def parse_cosim_options(fam: BlockFamily, options: dict[str, Any], path: str = "options") -> dict[str, Any]:
+    """Check and parse a family's cosim options (names, repeatability, each value's form)."""
+    known = {o.name: o for o in fam.cosim_options}
+    out, problems = {}, []
+    for key, value in options.items():
+        opt = known.get(key)
+        if opt is None:
+            allowed = ", ".join(known) or "none"
+            problems.append((f"{path}.{key}", f"unknown cosim option for block {fam.name!r}; allowed: {allowed}"))
+            continue
+        values = value if isinstance(value, list) else [value]
+        if not opt.multiple and len(values) != 1:
+            problems.append((f"{path}.{key}", "takes a single value"))
+            continue
+        try:
+            parsed = [opt.parse(v if isinstance(v, str) else ",".join(map(str, v)) if isinstance(v, (list, tuple))
+                                else str(v)) for v in values]
+        except ValueError as exc:
+            problems.append((f"{path}.{key}", str(exc)))
+            continue
+        out[key] = parsed if opt.multiple else parsed[0]
+    if problems:
+        raise ConfigError(problems)
+    return out
 
 
 def load_build_config(path: str | Path) -> BuildConfig:

@@ -10,6 +10,7 @@ from typing import Callable
 from ..cosim.run import CosimResult, run_cosim
 from ..fit.synth import SynthStats, synthesize
 from ..util import ensure_output_dir, write_atomic
+from .blocks import BlockFamily
 from .config import BlockConfig, BuildConfig
 from .emit import Emitted, emit
 
@@ -36,9 +37,26 @@ class BlockReport:
                 "synth": self.synth.to_dict() if self.synth else None}
 
 
+def cosim_emitted(fam: BlockFamily, params, emitted: Emitted, *, sim: str = "verilator", vectors: int | None = None,
+                  seed: int = 1, options: dict | None = None, **kw) -> CosimResult:
+    """Co-simulate an emitted design of family ``fam`` with its family's stimulus and checks.
+
+    ``vectors`` defaults to the family's default; ``options`` are the family's
+    cosim options (e.g. ``{"gemm": [(4, 4, 4)]}``); ``kw`` goes to :func:`run_cosim`.
+    """
+    made = fam.cycle_table(params, vectors or fam.default_vectors, seed, **(options or {}))
+    table, context = made if isinstance(made, tuple) else (made, None)
+    host_check = None
+    if fam.verify is not None:
+        def host_check(recorded):
+            return fam.verify(params, table, context, recorded)
+    return run_cosim(emitted.verilog_path, emitted.manifest, table, sim=sim, seed=seed,
+                     record=tuple(table.info.get("record", ())), host_check=host_check, **kw)
+
+
 def cosim_block(emitted: Emitted, blk: BlockConfig, sim: str, **kw) -> CosimResult:
-    table = blk.family.cycle_table(blk.params, blk.cosim.vectors, blk.cosim.seed)
-    return run_cosim(emitted.verilog_path, emitted.manifest, table, sim=sim, seed=blk.cosim.seed, **kw)
+    return cosim_emitted(blk.family, blk.params, emitted, sim=sim, vectors=blk.cosim.vectors, seed=blk.cosim.seed,
+                         options=blk.cosim.options, **kw)
 
 
 def run_build(config: BuildConfig, out_dir: str | Path, *, sim: str | None = None, synth: bool | None = None,

@@ -38,6 +38,7 @@ class MACParams(BlockParams):
     product_reg: bool = Field(False, description="register the product before the adder")
     output_reg: bool = Field(False, description="register the accumulator output once more")
     zero_gating: bool = Field(False, description="hold the multiplier inputs when either operand is zero (needs input_reg)")
+    addend_input: bool = Field(False, description="add a c_in port: clear loads c_in instead of 0 (partial-sum chains)")
 
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "MACParams":
@@ -87,6 +88,11 @@ class MAC(wiring.Component):
         When ``en`` is low or either operand is zero, the input registers keep
         their previous value, so the multiplier sees no switching, and the pair
         contributes nothing. Requires ``input_reg``.
+    addend_input : bool
+        Add a ``c_in`` port; ``clear`` loads ``c_in`` (instead of 0) plus the
+        product. With ``clear`` held high the cell computes ``c_in + a*b`` every
+        cycle: the processing element of a partial-sum chain (weight-stationary
+        systolic column).
 
     Ports
     -----
@@ -99,6 +105,8 @@ class MAC(wiring.Component):
     clear : In(1)
         Start a new sum: the accumulator is loaded with this cycle's product
         (or 0 when ``en`` is low) instead of adding to the old value.
+    c_in : In(acc_width), only with ``addend_input``
+        Addend taken instead of 0 when ``clear`` is high; travels with ``clear``.
     acc : Out(acc_width), signed if ``signed``
         The running sum.
 
@@ -112,18 +120,22 @@ class MAC(wiring.Component):
 
     def __init__(self, *, a_width: int = 8, b_width: int = 8, acc_width: int = 32, signed: bool = True,
                  dtype: str = "int", input_reg: bool = False, product_reg: bool = False,
-                 output_reg: bool = False, zero_gating: bool = False):
+                 output_reg: bool = False, zero_gating: bool = False, addend_input: bool = False):
         self.params = MACParams.validate_kwargs(dict(
             a_width=a_width, b_width=b_width, acc_width=acc_width, signed=signed, dtype=dtype,
-            input_reg=input_reg, product_reg=product_reg, output_reg=output_reg, zero_gating=zero_gating))
+            input_reg=input_reg, product_reg=product_reg, output_reg=output_reg, zero_gating=zero_gating,
+            addend_input=addend_input))
         p = self.params
-        super().__init__({
+        members = {
             "a": In(Shape(p.a_width, p.signed)),
             "b": In(Shape(p.b_width, p.signed)),
             "en": In(1),
             "clear": In(1),
-            "acc": Out(Shape(p.acc_width, p.signed)),
-        })
+        }
+        if p.addend_input:
+            members["c_in"] = In(Shape(p.acc_width, p.signed))
+        members["acc"] = Out(Shape(p.acc_width, p.signed))
+        super().__init__(members)
 
     @classmethod
     def from_params(cls, params: MACParams) -> "MAC":
@@ -138,12 +150,17 @@ class MAC(wiring.Component):
         m = Module()
 
         a, b, en, clear = self.a, self.b, self.en, self.clear
+        c_in = self.c_in if p.addend_input else 0
         if p.input_reg:
             a_q = Signal.like(a, name="a_q")
             b_q = Signal.like(b, name="b_q")
             en_q = Signal(name="en_q")
             clear_q = Signal(name="clear_q")
             m.d.sync += clear_q.eq(clear)
+            if p.addend_input:
+                c_q = Signal.like(self.c_in, name="c_in_q")
+                m.d.sync += c_q.eq(c_in)
+                c_in = c_q
             if p.zero_gating:
                 effectual = en & (a != 0) & (b != 0)
                 m.d.sync += en_q.eq(effectual)
@@ -163,11 +180,15 @@ class MAC(wiring.Component):
             clear_p = Signal(name="clear_p")
             m.d.sync += [product_q.eq(product), en_p.eq(en), clear_p.eq(clear)]
             product, en, clear = product_q, en_p, clear_p
+            if p.addend_input:
+                c_p = Signal.like(self.c_in, name="c_in_p")
+                m.d.sync += c_p.eq(c_in)
+                c_in = c_p
 
         acc = Signal(Shape(p.acc_width, p.signed), name="acc_q")
         with m.If(en | clear):
             # Assigning the wider sum to acc truncates: wrap-around modulo 2**acc_width.
-            m.d.sync += acc.eq(Mux(clear, 0, acc) + Mux(en, product, 0))
+            m.d.sync += acc.eq(Mux(clear, c_in, acc) + Mux(en, product, 0))
 
         if p.output_reg:
             m.d.sync += self.acc.eq(acc)

@@ -63,7 +63,7 @@ def test_blocks_lists_parameters():
     (["gen", "mac", "--acc-width", "12"], ["acc_width=12 is too narrow", "a_width + b_width = 16"]),
     (["gen", "mac", "--rows", "4"], ["No such option '--rows'"]),
     (["gen", "mac", "--zero-gating"], ["zero_gating=true requires input_reg=true"]),
-    (["gen"], ["give a block (mac) or --config FILE"]),
+    (["gen"], ["give a block (mac, systolic", "or --config FILE"]),
     (["cosim", "mac", "--sim", "modelsim"], ["'modelsim' is not one of 'verilator', 'icarus'"]),
     (["cosim", "mac", "--vectors", "0"], ["--vectors"]),
     (["synth", "bar"], ["unknown block 'bar'"]),

@@ -21,6 +21,8 @@ VARIANTS = {
     "s12x5_full_pipe": dict(a_width=12, b_width=5, acc_width=24, signed=True, input_reg=True, product_reg=True,
                             output_reg=True, zero_gating=True),
     "s16": dict(a_width=16, b_width=16, acc_width=34, signed=True),
+    "s8_addend_pipe": dict(a_width=8, b_width=8, acc_width=20, signed=True, addend_input=True, input_reg=True,
+                           product_reg=True),
     "u16_pipe": dict(a_width=16, b_width=16, acc_width=40, signed=False, input_reg=True, product_reg=True),
 }
 

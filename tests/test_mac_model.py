@@ -24,6 +24,12 @@ def test_reference_clear_and_enable_semantics():
     assert list(acc) == [20, 20, 40, 90, 0]
 
 
+def test_reference_addend_input():
+    acc = mac_reference([1, 2, 3], [5, 5, 5], en=[1, 1, 1], clear=[1, 0, 1], c_in=[100, 7, -50],
+                        acc_width=16, signed=True)
+    assert list(acc) == [105, 115, -35]
+
+
 def test_reference_wraps_like_twos_complement():
     n = 5
     acc = mac_reference([127] * n, [127] * n, [1] * n, [0] * n, acc_width=16, signed=True)
@@ -77,6 +83,8 @@ def test_stimulus_is_reproducible_from_seed():
     dict(a_width=4, b_width=4, acc_width=9, signed=True),
     dict(a_width=5, b_width=3, acc_width=8, signed=False, input_reg=True, zero_gating=True),
     dict(a_width=6, b_width=6, acc_width=14, signed=True, input_reg=True, product_reg=True, output_reg=True),
+    dict(a_width=4, b_width=5, acc_width=12, signed=True, addend_input=True, product_reg=True),
+    dict(a_width=4, b_width=4, acc_width=9, signed=False, addend_input=True),
 ])
 def test_generator_matches_model_in_amaranth_simulator(kw):
     """Layer 2: the Amaranth netlist (before Verilog) against the cycle table."""

@@ -1,0 +1,290 @@
+"""Host-side GEMM driver for the systolic arrays: tiling, skew, schedule, de-skew.
+
+:func:`gemm_schedule` maps any ``C[M,N] = A[M,K] @ B[K,N]`` onto a
+``rows x cols`` array (folds over the stationary dimensions, zero padding at
+ragged edges, skewed edge streams) and returns the cycle table the cosim
+testbench drives, with the expected output in every cycle. Its timing is built
+from :func:`accelgen.cosim.models.systolic.systolic_cycles`, so a passing cosim
+proves that model on the emitted Verilog. :func:`assemble` rebuilds ``C`` from
+the outputs the simulator really produced (de-skew, host accumulation of
+K-folds for WS) and measures each GEMM's cycle count from the ``out_valid`` bits.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .models.systolic import fold_partial_sums, required_acc_width, systolic_cycles, wrap_array
+from .vectors import CycleTable, from_bits
+
+
+@dataclass
+class GemmRun:
+    """One GEMM inside a schedule: operands, where it starts, and where each fold's outputs appear."""
+
+    A: np.ndarray
+    B: np.ndarray
+    start: int
+    cycles: int
+    folds: list = field(default_factory=list)  # (row, col0, col_count, m0, m_count, k0, k1, out_row0)
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.A.shape[0], self.B.shape[1], self.A.shape[1]
+
+
+def operand_range(width: int, signed: bool) -> tuple[int, int]:
+    return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+
+
+def check_operands(params, A: np.ndarray, B: np.ndarray) -> None:
+    """Raise ``ValueError`` for operands of the wrong shape or out of range; warn if sums may overflow."""
+    A, B = np.asarray(A), np.asarray(B)
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0] or 0 in A.shape or 0 in B.shape:
+        raise ValueError(f"GEMM operands have shapes A{A.shape} and B{B.shape}; "
+                         "allowed: A[M,K] and B[K,N] with M, N, K >= 1")
+    for name, X, width in (("A", A, params.a_width), ("B", B, params.b_width)):
+        lo, hi = operand_range(width, params.signed)
+        if X.min() < lo or X.max() > hi:
+            raise ValueError(f"operand {name} has values in {int(X.min())}..{int(X.max())}; allowed for "
+                             f"{'signed' if params.signed else 'unsigned'} {width}-bit: {lo}..{hi}")
+    need = required_acc_width(params.a_width, params.b_width, params.signed, A.shape[1])
+    if params.acc_width < need:
+        warnings.warn(f"acc_width={params.acc_width} cannot hold a K={A.shape[1]}-long dot product of "
+                      f"{params.a_width}x{params.b_width}-bit operands; it must be at least {need} bits wide "
+                      "(results will wrap around)", stacklevel=3)
+
+
+class _Columns:
+    """Per-port per-cycle columns, grown as GEMMs are appended."""
+
+    def __init__(self):
+        self.cols: dict[str, list[np.ndarray]] = {}
+
+    def add(self, names, length):
+        for n in names:
+            self.cols.setdefault(n, []).append(np.zeros(length, dtype=object))
+
+
+def gemm_schedule(params, gemms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[CycleTable, list[GemmRun]]:
+    """Schedule ``gemms`` back to back on the array described by ``params`` (a SystolicParams)."""
+    R, C, df = params.rows, params.cols, params.dataflow
+    runs: list[GemmRun] = []
+    pieces: list[dict[str, np.ndarray]] = []
+    base = 0
+    for A, B in gemms:
+        A, B = np.asarray(A, dtype=np.int64), np.asarray(B, dtype=np.int64)
+        check_operands(params, A, B)
+        M, K = A.shape
+        N = B.shape[1]
+        timing = systolic_cycles(R, C, M, N, K, df)
+        T, P = int(timing.cycles), int(timing.fold_cycles)
+        run = GemmRun(A, B, base, T)
+        cols: dict[str, np.ndarray] = {}
+
+        def z(name):
+            cols[name] = np.zeros(T, dtype=object)
+            return cols[name]
+
+        a_in = [z(f"a_in__{r}") for r in range(R)]
+        a_valid = [z(f"a_valid__{r}") for r in range(R)]
+        valid = [z(f"out_valid__{c}") for c in range(C)]
+        f = 0
+        if df == "ws":
+            w_in = [z(f"w_in__{c}") for c in range(C)]
+            w_load = z("w_load")
+            psum = [z(f"psum_out__{c}") for c in range(C)]
+            for n0 in range(0, N, C):
+                for k0 in range(0, K, R):
+                    k1, n1 = min(k0 + R, K), min(n0 + C, N)
+                    W = np.zeros((R, C), dtype=np.int64)
+                    W[: k1 - k0, : n1 - n0] = B[k0:k1, n0:n1]
+                    Af = np.zeros((M, R), dtype=np.int64)
+                    Af[:, : k1 - k0] = A[:, k0:k1]
+                    part = fold_partial_sums(Af, W, 0, R, params.acc_width, params.signed)
+                    L = f * P
+                    s = L + R
+                    w_load[L:L + R] = 1
+                    for c in range(C):
+                        w_in[c][L:L + R] = W[::-1, c]
+                    for r in range(R):
+                        a_in[r][s + r: s + r + M] = Af[:, r]
+                        a_valid[r][s + r: s + r + M] = 1
+                    for c in range(C):
+                        rows = s + R + c + np.arange(M)
+                        psum[c][rows] = part[:, c]
+                        valid[c][rows] = 1
+                    run.folds.append((base + s + R, n0, n1 - n0, 0, M, k0, k1))
+                    f += 1
+        else:
+            a_first = [z(f"a_first__{r}") for r in range(R)]
+            b_in = [z(f"b_in__{c}") for c in range(C)]
+            capture = z("capture")
+            c_out = [z(f"c_out__{c}") for c in range(C)]
+            for m0 in range(0, M, R):
+                for n0 in range(0, N, C):
+                    m1, n1 = min(m0 + R, M), min(n0 + C, N)
+                    Af = np.zeros((R, K), dtype=np.int64)
+                    Af[: m1 - m0] = A[m0:m1]
+                    Bf = np.zeros((K, C), dtype=np.int64)
+                    Bf[:, : n1 - n0] = B[:, n0:n1]
+                    sums = wrap_array(Af.astype(object) @ Bf.astype(object), params.acc_width, params.signed)
+                    s = f * P
+                    X = s + P
+                    for r in range(R):
+                        a_in[r][s + r: s + r + K] = Af[r]
+                        a_valid[r][s + r: s + r + K] = 1
+                        a_first[r][s + r] = 1
+                    for c in range(C):
+                        b_in[c][s + c: s + c + K] = Bf[:, c]
+                    capture[X] = 1
+                    for c in range(C):
+                        for j in range(R):
+                            c_out[c][X + 1 + j] = sums[R - 1 - j, c]
+                            valid[c][X + 1 + j] = 1
+                    run.folds.append((base + X + 1, n0, n1 - n0, m0, m1 - m0, 0, K))
+                    f += 1
+        pieces.append(cols)
+        runs.append(run)
+        base += T
+
+    widths = _port_widths(params)
+    names = list(pieces[0])
+    inputs, expect, check = {}, {}, {}
+    for name in names:
+        full = np.concatenate([p[name] for p in pieces])
+        bits = np.array([int(v) & ((1 << widths[name]) - 1) for v in full], dtype=np.uint64)
+        if name.startswith(("psum_out", "c_out")):
+            expect[name] = bits
+            valid_col = np.concatenate([p["out_valid__" + name.split("__")[1]] for p in pieces])
+            check[name] = valid_col.astype(bool)
+        elif name.startswith("out_valid"):
+            expect[name] = bits
+            check[name] = np.ones(len(bits), dtype=bool)
+        else:
+            inputs[name] = bits
+    record = [n for n in names if n.startswith(("psum_out", "c_out", "out_valid"))]
+    table = CycleTable(inputs, expect, check, info={
+        "vectors": len(gemms), "unit": "GEMMs", "gemms": [r.shape for r in runs], "record": record,
+        "predicted_cycles": [r.cycles for r in runs]})
+    return table, runs
+
+
+def _port_widths(params) -> dict[str, int]:
+    w = {}
+    for r in range(params.rows):
+        w[f"a_in__{r}"] = params.a_width
+        w[f"a_valid__{r}"] = w[f"a_first__{r}"] = 1
+    for c in range(params.cols):
+        w[f"w_in__{c}"] = w[f"b_in__{c}"] = params.b_width
+        w[f"psum_out__{c}"] = w[f"c_out__{c}"] = params.acc_width
+        w[f"out_valid__{c}"] = 1
+    w["w_load"] = w["capture"] = 1
+    return w
+
+
+def assemble(params, runs: list[GemmRun], recorded: dict[str, np.ndarray]) -> list[tuple[np.ndarray, int]]:
+    """Rebuild each GEMM's ``C`` from recorded outputs; return ``(C, measured_cycles)`` per GEMM.
+
+    ``measured_cycles`` runs from the GEMM's first input cycle to the last cycle in
+    which any ``out_valid`` was high, inclusive.
+    """
+    R, C = params.rows, params.cols
+    data_port = "psum_out" if params.dataflow == "ws" else "c_out"
+    valid_any = np.zeros(len(next(iter(recorded.values()))), dtype=bool)
+    for c in range(C):
+        valid_any |= recorded[f"out_valid__{c}"].astype(bool)
+    out = []
+    for run in runs:
+        M, N, K = run.shape
+        Cm = np.zeros((M, N), dtype=object)
+        for row0, n0, ncols, m0, mcount, k0, k1 in run.folds:
+            for c in range(ncols):
+                col = recorded[f"{data_port}__{c}"]
+                if params.dataflow == "ws":
+                    rows = row0 + c + np.arange(M)
+                    vals = [from_bits(col[t], params.acc_width, params.signed) for t in rows]
+                    Cm[:, n0 + c] += np.array(vals, dtype=object)
+                else:
+                    for r in range(mcount):
+                        t = row0 + (R - 1 - r)
+                        Cm[m0 + r, n0 + c] = from_bits(col[t], params.acc_width, params.signed)
+        # look a little past the predicted end (a late output must be seen), but not
+        # as far as the first output the next GEMM can produce
+        margin = 2 * R if params.dataflow == "ws" else R + 1
+        window = np.nonzero(valid_any[run.start: run.start + run.cycles + margin])[0]
+        measured = int(window[-1]) + 1 if len(window) else 0
+        out.append((Cm, measured))
+    return out
+
+
+def directed_shapes(rows: int, cols: int) -> list[tuple[int, int, int]]:
+    """GEMM shapes ``(M, N, K)`` smaller than, equal to and larger than the array in each dimension."""
+    big = max(rows, cols)
+    shapes = [
+        (1, 1, 1), (rows, cols, rows), (cols, cols, rows), (5, 3, 7),
+        (1, cols + 1, 2 * rows + 1), (2 * big + 3, 1, 1), (3, 2 * cols + 3, rows + 2),
+        (7, 3 * cols, 2), (4 * big + 1, 2, 3), (2, 3, 3 * rows + 2), (11, cols - 1 or 1, rows + 1),
+    ]
+    seen, out = set(), []
+    for s in shapes:
+        if s not in seen:
+            seen.add(s)
+            out.append(s)
+    return out
+
+
+def random_operands(params, shape, rng, zero_fraction: float = 0.15):
+    M, N, K = shape
+    lo_a, hi_a = operand_range(params.a_width, params.signed)
+    lo_b, hi_b = operand_range(params.b_width, params.signed)
+    A = rng.integers(lo_a, hi_a, (M, K), endpoint=True)
+    B = rng.integers(lo_b, hi_b, (K, N), endpoint=True)
+    A[rng.random(A.shape) < zero_fraction] = 0
+    B[rng.random(B.shape) < zero_fraction] = 0
+    return A, B
+
+
+def parse_gemm(text: str) -> tuple[int, int, int]:
+    """``"M,N,K"`` -> ``(M, N, K)``; raises ``ValueError`` naming what is wrong."""
+    parts = text.replace("x", ",").split(",")
+    try:
+        dims = tuple(int(p) for p in parts)
+    except ValueError:
+        dims = ()
+    if len(dims) != 3 or min(dims) < 1:
+        raise ValueError(f"gemm={text!r} is not allowed; expected M,N,K with three integers >= 1 (e.g. 64,32,128)")
+    return dims
+
+
+def systolic_table(params, vectors: int, seed: int, gemm: tuple = ()) -> tuple[CycleTable, list[GemmRun]]:
+    """The GEMMs for one cosim run: the ``gemm`` shapes if given, else the directed shapes
+    plus ``vectors`` random shapes; random operands from ``seed``."""
+    rng = np.random.default_rng(seed)
+    shapes = [parse_gemm(g) if isinstance(g, str) else tuple(g) for g in gemm]
+    if not shapes:
+        shapes = directed_shapes(params.rows, params.cols)
+        lim = 3 * max(params.rows, params.cols)
+        shapes += [tuple(int(x) for x in rng.integers(1, lim, 3, endpoint=True)) for _ in range(vectors)]
+    gemms = [random_operands(params, s, rng) for s in shapes]
+    return gemm_schedule(params, gemms)
+
+
+def verify(params, table: CycleTable, runs: list[GemmRun], recorded: dict) -> list[str]:
+    """Host-side checks on recorded outputs: ``C`` equals numpy, measured cycles equal the model."""
+    problems = []
+    for run, (Cm, measured) in zip(runs, assemble(params, runs, recorded)):
+        M, N, K = run.shape
+        expect = run.A.astype(object) @ run.B.astype(object)
+        if params.acc_width < required_acc_width(params.a_width, params.b_width, params.signed, K):
+            expect = None  # sums may wrap: the per-cycle table already checks the wrapped values
+        if expect is not None and not np.array_equal(Cm, expect):
+            bad = np.argwhere(Cm != expect)[0]
+            problems.append(f"GEMM {M}x{N}x{K}: C{tuple(int(i) for i in bad)} = {Cm[tuple(bad)]}, "
+                            f"numpy gives {expect[tuple(bad)]}")
+        if measured != run.cycles:
+            problems.append(f"GEMM {M}x{N}x{K}: measured {measured} cycles, model predicts {run.cycles}")
+    return problems

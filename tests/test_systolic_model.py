@@ -1,0 +1,117 @@
+"""Systolic arrays without a simulator: parameters, the cycle model, the GEMM driver."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from accelgen.cosim.models.systolic import required_acc_width, systolic_cycles
+from accelgen.cosim.systolic import (assemble, check_operands, directed_shapes, gemm_schedule, parse_gemm,
+                                     random_operands)
+from accelgen.gen import family, render
+from accelgen.rtl.systolic import SystolicArray, SystolicParams
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"rows": 0}, r"systolic\.rows: 0 is not allowed; expected an integer in 1\.\.256"),
+    ({"cols": -2}, r"cols: -2 .*1\.\.256"),
+    ({"rows": 257}, r"rows: 257"),
+    ({"dataflow": "is"}, r"dataflow: 'is' is not allowed; expected 'ws' or 'os'"),
+    ({"acc_width": 8}, r"acc_width=8 is too narrow"),
+])
+def test_bad_parameters(kw, match):
+    with pytest.raises(ValueError, match=match):
+        SystolicArray(**kw)
+
+
+def test_ws_cycle_formula_small_cases():
+    # one fold on a 1x1 array: load, stream, result register
+    assert systolic_cycles(1, 1, 1, 1, 1, "ws").cycles == 3
+    t = systolic_cycles(4, 4, 10, 4, 4, "ws")
+    assert (t.folds, t.load_cycles, t.stream_cycles, t.skew_cycles) == (1, 4, 10, 6)
+    assert t.cycles == 4 + 10 + 6 + 1
+    t = systolic_cycles(4, 8, 3, 17, 9, "ws")  # K folds 3, N folds 3
+    assert t.folds == 9 and t.cycles == 9 * (3 + 8 + 8 - 3) + 2
+
+
+def test_os_cycle_formula_small_cases():
+    assert systolic_cycles(1, 1, 1, 1, 1, "os").cycles == 3
+    t = systolic_cycles(4, 4, 9, 4, 5, "os")  # M folds 3
+    assert t.folds == 3 and t.cycles == 3 * (5 + 6) + 4 + 1
+
+
+def test_cycle_model_is_vectorized_and_bounded():
+    M = np.array([1, 16, 256, 1000])
+    t = systolic_cycles(16, 16, M, 64, 300, "ws")
+    assert t.cycles.shape == (4,)
+    assert np.all(t.utilization > 0) and np.all(t.utilization <= 1)
+    assert t.utilization[-1] > t.utilization[0]  # longer streams amortize load and skew
+
+
+def test_cycle_model_rejects_bad_input():
+    with pytest.raises(ValueError, match="dataflow='xs'"):
+        systolic_cycles(4, 4, 1, 1, 1, "xs")
+    with pytest.raises(ValueError, match="M, N, K must all be >= 1"):
+        systolic_cycles(4, 4, 0, 1, 1)
+
+
+def test_required_acc_width():
+    assert required_acc_width(8, 8, True, 1) == 16       # (-128)^2 = 16384 needs 16 signed bits
+    assert required_acc_width(8, 8, False, 1) == 16
+    assert required_acc_width(8, 8, False, 2) == 17
+    assert required_acc_width(8, 8, True, 1024) == 26
+
+
+def test_operand_checks():
+    p = SystolicParams(a_width=4, b_width=4, acc_width=12, signed=True)
+    with pytest.raises(ValueError, match=r"shapes A\(2, 3\) and B\(2, 2\)"):
+        check_operands(p, np.zeros((2, 3)), np.zeros((2, 2)))
+    with pytest.raises(ValueError, match=r"operand A has values in -9\.\.-9; allowed for signed 4-bit: -8\.\.7"):
+        check_operands(p, np.full((2, 2), -9), np.zeros((2, 2)))
+    with pytest.warns(UserWarning, match=r"acc_width=12 cannot hold a K=100-long .* at least 14 bits"):
+        check_operands(p, np.zeros((1, 100), dtype=int), np.zeros((100, 1), dtype=int))
+
+
+def test_parse_gemm():
+    assert parse_gemm("64,32,128") == (64, 32, 128)
+    assert parse_gemm("2x3x4") == (2, 3, 4)
+    for bad in ("1,2", "0,1,1", "a,b,c", ""):
+        with pytest.raises(ValueError, match="expected M,N,K"):
+            parse_gemm(bad)
+
+
+def test_directed_shapes_cover_smaller_equal_larger():
+    shapes = directed_shapes(8, 16)
+    assert (1, 1, 1) in shapes and (8, 16, 8) in shapes
+    assert any(n > 16 for _, n, _ in shapes) and any(k > 8 for _, _, k in shapes)
+    assert any(m > 16 for m, _, _ in shapes)
+
+
+@pytest.mark.parametrize("dataflow", ["ws", "os"])
+@pytest.mark.parametrize("rows,cols", [(1, 1), (3, 2), (4, 4)])
+def test_schedule_length_and_ideal_outputs_rebuild_numpy(dataflow, rows, cols):
+    """Feeding the schedule's *expected* outputs to the assembler must give numpy's C and the model's cycles."""
+    p = SystolicParams(rows=rows, cols=cols, dataflow=dataflow, a_width=5, b_width=4, acc_width=20)
+    rng = np.random.default_rng(0)
+    gemms = [random_operands(p, s, rng) for s in [(1, 1, 1), (5, 3, 7), (rows + 2, 2 * cols + 1, 3 * rows + 1)]]
+    table, runs = gemm_schedule(p, gemms)
+    assert table.cycles == sum(systolic_cycles(rows, cols, *r.shape, dataflow).cycles for r in runs)
+    for (C, measured), run in zip(assemble(p, runs, table.expect), runs):
+        assert np.array_equal(C, run.A.astype(object) @ run.B.astype(object))
+        assert measured == run.cycles
+
+
+def test_emission_is_hierarchical():
+    e = render(family("systolic"), SystolicParams(rows=8, cols=8), "sa8")
+    assert e.verilog.count("module sa8__pe(") == 1
+    assert e.verilog.count("sa8__pe pe_") == 64
+    ports = {p["name"] for p in e.manifest["ports"]}
+    assert {"a_in__7", "w_in__7", "w_load", "psum_out__0", "out_valid__7"} <= ports
+
+
+def test_warning_is_not_an_error():
+    p = SystolicParams(rows=2, cols=2, a_width=8, b_width=8, acc_width=16)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gemm_schedule(p, [(np.ones((1, 50), dtype=int), np.ones((50, 1), dtype=int))])
+    assert any("must be at least" in str(w.message) for w in caught)
