@@ -243,21 +243,20 @@ def synth_group(ctx, config_path, as_json):
         return 0
     if not config_path:
         raise click.UsageError(f"give a block ({', '.join(FAMILIES)}) or --config FILE")
-    from ..fit.synth import synthesize
     from .emit import render
+    from .flow import synthesize_emitted
     cfg = _config_blocks(config_path)
-    rows = [synthesize(render(b.family, b.params, b.name).verilog, b.name) for b in cfg.blocks]
+    rows = [synthesize_emitted(render(b.family, b.params, b.name)) for b in cfg.blocks]
     _print_synth(rows, as_json)
     return 0
 
 
 def _make_synth(fam: BlockFamily) -> click.Command:
     def callback(as_json, **kwargs):
-        from ..fit.synth import synthesize
         from .emit import render
+        from .flow import synthesize_emitted
         params = fam.validate(_split_params(fam, kwargs), fam.name)
-        name = fam.default_name(params)
-        _print_synth([synthesize(render(fam, params, name).verilog, name)], as_json)
+        _print_synth([synthesize_emitted(render(fam, params, fam.default_name(params)))], as_json)
         return 0
 
     return click.Command(fam.name, callback=callback, help=f"Synthesize a {fam.summary}.", params=[

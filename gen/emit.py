@@ -59,8 +59,11 @@ def _module_ports(verilog: str, name: str) -> list[str]:
     return [p.strip() for p in m.group(1).split(",") if p.strip()] if m else []
 
 
-def _convert_hierarchy(component, name: str) -> str:
-    """Convert ``component`` and, once each, the cell modules it instantiates (see ``rtl._cells``)."""
+def _convert_hierarchy(component, name: str, cells_out: list | None = None) -> str:
+    """Convert ``component`` and, once each, the cell modules it instantiates (see ``rtl._cells``).
+
+    The names of the cell modules are appended to ``cells_out``.
+    """
     from amaranth.back import verilog as amaranth_verilog
 
     if hasattr(component, "cell_prefix"):
@@ -68,7 +71,9 @@ def _convert_hierarchy(component, name: str) -> str:
     top = amaranth_verilog.convert(component, name=name, emit_src=False)
     parts = []
     for module, cell in sorted(getattr(component, "cells", {}).items()):
-        cell_text = _convert_hierarchy(cell, module)
+        if cells_out is not None:
+            cells_out.append(module)
+        cell_text = _convert_hierarchy(cell, module, cells_out)
         # only the real top keeps Amaranth's top attribute
         parts.append(cell_text.replace("(* top =  1  *)\n", ""))
     return "".join(parts) + top
@@ -91,7 +96,8 @@ def render(fam: BlockFamily, params, name: str) -> Emitted:
     """Elaborate ``fam`` with validated ``params`` and convert it to Verilog (no file output)."""
     check_name(name)
     component = fam.build_component(params)
-    text = _convert_hierarchy(component, name)
+    cells: list[str] = []
+    text = _convert_hierarchy(component, name, cells)
     ports = []
     _flatten_members(component.metadata.as_json()["interface"]["members"], ports)
     verilog_ports = _module_ports(text, name)
@@ -112,6 +118,7 @@ def render(fam: BlockFamily, params, name: str) -> Emitted:
         "reset": reset,
         "reset_kind": "synchronous, active high" if reset else None,
         "ports": port_list,
+        "cells": sorted(cells),
         "versions": tool_versions(),
         "verilog_sha256": sha256_hex(text),
     }

@@ -54,6 +54,11 @@ def cosim_emitted(fam: BlockFamily, params, emitted: Emitted, *, sim: str = "ver
                      record=tuple(table.info.get("record", ())), host_check=host_check, **kw)
 
 
+def synthesize_emitted(emitted: Emitted) -> SynthStats:
+    """Yosys statistics of an emitted design (cell modules kept hierarchical)."""
+    return synthesize(emitted.verilog, emitted.name, cells=emitted.manifest.get("cells", []))
+
+
 def cosim_block(emitted: Emitted, blk: BlockConfig, sim: str, **kw) -> CosimResult:
     return cosim_emitted(blk.family, blk.params, emitted, sim=sim, vectors=blk.cosim.vectors, seed=blk.cosim.seed,
                          options=blk.cosim.options, **kw)
@@ -84,7 +89,7 @@ def run_build(config: BuildConfig, out_dir: str | Path, *, sim: str | None = Non
                 rep.errors.append(rep.cosim.error or f"cosim failed: {rep.cosim.mismatches} mismatches")
         if do_synth:
             step(blk.name, "synthesize")
-            rep.synth = synthesize(emitted.verilog, blk.name)
+            rep.synth = synthesize_emitted(emitted)
             write_atomic(out / f"{blk.name}.synth.json", json.dumps(rep.synth.to_dict(), indent=2) + "\n")
         reports.append(rep)
     write_atomic(out / "build.json", json.dumps({"source": config.source, "sim": sim,

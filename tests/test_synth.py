@@ -47,3 +47,18 @@ def test_parse_stats_marks_incomplete_transistor_estimate():
                                  "estimated_num_transistors": "12+"}}}
     s = parse_stats(stat, "Longest topological path in t (length=4):", "t")
     assert s.transistors == 12 and not s.transistors_complete and s.flip_flops == 1 and s.logic_depth == 4
+
+
+def test_systolic_synthesis_is_hierarchical_and_composed():
+    from accelgen.gen.flow import synthesize_emitted
+    from accelgen.rtl.systolic import SystolicParams
+
+    e = render(family("systolic"), SystolicParams(rows=3, cols=2, a_width=4, b_width=4, acc_width=10), "sa")
+    assert e.manifest["cells"] == ["sa__pe"]
+    s = synthesize_emitted(e)
+    pe = s.extra["modules"]["sa__pe"]
+    assert s.cells == 6 * pe["cells"]
+    assert s.transistors == 6 * int(pe["transistors"])
+    # per PE: activation 4 + valid 1 + weight 4 + partial sum 10 (the two identical valid registers merge)
+    assert s.flip_flops == 6 * 19
+    assert s.logic_depth == max(m["logic_depth"] for m in s.extra["modules"].values())

@@ -115,3 +115,13 @@ def test_warning_is_not_an_error():
         warnings.simplefilter("always")
         gemm_schedule(p, [(np.ones((1, 50), dtype=int), np.ones((50, 1), dtype=int))])
     assert any("must be at least" in str(w.message) for w in caught)
+
+
+def test_cycle_model_imports_without_amaranth():
+    """The estimator (ppa) uses this model and must not pull in Amaranth."""
+    import subprocess
+    import sys
+    code = ("import sys, accelgen.cosim.models.systolic as m; "
+            "assert m.systolic_cycles(4, 4, 8, 8, 8).cycles > 0; "
+            "assert not any(k.startswith('amaranth') for k in sys.modules), sorted(sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True)
