@@ -120,6 +120,42 @@ FAMILIES["tensordash_tile"] = BlockFamily(
 
 
 
+# --- SIGMA interconnects (issue 4): FAN, its two baselines, and the Benes network
+from ..cosim.benes import benes_table  # noqa: E402
+from ..cosim.fan import adder_tree_table, fan_linear_table, fan_table  # noqa: E402
+from ..rtl.benes import Benes, BenesParams  # noqa: E402
+from ..rtl.fan import FAN, AdderTree, AdderTreeParams, FanLinear, FanLinearParams, FANParams  # noqa: E402
+
+FAMILIES["fan"] = BlockFamily(
+    name="fan",
+    summary="SIGMA forwarding adder network (reduces every vecID cluster in one pass, log2 n + 1 cycles)",
+    params_model=FANParams,
+    build_component=FAN.from_params,
+    cycle_table=fan_table,
+)
+FAMILIES["fan_linear"] = BlockFamily(
+    name="fan_linear",
+    summary="linear-chain reduction of vecID clusters (FAN baseline, same interface)",
+    params_model=FanLinearParams,
+    build_component=FanLinear.from_params,
+    cycle_table=fan_linear_table,
+)
+FAMILIES["adder_tree"] = BlockFamily(
+    name="adder_tree",
+    summary="plain binary adder tree reducing one dot product (FAN baseline)",
+    params_model=AdderTreeParams,
+    build_component=AdderTree.from_params,
+    cycle_table=adder_tree_table,
+)
+FAMILIES["benes"] = BlockFamily(
+    name="benes",
+    summary="SIGMA Benes distribution network (pass/cross/broadcast 2x2 switches, optional pipelining)",
+    params_model=BenesParams,
+    build_component=Benes.from_params,
+    cycle_table=benes_table,
+)
+
+
 def family(name: str, path: str = "block") -> BlockFamily:
     try:
         return FAMILIES[name]

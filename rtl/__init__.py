@@ -6,11 +6,14 @@ schema; its docstring states ports and latency.
 """
 
 from ._params import BlockParams
+from .benes import Benes, BenesParams
+from .fan import FAN, AdderTree, AdderTreeParams, FanLinear, FanLinearParams, FANParams
 from .mac import MAC, MACParams
 from .tensordash import (TensorDashPE, TensorDashPEParams, TensorDashScheduler, TensorDashSchedParams,
                          TensorDashTile, TensorDashTileParams)
 
-__all__ = ["BlockParams", "MAC", "MACParams"]
+__all__ = ["BlockParams", "MAC", "MACParams", "FAN", "FANParams", "FanLinear", "FanLinearParams", "AdderTree",
+           "AdderTreeParams", "Benes", "BenesParams"]
 
 __all__ += ["TensorDashScheduler", "TensorDashSchedParams", "TensorDashPE", "TensorDashPEParams",
             "TensorDashTile", "TensorDashTileParams"]

@@ -1,0 +1,562 @@
+"""Reduction networks: SIGMA's Forwarding Adder Network (FAN) and the two baselines SIGMA compares it with.
+
+* :class:`FAN` reduces every cluster of equal adjacent vecIDs in one pass (any
+  number of clusters of any sizes), pipelined one register stage per tree level.
+* :class:`FanLinear` does the same job with a chain of adders (latency grows
+  linearly with ``n``).
+* :class:`AdderTree` is a plain binary adder tree that reduces one dot product
+  (all ``n`` inputs) per vector.
+
+All three share the input side (``value``, ``valid`` per input; FAN and the
+chain also ``vec_id``), the same input register stage and exact output widths,
+so that synthesizing them side by side compares them on equal terms.
+"""
+
+from __future__ import annotations
+
+from amaranth import Cat, Const, Module, Mux, Shape, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+from pydantic import Field, model_validator
+
+from ._cells import HierarchicalComponent
+from ._params import BlockParams
+
+__all__ = ["FANParams", "FanLinearParams", "AdderTreeParams", "FAN", "FanLinear", "AdderTree", "fan_level"]
+
+
+def fan_level(i: int) -> int:
+    """Tree level of FAN adder ``i``: the number of trailing one bits of ``i``."""
+    level = 0
+    while i >> level & 1:
+        level += 1
+    return level
+
+
+class _ReductionParams(BlockParams):
+    n: int = Field(8, ge=2, le=512, description="number of inputs, a power of two")
+    width: int = Field(8, ge=1, le=32, description="input value width in bits")
+    signed: bool = Field(True, description="two's-complement values (else unsigned)",
+                         json_schema_extra={"cli_negative": "unsigned"})
+
+    @model_validator(mode="after")
+    def _check_pow2(self):
+        if self.n & (self.n - 1):
+            raise ValueError(f"n={self.n} is not a power of two; allowed: 2, 4, 8, ..., 512")
+        return self
+
+    @property
+    def log2n(self) -> int:
+        return self.n.bit_length() - 1
+
+    @property
+    def sum_width(self) -> int:
+        """Output width ``width + log2 n``: any sum of up to ``n`` inputs fits exactly."""
+        return self.width + self.log2n
+
+    @property
+    def id_width(self) -> int:
+        """vecID width ``max(1, log2 n)``: enough to number ``n`` clusters."""
+        return max(1, self.log2n)
+
+
+class FANParams(_ReductionParams):
+    """Parameters of :class:`FAN` (see there for their meaning)."""
+
+    block = "fan"
+
+    @property
+    def latency(self) -> int:
+        return self.log2n + 1
+
+
+class AdderTreeParams(_ReductionParams):
+    """Parameters of :class:`AdderTree` (see there for their meaning)."""
+
+    block = "adder_tree"
+
+    @property
+    def latency(self) -> int:
+        return self.log2n + 1
+
+
+class FanLinearParams(_ReductionParams):
+    """Parameters of :class:`FanLinear` (see there for their meaning)."""
+
+    block = "fan_linear"
+
+    stage_adders: int = Field(1, ge=1, le=511, description="chain adders per pipeline stage (n-1: one stage)")
+
+    @model_validator(mode="after")
+    def _check_stage_adders(self) -> "FanLinearParams":
+        if self.stage_adders > self.n - 1:
+            raise ValueError(f"stage_adders={self.stage_adders} exceeds the {self.n - 1} adders of an n={self.n} "
+                             f"chain; allowed: 1..{self.n - 1}")
+        return self
+
+    @property
+    def chain_stages(self) -> int:
+        return -(-(self.n - 1) // self.stage_adders)
+
+    @property
+    def latency(self) -> int:
+        return 1 + self.chain_stages
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+class _Pipe:
+    """Delay lines created on demand: ``put(key, stage, value)``, then ``at(key, stage)``
+    returns the value registered as often as needed to reach ``stage``."""
+
+    def __init__(self, m: Module):
+        self.m = m
+        self.lines: dict[object, dict[int, object]] = {}
+
+    def put(self, key, stage: int, value) -> None:
+        self.lines[key] = {stage: value}
+
+    def at(self, key, stage: int):
+        line = self.lines[key]
+        last = max(line)
+        if stage < min(line):
+            raise AssertionError(f"{key} is needed at stage {stage} before it exists (stage {min(line)})")
+        while last < stage:
+            prev = line[last]
+            name = (f"{key[0]}{key[1]}_d{last + 1}" if isinstance(key, tuple) else f"{key}_d{last + 1}")
+            reg = Signal.like(prev, name=name)
+            self.m.d.sync += reg.eq(prev)
+            last += 1
+            line[last] = reg
+        return line[stage]
+
+
+def _input_stage(m: Module, component, p, with_ids: bool):
+    """Input registers (stage 0): values masked by their valid bit, valid bits, vecIDs."""
+    x, v, ids = [], [], []
+    for i in range(p.n):
+        xi = Signal(Shape(p.width, p.signed), name=f"x{i}")
+        vi = Signal(name=f"v{i}")
+        m.d.sync += [xi.eq(Mux(component.valid[i], component.value[i], 0)), vi.eq(component.valid[i])]
+        x.append(xi)
+        v.append(vi)
+        if with_ids:
+            idi = Signal(p.id_width, name=f"id{i}")
+            m.d.sync += idi.eq(component.vec_id[i])
+            ids.append(idi)
+    return x, v, ids
+
+
+def _reduction_ports(p, with_ids: bool, slots: bool) -> dict:
+    ports = {"value": In(Shape(p.width, p.signed)).array(p.n), "valid": In(1).array(p.n)}
+    if with_ids:
+        ports["vec_id"] = In(p.id_width).array(p.n)
+    if slots:
+        ports |= {"sum": Out(Shape(p.sum_width, p.signed)).array(p.n), "sum_id": Out(p.id_width).array(p.n),
+                  "sum_valid": Out(1).array(p.n)}
+    else:
+        ports |= {"sum": Out(Shape(p.sum_width, p.signed)), "sum_valid": Out(1)}
+    return ports
+
+
+# --------------------------------------------------------------------------- FAN cells
+
+class FanNode0(wiring.Component):
+    """FAN adder at level 0 (between inputs ``j`` and ``j+1``), with its output register.
+
+    ``eqw`` bits 0, 1, 2 say whether boundaries ``j-1``, ``j``, ``j+1`` join equal
+    vecIDs (0 outside the network). When boundary ``j`` joins, both outputs carry
+    ``a + b``; otherwise the operands are bypassed upward: ``y = a`` (towards
+    adder ``j-1``) and ``yr = b`` (towards adder ``j+1``). ``sv``: ``y`` is a
+    finished cluster (the pair, or the singleton ``j``) with a valid member.
+    """
+
+    def __init__(self, width: int, signed: bool):
+        self.width, self.signed = width, signed
+        super().__init__({
+            "a": In(Shape(width, signed)), "b": In(Shape(width, signed)), "va": In(1), "vb": In(1), "eqw": In(3),
+            "y": Out(Shape(width + 1, signed)), "yv": Out(1), "yr": Out(Shape(width + 1, signed)), "yrv": Out(1),
+            "sv": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        left, eq, right = self.eqw[0], self.eqw[1], self.eqw[2]
+        total = self.a + self.b
+        both = self.va | self.vb
+        yv = Mux(eq, both, self.va)
+        occupied = Mux(eq, ~left & ~right, ~left)
+        m.d.sync += [
+            self.y.eq(Mux(eq, total, self.a)), self.yv.eq(yv),
+            self.yr.eq(Mux(eq, total, self.b)), self.yrv.eq(Mux(eq, both, self.vb)),
+            self.sv.eq(occupied & yv),
+        ]
+        return m
+
+
+class FanNode(wiring.Component):
+    """FAN adder ``j`` at level ``L >= 1``, with its operand muxes and output register.
+
+    ``a_cand[m-1]`` (``m = 1..L``) is the output of adder ``j - 2**(m-1)``
+    (the forwarding links into the left subtree's right spine); ``b_cand[m-1]``
+    that of adder ``j + 2**(m-1)`` (right subtree's left spine). ``eqw`` bit
+    ``t`` says whether boundary ``j - 2**L + t`` joins equal vecIDs. The left
+    operand is the candidate with the largest ``m`` whose boundaries
+    ``j - 2**(m-1) .. j-1`` all join (default ``m = 1``, which carries input
+    ``j`` bypassed by level 0 when boundary ``j-1`` does not join); the right
+    operand likewise. ``y = a + b`` when boundary ``j`` joins, else ``a``.
+    ``sv``: ``y`` is a finished cluster with a valid member — the cluster
+    spans boundary ``j`` but neither boundary ``j - 2**L`` nor ``j + 2**L``
+    (``j`` is its highest adder), or input ``j`` is a singleton.
+    """
+
+    def __init__(self, width: int, signed: bool, level: int):
+        self.width, self.signed, self.level = width, signed, level
+        w = width + level
+        super().__init__({
+            "a_cand": In(Shape(w, signed)).array(level), "a_v": In(1).array(level),
+            "b_cand": In(Shape(w, signed)).array(level), "b_v": In(1).array(level),
+            "eqw": In(2 ** (level + 1) + 1),
+            "y": Out(Shape(w + 1, signed)), "yv": Out(1), "sv": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        L, c, e = self.level, 2 ** self.level, self.eqw
+        ea = e[c - 1]   # boundaries j-2^(m-1) .. j-1 all join
+        eb = e[c + 1]   # boundaries j+1 .. j+2^(m-1) all join
+        a, av = self.a_cand[0], self.a_v[0]
+        b, bv = self.b_cand[0], self.b_v[0]
+        for mm in range(2, L + 1):
+            ea = ea & e[c - 2 ** (mm - 1):c - 2 ** (mm - 2)].all()
+            eb = eb & e[c + 2 ** (mm - 2) + 1:c + 2 ** (mm - 1) + 1].all()
+            a, av = Mux(ea, self.a_cand[mm - 1], a), Mux(ea, self.a_v[mm - 1], av)
+            b, bv = Mux(eb, self.b_cand[mm - 1], b), Mux(eb, self.b_v[mm - 1], bv)
+        reach_left = ea & e[0:c - 2 ** (L - 1)].all()
+        reach_right = eb & e[c + 2 ** (L - 1) + 1:2 * c + 1].all()
+        eq = e[c]
+        yv = Mux(eq, av | bv, av)
+        occupied = Mux(eq, ~reach_left & ~reach_right, ~e[c - 1])
+        m.d.sync += [self.y.eq(Mux(eq, a + b, a)), self.yv.eq(yv), self.sv.eq(occupied & yv)]
+        return m
+
+
+# --------------------------------------------------------------------------- FAN
+
+class FAN(HierarchicalComponent):
+    """SIGMA's Forwarding Adder Network: reduces every cluster of equal adjacent vecIDs in one pass.
+
+    ``n - 1`` adders form an in-order binary tree: adder ``j`` (0..n-2) sits
+    between inputs ``j`` and ``j+1`` and has level = number of trailing one bits
+    of ``j``. Adder ``j`` adds when ``vec_id[j] == vec_id[j+1]``; a level-0 adder
+    whose inputs differ bypasses them upward; an adder at level ``L`` has
+    forwarding links from adders ``j ± 2**(l-1)`` for ``l = 1..L`` and picks its
+    operands among them (see :class:`FanNode`). One instance of the cell module
+    ``<top>__node<L>`` per adder (a module per level).
+
+    A *cluster* is a maximal run of adjacent inputs with equal ``vec_id`` (SIGMA
+    numbers clusters contiguously; an id that reappears after a different one
+    starts a new cluster). Invalid inputs count as 0 and do not split clusters.
+
+    Parameters
+    ----------
+    n : int
+        Inputs, a power of two in 2..512 (``n = 2`` is one level-0 adder).
+    width : int
+        Value width in bits, 1..32.
+    signed : bool
+        Two's-complement values and sums (else unsigned).
+
+    Ports
+    -----
+    value : In(width).array(n), signed if ``signed``
+        The inputs of one vector, a new vector every cycle.
+    valid : In(1).array(n)
+        Input ``i`` is present (else its value counts as 0).
+    vec_id : In(max(1, log2 n)).array(n)
+        Cluster of each input; neighbours with equal ids are summed.
+    sum : Out(width + log2 n).array(n), signed if ``signed``
+        Output slot ``j``: for ``j < n-1`` either the sum of the cluster whose
+        highest adder is adder ``j`` (the adder of largest level among the
+        cluster's internal boundaries) or, if input ``j`` is a singleton
+        cluster, its value; slot ``n-1`` holds input ``n-1`` when it is a
+        singleton. Each cluster appears in exactly one slot. Sums are exact.
+    sum_id : Out(max(1, log2 n)).array(n)
+        The vecID of the cluster in slot ``j`` (that of input ``j``).
+    sum_valid : Out(1).array(n)
+        Slot ``j`` holds a cluster with at least one valid input. Slot
+        contents are unspecified when this is 0.
+
+    Latency
+    -------
+    ``log2 n + 1`` cycles: an input register stage, then one register stage
+    per tree level. A vector presented in cycle ``t`` has all its cluster sums
+    in the output slots in cycle ``t + log2 n + 1`` (all slots at once). One
+    new vector per cycle; after reset all ``sum_valid`` are 0.
+    """
+
+    def __init__(self, *, n: int = 8, width: int = 8, signed: bool = True):
+        self.params = FANParams.validate_kwargs(dict(n=n, width=width, signed=signed))
+        super().__init__(_reduction_ports(self.params, with_ids=True, slots=True))
+
+    @classmethod
+    def from_params(cls, params: FANParams) -> "FAN":
+        return cls(**params.model_dump())
+
+    @property
+    def latency(self) -> int:
+        return self.params.latency
+
+    def elaborate(self, platform):
+        p = self.params
+        n, k, w = p.n, p.log2n, p.width
+        m = Module()
+        pipe = _Pipe(m)
+        x, v, ids = _input_stage(m, self, p, with_ids=True)
+
+        # boundary flags: eq[s][j] = inputs j and j+1 of the vector at stage s share a vecID
+        eq0 = Signal(n - 1, name="eq_s0")
+        m.d.comb += eq0.eq(Cat(ids[j] == ids[j + 1] for j in range(n - 1)))
+        eqs = [eq0]
+        for s in range(1, k):
+            nxt = Signal(n - 1, name=f"eq_s{s}")
+            m.d.sync += nxt.eq(eqs[-1])
+            eqs.append(nxt)
+
+        def window(j: int, level: int):
+            half = 2 ** level
+            return Cat((eqs[level][b] if 0 <= b <= n - 2 else Const(0, 1)) for b in range(j - half, j + half + 1))
+
+        for j in range(n):
+            pipe.put(("id", j), 0, ids[j])
+        # adders, level by level; outputs of level L exist from stage L + 1
+        for level in range(k):
+            for j in range(2 ** level - 1, n - 1, 2 ** (level + 1)):
+                eqw = Signal(2 ** (level + 1) + 1, name=f"eqw{j}")
+                m.d.comb += eqw.eq(window(j, level))
+                sv = Signal(name=f"sv{j}")
+                if level == 0:
+                    y, yr = (Signal(Shape(w + 1, p.signed), name=nm) for nm in (f"y{j}", f"yr{j}"))
+                    yv, yrv = Signal(name=f"yv{j}"), Signal(name=f"yrv{j}")
+                    m.submodules[f"node_{j}"] = self.cell_instance(
+                        "node0", FanNode0(w, p.signed), a=x[j], b=x[j + 1], va=v[j], vb=v[j + 1], eqw=eqw,
+                        y=y, yv=yv, yr=yr, yrv=yrv, sv=sv)
+                    pipe.put(("yr", j), 1, yr)
+                    pipe.put(("yrv", j), 1, yrv)
+                else:
+                    cw = w + level
+                    ports = {}
+                    for mm in range(1, level + 1):
+                        left, right = j - 2 ** (mm - 1), j + 2 ** (mm - 1)
+                        lkey = "yr" if mm == 1 else "y"
+                        for side, src, key in (("a", left, lkey), ("b", right, "y")):
+                            cand = Signal(Shape(cw, p.signed), name=f"{side}{j}_{mm}")
+                            m.d.comb += cand.eq(pipe.at((key, src), level))
+                            ports[f"{side}_cand__{mm - 1}"] = cand
+                            ports[f"{side}_v__{mm - 1}"] = pipe.at((key + "v", src), level)
+                    y = Signal(Shape(w + level + 1, p.signed), name=f"y{j}")
+                    yv = Signal(name=f"yv{j}")
+                    m.submodules[f"node_{j}"] = self.cell_instance(
+                        f"node{level}", FanNode(w, p.signed, level), eqw=eqw, y=y, yv=yv, sv=sv, **ports)
+                pipe.put(("y", j), level + 1, y)
+                pipe.put(("yv", j), level + 1, yv)
+                pipe.put(("sv", j), level + 1, sv)
+
+        last_single = Signal(name="single_last")
+        m.d.comb += last_single.eq(~eq0[n - 2] & v[n - 1])
+        pipe.put(("x", n - 1), 0, x[n - 1])
+        pipe.put(("sv", n - 1), 0, last_single)
+        for j in range(n):
+            key = "y" if j < n - 1 else "x"
+            m.d.comb += [self.sum[j].eq(pipe.at((key, j), k)), self.sum_valid[j].eq(pipe.at(("sv", j), k)),
+                         self.sum_id[j].eq(pipe.at(("id", j), k))]
+        return m
+
+
+# --------------------------------------------------------------------------- linear chain
+
+class ChainAdder(wiring.Component):
+    """One adder of the linear chain (combinational): ``s = x + (link ? carry : 0)``."""
+
+    def __init__(self, width: int, signed: bool):
+        self.width, self.signed = width, signed
+        super().__init__({"x": In(Shape(width, signed)), "vx": In(1), "carry": In(Shape(width, signed)),
+                          "vc": In(1), "link": In(1), "s": Out(Shape(width, signed)), "vs": Out(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.d.comb += [self.s.eq(self.x + Mux(self.link, self.carry, 0)),
+                     self.vs.eq(self.vx | (self.link & self.vc))]
+        return m
+
+
+class FanLinear(HierarchicalComponent):
+    """Linear (chain) reduction baseline for :class:`FAN`: same clusters, same interface, O(n) latency.
+
+    Adder ``i`` (1..n-1) computes the running sum ``s[i] = value[i] + s[i-1]``
+    when inputs ``i-1`` and ``i`` share a vecID, else ``s[i] = value[i]``
+    (``s[0] = value[0]``). A register stage follows every ``stage_adders``
+    adders along the chain; inputs and partial results are delayed (skewed)
+    so that a new vector enters every cycle. Every adder is one instance of
+    the cell module ``<top>__adder`` (``width + log2 n`` bits wide).
+
+    Parameters
+    ----------
+    n, width, signed :
+        As for :class:`FAN`.
+    stage_adders : int
+        Chain adders per pipeline stage, ``1..n-1`` (``n-1``: one combinational chain).
+
+    Ports
+    -----
+    value, valid, vec_id, sum_id, sum_valid :
+        As for :class:`FAN`.
+    sum : Out(width + log2 n).array(n)
+        Slot ``j`` holds the sum of the cluster whose *last* input is ``j``.
+
+    Latency
+    -------
+    ``1 + ceil((n-1) / stage_adders)`` cycles (input registers, then the chain
+    stages), one new vector per cycle.
+    """
+
+    def __init__(self, *, n: int = 8, width: int = 8, signed: bool = True, stage_adders: int = 1):
+        self.params = FanLinearParams.validate_kwargs(dict(n=n, width=width, signed=signed,
+                                                           stage_adders=stage_adders))
+        super().__init__(_reduction_ports(self.params, with_ids=True, slots=True))
+
+    @classmethod
+    def from_params(cls, params: FanLinearParams) -> "FanLinear":
+        return cls(**params.model_dump())
+
+    @property
+    def latency(self) -> int:
+        return self.params.latency
+
+    def elaborate(self, platform):
+        p = self.params
+        n, r, sw = p.n, p.stage_adders, p.sum_width
+        m = Module()
+        pipe = _Pipe(m)
+        x, v, ids = _input_stage(m, self, p, with_ids=True)
+        eq = [Signal(name=f"eq{i}") for i in range(n - 1)]
+        m.d.comb += [eq[i].eq(ids[i] == ids[i + 1]) for i in range(n - 1)]
+        for i in range(n):
+            pipe.put(("x", i), 0, x[i])
+            pipe.put(("v", i), 0, v[i])
+            pipe.put(("id", i), 0, ids[i])
+        for i in range(n - 1):
+            pipe.put(("eq", i), 0, eq[i])
+        final = p.chain_stages
+        cell = ChainAdder(sw, p.signed)
+
+        s0 = Signal(Shape(sw, p.signed), name="s0")
+        sv0 = Signal(name="sv0")
+        m.d.comb += [s0.eq(x[0]), sv0.eq(~eq[0] & v[0])]
+        pipe.put(("s", 0), 0, s0)
+        pipe.put(("sv", 0), 0, sv0)
+        s_prev, v_prev = s0, v[0]
+        prev_stage = 0
+        for i in range(1, n):
+            c = -(-i // r)                 # chain stage of adder i; it reads stage c-1 values
+            if prev_stage < c - 1:         # carry crosses a register boundary
+                s_prev, v_prev = pipe.at(("s", i - 1), c - 1), pipe.at(("vs", i - 1), c - 1)
+            s = Signal(Shape(sw, p.signed), name=f"s{i}_c")
+            vs = Signal(name=f"vs{i}_c")
+            xi = Signal(Shape(sw, p.signed), name=f"x{i}_ext")   # Instance ports do not sign-extend
+            m.d.comb += xi.eq(pipe.at(("x", i), c - 1))
+            m.submodules[f"adder_{i}"] = self.cell_instance(
+                "adder", cell, clocked=False, x=xi, vx=pipe.at(("v", i), c - 1),
+                carry=s_prev, vc=v_prev, link=pipe.at(("eq", i - 1), c - 1), s=s, vs=vs)
+            # register at the end of chain stage c
+            s_q = Signal(Shape(sw, p.signed), name=f"s{i}")
+            vs_q = Signal(name=f"vs{i}")
+            m.d.sync += [s_q.eq(s), vs_q.eq(vs)]
+            pipe.put(("vs", i), c, vs_q)
+            sv = Signal(name=f"sv{i}")
+            ends = ~pipe.at(("eq", i), c - 1) if i < n - 1 else Const(1, 1)
+            sv_q = Signal(name=f"sv{i}_q")
+            m.d.comb += sv.eq(ends & vs)
+            m.d.sync += sv_q.eq(sv)
+            pipe.put(("s", i), c, s_q)
+            pipe.put(("sv", i), c, sv_q)
+            s_prev, v_prev, prev_stage = s, vs, c - 1   # combinational, for the next adder of this stage
+        for j in range(n):
+            m.d.comb += [self.sum[j].eq(pipe.at(("s", j), final)), self.sum_valid[j].eq(pipe.at(("sv", j), final)),
+                         self.sum_id[j].eq(pipe.at(("id", j), final))]
+        return m
+
+
+# --------------------------------------------------------------------------- plain adder tree
+
+class TreeAdder(wiring.Component):
+    """Two-input adder with output register: ``y = a + b`` (one bit wider), ``yv = va | vb``."""
+
+    def __init__(self, width: int, signed: bool):
+        self.width, self.signed = width, signed
+        super().__init__({"a": In(Shape(width, signed)), "b": In(Shape(width, signed)), "va": In(1), "vb": In(1),
+                          "y": Out(Shape(width + 1, signed)), "yv": Out(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.d.sync += [self.y.eq(self.a + self.b), self.yv.eq(self.va | self.vb)]
+        return m
+
+
+class AdderTree(HierarchicalComponent):
+    """Plain binary adder tree: the sum of all ``n`` inputs (one dot product) per vector.
+
+    The baseline SIGMA compares :class:`FAN` with: it cannot reduce several
+    clusters at once. ``n/2**(L+1)`` adders at level ``L``, each an instance of
+    the cell module ``<top>__add<L>``, one register stage per level.
+
+    Parameters
+    ----------
+    n, width, signed :
+        As for :class:`FAN`.
+
+    Ports
+    -----
+    value : In(width).array(n), signed if ``signed``
+        The inputs of one vector, a new vector every cycle.
+    valid : In(1).array(n)
+        Input ``i`` is present (else it counts as 0).
+    sum : Out(width + log2 n), signed if ``signed``
+        The exact sum of the valid inputs.
+    sum_valid : Out(1)
+        At least one input of that vector was valid.
+
+    Latency
+    -------
+    ``log2 n + 1`` cycles (input registers, then one stage per level), as :class:`FAN`.
+    """
+
+    def __init__(self, *, n: int = 8, width: int = 8, signed: bool = True):
+        self.params = AdderTreeParams.validate_kwargs(dict(n=n, width=width, signed=signed))
+        super().__init__(_reduction_ports(self.params, with_ids=False, slots=False))
+
+    @classmethod
+    def from_params(cls, params: AdderTreeParams) -> "AdderTree":
+        return cls(**params.model_dump())
+
+    @property
+    def latency(self) -> int:
+        return self.params.latency
+
+    def elaborate(self, platform):
+        p = self.params
+        m = Module()
+        x, v, _ = _input_stage(m, self, p, with_ids=False)
+        for level in range(p.log2n):
+            cell = TreeAdder(p.width + level, p.signed)
+            nx, nv = [], []
+            for i in range(len(x) // 2):
+                y = Signal(Shape(p.width + level + 1, p.signed), name=f"l{level + 1}_{i}")
+                yv = Signal(name=f"l{level + 1}_{i}_v")
+                m.submodules[f"add_{level}_{i}"] = self.cell_instance(
+                    f"add{level}", cell, a=x[2 * i], b=x[2 * i + 1], va=v[2 * i], vb=v[2 * i + 1], y=y, yv=yv)
+                nx.append(y)
+                nv.append(yv)
+            x, v = nx, nv
+        m.d.comb += [self.sum.eq(x[0]), self.sum_valid.eq(v[0])]
+        return m

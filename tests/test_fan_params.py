@@ -1,0 +1,76 @@
+"""FAN / linear chain / adder tree: parameter validation, constructor signatures, ports and latency."""
+
+import inspect
+
+import pytest
+from amaranth import Shape
+
+from accelgen.rtl import FAN, AdderTree, AdderTreeParams, FanLinear, FanLinearParams, FANParams
+from accelgen.rtl.fan import fan_level
+
+GENERATORS = [(FAN, FANParams), (FanLinear, FanLinearParams), (AdderTree, AdderTreeParams)]
+
+
+@pytest.mark.parametrize("cls,params", GENERATORS)
+def test_constructor_defaults_match_schema(cls, params):
+    sig = inspect.signature(cls.__init__)
+    for name, field in params.model_fields.items():
+        assert sig.parameters[name].default == field.default, name
+        assert sig.parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+@pytest.mark.parametrize("n,latency", [(2, 2), (4, 3), (64, 7), (512, 10)])
+def test_fan_latency_is_log2n_plus_input_stage(n, latency):
+    assert FAN(n=n).latency == latency
+    assert AdderTree(n=n).latency == latency
+
+
+@pytest.mark.parametrize("n,r,latency", [(2, 1, 2), (8, 1, 8), (8, 3, 4), (8, 7, 2), (64, 9, 8)])
+def test_linear_latency(n, r, latency):
+    assert FanLinear(n=n, stage_adders=r).latency == latency
+
+
+def test_fan_ports_and_widths():
+    fan = FAN(n=16, width=6, signed=True)
+    members = fan.signature.members
+    assert members["value"].shape.width == 6 and members["value"].shape.signed
+    assert Shape.cast(members["vec_id"].shape).width == 4
+    assert members["sum"].shape.width == 6 + 4
+    assert len(members["sum"].dimensions) == 1 and members["sum"].dimensions[0] == 16
+    tree = AdderTree(n=16, width=6, signed=False)
+    assert tree.signature.members["sum"].shape.width == 10 and not tree.signature.members["sum"].shape.signed
+    assert "vec_id" not in tree.signature.members
+
+
+def test_fan_two_inputs_degenerate():
+    fan = FAN(n=2, width=4)
+    assert fan.latency == 2
+    assert fan.params.id_width == 1 and fan.params.sum_width == 5
+
+
+def test_fan_levels_follow_trailing_ones():
+    assert [fan_level(i) for i in range(15)] == [0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0]
+
+
+@pytest.mark.parametrize("cls", [FAN, FanLinear, AdderTree])
+@pytest.mark.parametrize("kw,match", [
+    ({"n": 6}, r"n=6 is not a power of two; allowed: 2, 4, 8, \.\.\., 512"),
+    ({"n": 1}, r"n: 1 is not allowed; expected an integer in 2\.\.512"),
+    ({"n": 1024}, r"n: 1024 is not allowed; expected an integer in 2\.\.512"),
+    ({"width": 0}, r"width: 0 is not allowed; expected an integer in 1\.\.32"),
+])
+def test_impossible_values_raise_value_error(cls, kw, match):
+    with pytest.raises(ValueError, match=match):
+        cls(**kw)
+
+
+def test_linear_stage_adders_bounded_by_chain_length():
+    with pytest.raises(ValueError, match=r"stage_adders=8 exceeds the 3 adders of an n=4 chain; allowed: 1\.\.3"):
+        FanLinear(n=4, stage_adders=8)
+
+
+@pytest.mark.parametrize("kw,match", [({"n": 8.0}, r"fan\.n: 8\.0 is not allowed; expected an integer"),
+                                      ({"signed": "yes"}, r"fan\.signed: 'yes' is not allowed")])
+def test_wrong_types_raise_type_error(kw, match):
+    with pytest.raises(TypeError, match=match):
+        FAN(**kw)
