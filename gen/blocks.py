@@ -118,8 +118,6 @@ FAMILIES["tensordash_tile"] = BlockFamily(
 )
 
 
-
-
 # --- SIGMA interconnects (issue 4): FAN, its two baselines, and the Benes network
 from ..cosim.benes import benes_table  # noqa: E402
 from ..cosim.fan import adder_tree_table, fan_linear_table, fan_table  # noqa: E402
