@@ -59,6 +59,9 @@ class BlockFamily:
     cosim_options: tuple[CosimOption, ...] = ()
     default_vectors: int = 4096
     vectors_help: str = "random operand vectors (directed vectors are added)"
+    #: optional ``activity_table(params, density, cycles, seed) -> fit.activity.Activity``: operand
+    #: streams of a given density for switching-activity sweeps (``accelgen sweep``)
+    activity_table: Callable[..., Any] | None = None
 
     def validate(self, params: dict[str, Any], path: str = "params") -> BlockParams:
         """Validate a parameter mapping; raise :class:`ConfigError` listing every problem."""
@@ -152,6 +155,42 @@ FAMILIES["benes"] = BlockFamily(
     build_component=Benes.from_params,
     cycle_table=benes_table,
 )
+
+
+# --- SIGMA Flex-DPE (issue 5): Benes + copy network distribution, multipliers, FAN; bitmap sparsity controller
+from ..cosim.sigma import flexdpe_table, parse_gemm as sigma_parse_gemm, parse_sparsity, parse_stationary  # noqa: E402
+from ..cosim.sigma import verify as flexdpe_verify  # noqa: E402
+from ..rtl.flexdpe import FlexDPE, FlexDPEParams  # noqa: E402
+
+FAMILIES["flexdpe"] = BlockFamily(
+    name="flexdpe",
+    summary="SIGMA Flex-DPE (k multipliers with stationary buffers, copy + Benes distribution, FAN reduction)",
+    params_model=FlexDPEParams,
+    build_component=FlexDPE.from_params,
+    cycle_table=flexdpe_table,
+    verify=flexdpe_verify,
+    cosim_options=(
+        CosimOption("gemm", "GEMM shape M,N,K to run (repeatable) [default: directed + random GEMMs]",
+                    parse=sigma_parse_gemm, multiple=True),
+        CosimOption("sparsity_a", "fraction of zeros in A (inputs) [default: 0.5 with --gemm, else mixed]",
+                    parse=parse_sparsity),
+        CosimOption("sparsity_b", "fraction of zeros in B (weights) [default: 0.5 with --gemm, else mixed]",
+                    parse=parse_sparsity),
+        CosimOption("stationary", "stationary operand: weights, inputs or auto (the faster) [default: auto]",
+                    parse=parse_stationary),
+    ),
+    default_vectors=4,
+    vectors_help="random sparse GEMMs added to the directed ones (ignored with --gemm)",
+)
+
+
+# --- activity stimulus for the fitted-model sweeps (issue 7)
+from dataclasses import replace as _replace  # noqa: E402
+
+from ..fit.activity import mac_activity, systolic_activity  # noqa: E402
+
+FAMILIES["mac"] = _replace(FAMILIES["mac"], activity_table=mac_activity)
+FAMILIES["systolic"] = _replace(FAMILIES["systolic"], activity_table=systolic_activity)
 
 
 def family(name: str, path: str = "block") -> BlockFamily:

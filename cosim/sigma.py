@@ -1,0 +1,463 @@
+"""Host side of SIGMA: bitmap-compressed operands, the sparsity controller and the Flex-DPE GEMM driver.
+
+Operand format (:class:`BitmapMatrix`): a ``rows x cols`` bool bitmap (1 =
+non-zero) and the non-zero values packed in row-major order — SIGMA's bitmap
+compression. :meth:`BitmapMatrix.from_dense` / :meth:`~BitmapMatrix.to_dense`
+convert from and to numpy.
+
+The controller (:func:`plan_gemm`) follows SIGMA's walkthrough on the
+bitmaps: OR over the streaming bitmap's vectors, AND with the stationary
+bitmap, and the row-major placement of the useful stationary non-zeros into
+``k`` multipliers per fold — all in :func:`accelgen.cosim.models.sigma.map_gemm`,
+the cycle model — then, per fold, the vecIDs (cluster ordinal of each
+multiplier's row) and, per streamed vector, the SRC-DEST table built with
+counters: each streamed non-zero ``T[v, c]`` needed by the fold is a source;
+its fan-out is the number of multipliers holding a stationary value of
+column ``c``; it is placed on the Flex-DPE port where its run of copies
+begins (prefix sum of the fan-outs, marked by a ``head`` bit) and the copy
+network makes the copies; copy ``i`` of it goes to the ``i``-th such
+multiplier. The Benes routing bits for that one-pass permutation come from
+:func:`accelgen.cosim.benes_router.route_permutation`. Both stationary choices
+are evaluated and the faster one taken (``stationary="auto"``).
+
+The driver (:func:`gemm_schedule`) turns plans into a cycle table (load cycle,
+streamed vectors, ``L`` idle cycles per GEMM) with the expected FAN slots in
+every cycle; :func:`assemble` rebuilds ``C`` from the slots the simulator really
+produced (adding the partial sums of rows split across folds in the host) and
+measures each GEMM's cycles; :func:`verify` compares ``C`` with numpy and the
+measured cycles with the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .benes_router import ctrl_words, route_permutation
+from .fan import fan_slot
+from .models.fan import segmented_sums
+from .models.sigma import STATIONARY, GemmMap, SigmaCycles, orient, sigma_cycles
+from .vectors import CycleTable, from_bits
+
+__all__ = ["BitmapMatrix", "StreamStep", "FoldPlan", "GemmPlan", "plan_gemm", "gemm_schedule", "assemble",
+           "verify", "flexdpe_table", "directed_gemms", "parse_gemm", "parse_sparsity", "parse_stationary",
+           "sparse_operands"]
+
+
+# --------------------------------------------------------------------------- bitmap format
+
+@dataclass(frozen=True)
+class BitmapMatrix:
+    """A bitmap-compressed matrix: ``bitmap[r, c]`` is 1 where the entry is non-zero and
+    ``values`` holds those entries in row-major order (``len(values) == bitmap.sum()``)."""
+
+    bitmap: np.ndarray
+    values: np.ndarray
+
+    def __post_init__(self):
+        bm = np.asarray(self.bitmap)
+        if bm.ndim != 2 or bm.dtype != bool:
+            raise ValueError(f"bitmap must be a 2-D bool array, got {bm.dtype} with shape {bm.shape}")
+        vals = np.asarray(self.values)
+        if vals.ndim != 1 or len(vals) != int(bm.sum()):
+            raise ValueError(f"values has {vals.size} entries; the bitmap has {int(bm.sum())} non-zeros")
+        if np.any(vals == 0):
+            raise ValueError("values holds a zero; a bitmap-compressed matrix stores non-zeros only")
+
+    @classmethod
+    def from_dense(cls, dense) -> "BitmapMatrix":
+        d = np.asarray(dense)
+        if d.ndim != 2 or not np.issubdtype(d.dtype, np.integer):
+            raise ValueError(f"expected a 2-D integer matrix, got {d.dtype} with shape {d.shape}")
+        bm = d != 0
+        return cls(bm, d[bm].astype(np.int64))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return tuple(self.bitmap.shape)
+
+    @property
+    def nnz(self) -> int:
+        return len(self.values)
+
+    def to_dense(self) -> np.ndarray:
+        out = np.zeros(self.shape, dtype=np.int64)
+        out[self.bitmap] = self.values
+        return out
+
+    @property
+    def T(self) -> "BitmapMatrix":
+        """The transpose, still bitmap-compressed (values re-packed in the new row-major order)."""
+        index = np.full(self.shape, -1, dtype=np.int64)
+        index[self.bitmap] = np.arange(self.nnz)
+        return BitmapMatrix(self.bitmap.T.copy(), self.values[index.T[self.bitmap.T]])
+
+    def value_at(self, rows, cols) -> np.ndarray:
+        """The entries at ``(rows[i], cols[i])`` (0 where the bitmap is 0), from the packed values."""
+        rank = np.cumsum(self.bitmap.ravel()) - 1
+        flat = np.asarray(rows) * self.shape[1] + np.asarray(cols)
+        hit = self.bitmap.ravel()[flat]
+        return np.where(hit, self.values[np.where(hit, rank[flat], 0)] if self.nnz else 0, 0)
+
+
+# --------------------------------------------------------------------------- controller
+
+@dataclass
+class StreamStep:
+    """One streamed vector ``v`` of a fold: Flex-DPE port words and the routing for them."""
+
+    v: int
+    words: np.ndarray        # k port words (streamed non-zeros at their head ports)
+    valid: np.ndarray        # k bools
+    head: np.ndarray         # k bools
+    sources: np.ndarray      # k: copy port delivered to multiplier j, -1 = none (SRC-DEST table)
+    settings: np.ndarray     # Benes switch settings (one pass)
+    products: np.ndarray     # k expected products (0 where invalid)
+    product_valid: np.ndarray
+    cycle: int = -1          # table row of this vector (set by the driver)
+    expect: dict = field(default_factory=dict)  # FAN slot -> (sum, vecID) expected L cycles later
+
+
+@dataclass
+class FoldPlan:
+    """One Flex-DPE fold: the stationary words, vecIDs, the row of each cluster, the streamed vectors."""
+
+    stationary: np.ndarray   # k words (0 past the mapped ones)
+    mapped: int
+    vec_ids: np.ndarray      # k
+    cluster_rows: list[int]  # row of S reduced by vecID i
+    load_settings: np.ndarray
+    steps: list[StreamStep]
+
+
+@dataclass
+class GemmPlan:
+    A: np.ndarray
+    B: np.ndarray
+    k: int
+    model: SigmaCycles
+    mapping: GemmMap
+    folds: list[FoldPlan]
+    start: int = 0
+    cycles: int = 0
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.A.shape[0], self.B.shape[1], self.A.shape[1]
+
+
+def operand_range(width: int, signed: bool) -> tuple[int, int]:
+    return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+
+
+def _check_operands(params, A: np.ndarray, B: np.ndarray) -> None:
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0] or 0 in A.shape or 0 in B.shape:
+        raise ValueError(f"GEMM operands have shapes A{A.shape} and B{B.shape}; "
+                         "allowed: A[M,K] and B[K,N] with M, N, K >= 1")
+    lo, hi = operand_range(params.width, params.signed)
+    for name, X in (("A", A), ("B", B)):
+        if X.min() < lo or X.max() > hi:
+            raise ValueError(f"operand {name} has values in {int(X.min())}..{int(X.max())}; allowed for "
+                             f"{'signed' if params.signed else 'unsigned'} {params.width}-bit: {lo}..{hi}")
+
+
+def plan_gemm(params, A, B, stationary: str = "auto") -> GemmPlan:
+    """The sparsity controller: everything the Flex-DPE needs, fold by fold, for ``A @ B``."""
+    A, B = np.asarray(A, dtype=np.int64), np.asarray(B, dtype=np.int64)
+    _check_operands(params, A, B)
+    k = params.k
+    a_bm, b_bm = BitmapMatrix.from_dense(A), BitmapMatrix.from_dense(B)
+    model, gm = sigma_cycles(a_bm.bitmap, b_bm.bitmap, k, stationary, params.benes_pipeline_every, with_map=True)
+    S_bm, T_bm = (b_bm.T, a_bm) if gm.stationary == "weights" else (a_bm, b_bm.T)
+    ident = route_permutation(np.arange(k))
+    folds = []
+    for fm in gm.folds:
+        u = len(fm.rows)
+        stat = np.zeros(k, dtype=np.int64)
+        stat[:u] = S_bm.value_at(fm.rows, fm.cols)
+        # vecIDs: cluster ordinal of each multiplier's row; the unmapped tail is one more cluster
+        new = np.ones(u, dtype=bool)
+        new[1:] = fm.rows[1:] != fm.rows[:-1]
+        ordinal = np.cumsum(new) - 1
+        n_clusters = int(ordinal[-1]) + 1
+        vec_ids = np.full(k, n_clusters, dtype=np.int64)
+        vec_ids[:u] = ordinal
+        cluster_rows = [int(r) for r in fm.rows[new]]
+        steps = []
+        for v in fm.vectors.tolist():
+            tv = T_bm.value_at(np.full(u, v), fm.cols)           # streamed word each multiplier needs
+            need = tv != 0
+            words = np.zeros(k, dtype=np.int64)
+            valid = np.zeros(k, dtype=bool)
+            head = np.zeros(k, dtype=bool)
+            sources = np.full(k, -1, dtype=np.int64)
+            port = 0
+            for c in np.unique(fm.cols[need]).tolist():           # SRC table: one source per needed column
+                dests = np.flatnonzero(need & (fm.cols == c))       # DEST: multipliers holding column c
+                words[port], valid[port], head[port] = tv[dests[0]], True, True
+                sources[dests] = port + np.arange(len(dests))       # counter: copy i -> i-th destination
+                port += len(dests)
+            if port < k:
+                head[port] = True                                    # ports past the copies carry no word
+            products = np.zeros(k, dtype=np.int64)
+            products[:u] = stat[:u] * tv
+            pvalid = np.zeros(k, dtype=bool)
+            pvalid[:u] = need
+            steps.append(StreamStep(v, words, valid, head, sources, route_permutation(sources), products, pvalid))
+        folds.append(FoldPlan(stat, u, vec_ids, cluster_rows, ident, steps))
+    return GemmPlan(A, B, k, model, gm, folds, cycles=model.cycles)
+
+
+# --------------------------------------------------------------------------- driver
+
+def _port_widths(params) -> dict[str, int]:
+    from ..rtl.benes import BenesParams  # pydantic schema only (no elaboration)
+
+    bp = BenesParams(n=params.k, width=params.width + 1, pipeline_every=params.benes_pipeline_every)
+    w = {"load": 1}
+    for i in range(params.k):
+        w[f"data_in__{i}"] = params.width
+        w[f"vec_id__{i}"] = params.id_width
+        w[f"sum__{i}"] = params.sum_width
+        w[f"sum_id__{i}"] = params.id_width
+        w[f"sum_valid__{i}"] = 1
+    for j in range(params.mask_words):
+        w[f"valid_in__{j}"] = w[f"head__{j}"] = params.mask_word_width
+    for j in range(bp.stages * bp.ctrl_words_per_stage):
+        w[f"ctrl__{j}"] = bp.ctrl_word_width
+    return w
+
+
+def _pack(bits: np.ndarray, word_bits: int) -> list[int]:
+    out = []
+    for w0 in range(0, len(bits), word_bits):
+        out.append(sum(1 << i for i, b in enumerate(bits[w0:w0 + word_bits].tolist()) if b))
+    return out
+
+
+def gemm_schedule(params, gemms, stationary: str = "auto") -> tuple[CycleTable, list[GemmPlan]]:
+    """Plan ``gemms`` (``(A, B)`` pairs) and schedule them back to back, each followed by its add tail."""
+    k, L = params.k, params.latency
+    widths = _port_widths(params)
+    rows: list[dict[str, int]] = []         # inputs per cycle
+    outs: list[dict[str, int]] = []         # expected outputs per cycle (only valid slots listed)
+    plans = []
+    state = {name: 0 for name in widths if not name.startswith("sum")}
+
+    def cycle(**changes):
+        state.update(changes)
+        rows.append(dict(state))
+        outs.append({})
+
+    def idle():
+        cycle(load=0, **{f"valid_in__{j}": 0 for j in range(params.mask_words)},
+              **{f"head__{j}": 0 for j in range(params.mask_words)})
+
+    def drive(words, valid, head, settings):
+        ch = {f"data_in__{i}": int(words[i]) for i in range(k)}
+        ch |= {f"valid_in__{j}": x for j, x in enumerate(_pack(valid, params.mask_word_width))}
+        ch |= {f"head__{j}": x for j, x in enumerate(_pack(head, params.mask_word_width))}
+        ch |= {f"ctrl__{j}": x for j, x in enumerate(ctrl_words(settings))}
+        return ch
+
+    for A, B in gemms:
+        plan = plan_gemm(params, A, B, stationary)
+        plan.start = len(rows)
+        for fold in plan.folds:
+            valid = np.arange(k) < fold.mapped
+            cycle(load=1, **drive(fold.stationary, valid, np.ones(k, bool), fold.load_settings),
+                  **{f"vec_id__{i}": int(fold.vec_ids[i]) for i in range(k)})
+            for step in fold.steps:
+                cycle(load=0, **drive(step.words, step.valid, step.head, step.settings))
+                step.cycle = len(rows) - 1
+                expect = {}
+                for cl in segmented_sums(step.products, fold.vec_ids, step.product_valid):
+                    if cl.valid:
+                        slot = fan_slot(cl.start, cl.end)
+                        expect[slot] = (cl.total, cl.vec_id)
+                step.expect = expect
+        for _ in range(L if plan.folds else 0):
+            idle()
+        # outputs appear L cycles after each streamed vector
+        for fold in plan.folds:
+            for step in fold.steps:
+                outs[step.cycle + L] = step.expect
+        plans.append(plan)
+    for _ in range(L):          # margin so the last GEMM's window can see a late output
+        idle()
+
+    T = len(rows)
+    mask = lambda name: (1 << widths[name]) - 1  # noqa: E731
+    inputs = {name: np.array([r[name] & mask(name) for r in rows], dtype=np.uint64) for name in state}
+    expect, check = {}, {}
+    for i in range(k):
+        sv = np.zeros(T, dtype=np.uint64)
+        s = np.zeros(T, dtype=np.uint64)
+        sid = np.zeros(T, dtype=np.uint64)
+        for t, o in enumerate(outs):
+            if i in o:
+                sv[t], s[t], sid[t] = 1, o[i][0] & mask(f"sum__{i}"), o[i][1]
+        expect[f"sum_valid__{i}"] = sv
+        expect[f"sum__{i}"] = s
+        expect[f"sum_id__{i}"] = sid
+        check[f"sum__{i}"] = check[f"sum_id__{i}"] = sv.astype(bool)
+    record = [f"{p}__{i}" for p in ("sum", "sum_id", "sum_valid") for i in range(k)]
+    table = CycleTable(inputs, expect, check, info={
+        "vectors": len(plans), "unit": "GEMMs", "record": record, "gemms": [p.shape for p in plans],
+        "predicted_cycles": [p.cycles for p in plans], "stationary": [p.model.stationary for p in plans]})
+    return table, plans
+
+
+def assemble(params, plans: list[GemmPlan], recorded: dict) -> list[tuple[np.ndarray, int]]:
+    """Rebuild each GEMM's ``C`` from the recorded FAN slots; return ``(C, measured_cycles)`` per GEMM.
+
+    Slot sums are attributed by their ``sum_id`` (the vecID -> row of the fold), so a
+    slot in the wrong place or with the wrong id shows up in ``C``. ``measured_cycles``
+    runs from the GEMM's first input cycle to the last cycle with any ``sum_valid``.
+    """
+    k, L = params.k, params.latency
+    valid = np.stack([recorded[f"sum_valid__{i}"].astype(bool) for i in range(k)])
+    any_valid = valid.any(axis=0)
+    out = []
+    for plan in plans:
+        M, N, _ = plan.shape
+        st = plan.model.stationary
+        R, V = (N, M) if st == "weights" else (M, N)
+        O = np.zeros((R, V), dtype=object)
+        for fold in plan.folds:
+            for step in fold.steps:
+                t = step.cycle + L
+                for i in np.flatnonzero(valid[:, t]).tolist():
+                    vid = int(recorded[f"sum_id__{i}"][t])
+                    if vid >= len(fold.cluster_rows):
+                        O[0, 0] = None          # a slot for a cluster that does not exist: poison C
+                        continue
+                    O[fold.cluster_rows[vid], step.v] += from_bits(recorded[f"sum__{i}"][t], params.sum_width,
+                                                                  params.signed)
+        C = O.T if st == "weights" else O
+        window = np.flatnonzero(any_valid[plan.start: plan.start + plan.cycles + L])
+        out.append((C, int(window[-1]) + 1 if len(window) else 0))
+    return out
+
+
+def verify(params, table: CycleTable, plans: list[GemmPlan], recorded: dict) -> list[str]:
+    """Host-side checks: ``C`` rebuilt from recorded slots equals numpy; measured cycles equal the model."""
+    problems = []
+    for plan, (C, measured) in zip(plans, assemble(params, plans, recorded)):
+        M, N, K = plan.shape
+        expect = plan.A.astype(object) @ plan.B.astype(object)
+        if not np.array_equal(C, expect):
+            bad = np.argwhere(C != expect)[0]
+            problems.append(f"GEMM {M}x{N}x{K}: C{tuple(int(i) for i in bad)} = {C[tuple(bad)]}, "
+                            f"numpy gives {expect[tuple(bad)]}")
+        if measured != plan.cycles:
+            problems.append(f"GEMM {M}x{N}x{K}: measured {measured} cycles, model predicts {plan.cycles}")
+    return problems
+
+
+# --------------------------------------------------------------------------- stimulus
+
+def sparse_operands(params, shape, sparsity_a: float, sparsity_b: float, rng):
+    """Random ``A[M,K]``, ``B[K,N]`` with the given fractions of zeros (non-zeros uniform, 15% extremes)."""
+    M, N, K = shape
+    lo, hi = operand_range(params.width, params.signed)
+
+    def draw(sh, s):
+        x = rng.integers(lo, hi, sh, endpoint=True)
+        pick = rng.random(sh)
+        x[pick < 0.075] = lo
+        x[(pick >= 0.075) & (pick < 0.15)] = hi
+        x[x == 0] = hi
+        x[rng.random(sh) < s] = 0
+        return x
+
+    return draw((M, K), sparsity_a), draw((K, N), sparsity_b)
+
+
+def directed_gemms(params, rng) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Dense regular, dense irregular, sparse irregular and adversarial GEMMs for a ``k``-multiplier Flex-DPE."""
+    k = params.k
+    out = []
+
+    def add(name, shape, sa=0.0, sb=0.0):
+        A, B = sparse_operands(params, shape, sa, sb, rng)
+        out.append((name, A, B))
+        return A, B
+
+    add("dense_regular", (k, k, k))
+    add("dense_k_small", (k, k, 2))
+    add("dense_k_large", (3, 2, 4 * k + 3))
+    add("dense_m1", (1, k + 3, k - 1))
+    add("dense_n1", (2 * k + 1, 1, k + 2))
+    add("dense_1x1x1", (1, 1, 1))
+    for sa, sb in ((0.5, 0.0), (0.0, 0.8), (0.6, 0.6), (0.95, 0.3), (0.2, 0.95), (0.9, 0.9)):
+        add(f"sparse_{sa}_{sb}", (k + 5, k // 2 + 3, 2 * k - 3), sa, sb)
+    A, B = add("zero_row_a", (7, 9, k + 1), 0.3, 0.3)
+    A[3] = 0
+    A, B = add("zero_col_b", (7, 9, k + 1), 0.3, 0.3)
+    B[:, 4] = 0
+    A, B = add("zero_row_b_col_a", (6, 5, 2 * k), 0.2, 0.2)
+    B[5] = 0
+    A[:, 5] = 0
+    A, B = add("all_zero_a", (4, 3, 5))
+    A[:] = 0
+    A, B = add("single_nonzero", (5, 6, 7), 1.0, 1.0)
+    A[2, 3], B[3, 1] = operand_range(params.width, params.signed)[1], 1
+    A, B = add("one_dense_row", (6, 4, 3 * k), 0.95, 0.0)
+    A[1] = sparse_operands(params, (1, 1, 3 * k), 0.0, 0.0, rng)[0][0]
+    A, B = add("diagonal", (k, k, k))
+    A[:] = np.diag(np.diag(A))
+    return out
+
+
+def parse_gemm(text: str) -> tuple[int, int, int]:
+    """``"M,N,K"`` -> ``(M, N, K)``; raises ``ValueError`` naming what is wrong."""
+    parts = text.replace("x", ",").split(",")
+    try:
+        dims = tuple(int(p) for p in parts)
+    except ValueError:
+        dims = ()
+    if len(dims) != 3 or min(dims) < 1:
+        raise ValueError(f"gemm={text!r} is not allowed; expected M,N,K with three integers >= 1 (e.g. 64,32,128)")
+    return dims
+
+
+def parse_sparsity(text: str) -> float:
+    """A fraction of zeros in 0..1."""
+    try:
+        s = float(text)
+    except ValueError:
+        s = float("nan")
+    if not 0.0 <= s <= 1.0:
+        raise ValueError(f"sparsity={text!r} is not allowed; expected a fraction of zeros in 0..1 (e.g. 0.8)")
+    return s
+
+
+def parse_stationary(text: str) -> str:
+    if text not in (*STATIONARY, "auto"):
+        raise ValueError(f"stationary={text!r} is not allowed; allowed: weights, inputs, auto")
+    return text
+
+
+def flexdpe_table(params, vectors: int, seed: int, gemm: tuple = (), sparsity_a: float | None = None,
+                  sparsity_b: float | None = None, stationary: str = "auto"):
+    """The GEMMs of one cosim run: the ``gemm`` shapes (random operands at the given sparsities,
+    default 0.5 each) if given, else the directed GEMMs plus ``vectors`` random ones with random
+    shapes and sparsities (``sparsity_a`` / ``sparsity_b`` fix them when given)."""
+    rng = np.random.default_rng(seed)
+    shapes = [parse_gemm(g) if isinstance(g, str) else tuple(g) for g in gemm]
+    gemms = []
+    if shapes:
+        for s in shapes:
+            gemms.append(sparse_operands(params, s, 0.5 if sparsity_a is None else sparsity_a,
+                                         0.5 if sparsity_b is None else sparsity_b, rng))
+    else:
+        gemms = [(A, B) for _, A, B in directed_gemms(params, rng)]
+        levels = np.array([0.0, 0.3, 0.6, 0.8, 0.95])
+        for _ in range(vectors):
+            shape = tuple(int(x) for x in rng.integers(1, 2 * params.k, 3, endpoint=True))
+            sa = float(rng.choice(levels)) if sparsity_a is None else sparsity_a
+            sb = float(rng.choice(levels)) if sparsity_b is None else sparsity_b
+            gemms.append(sparse_operands(params, shape, sa, sb, rng))
+    return gemm_schedule(params, gemms, stationary)

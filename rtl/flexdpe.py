@@ -1,0 +1,281 @@
+"""SIGMA Flex-DPE: ``k`` multipliers with stationary buffers, a Benes distribution network and a FAN.
+
+One Flex-DPE computes any mix of variable-sized dot products in one pass: the
+stationary non-zeros of several rows sit side by side in the multipliers, each
+streamed vector is multicast to the multipliers that need its words, and the
+Forwarding Adder Network (:class:`~accelgen.rtl.fan.FAN`) reduces every row's
+products (a vecID cluster) at once. The host side — the sparsity controller
+that maps bitmaps to buffers, routing bits and vecIDs — is
+:mod:`accelgen.cosim.sigma`; the cycle model is :mod:`accelgen.cosim.models.sigma`.
+
+Datapath (one word vector per cycle)::
+
+    data_in/valid_in/head --[reg]--> copy network --[reg]--> Benes --[mult cells: stationary /
+    streaming registers]--> products --> FAN (input register, log2 k levels) --> sum slots
+
+* **Copy network** (multicast in front of the Benes, as the design brief
+  allows): a segmented copy-scan over the ``k`` ports, ``log2 k`` stages of
+  2:1 muxes. Every port whose ``head`` bit is set starts a segment; every
+  port takes the word (and valid bit) of the nearest head at or before it.
+  The controller places each streamed non-zero on the port where its run of
+  copies begins (a prefix sum of the fan-outs), so ``f`` copies of a word
+  leave ports ``a .. a+f-1``.
+* **Benes** (:class:`~accelgen.rtl.benes.Benes`, instance ``<top>__benes``,
+  ``width + 1`` bits: word and valid) permutes the copies onto the
+  multipliers in one pass (looping algorithm,
+  :func:`accelgen.cosim.benes_router.route_permutation`).
+* **Multiplier cells** (``<top>__mult``, ``k`` instances). In a ``load`` cycle
+  a cell stores the delivered word as its stationary operand (its buffer),
+  the word's valid bit as "mapped", and its ``vec_id`` input; otherwise it
+  stores the delivered word as the streaming operand. The product
+  ``stationary * streaming`` is valid when both are valid.
+* **FAN** (:class:`~accelgen.rtl.fan.FAN`, instance ``<top>__fan``,
+  ``2*width``-bit products) reduces each run of equal vecIDs.
+
+Parameters
+----------
+k : int
+    Multipliers, a power of two in 4..256.
+width : int
+    Operand width in bits (both operands), 1..16; products are ``2*width`` bits.
+signed : bool
+    Two's-complement operands and sums (else unsigned).
+benes_pipeline_every : int
+    Register after every this many Benes stages (0: combinational Benes).
+
+Ports
+-----
+data_in : In(width).array(k)
+    Words of this cycle (stationary values in a load cycle, streamed non-zeros otherwise).
+valid_in : In(min(k, 64)).array(ceil(k/64))
+    Bit ``p % 64`` of word ``p // 64``: port ``p`` carries a real word.
+head : In(min(k, 64)).array(ceil(k/64))
+    Bit ``p`` set: port ``p`` starts a copy segment (all ones: no copying).
+load : In(1)
+    This cycle loads the stationary buffers (and ``vec_id``) instead of streaming.
+vec_id : In(max(1, log2 k)).array(k)
+    The FAN cluster of each multiplier, captured in load cycles.
+ctrl : the Benes ``ctrl`` port (see :class:`~accelgen.rtl.benes.Benes`), applied with this cycle's words.
+sum, sum_id, sum_valid : the FAN output slots (see :class:`~accelgen.rtl.fan.FAN`), ``2*width + log2 k`` bits.
+
+Latency
+-------
+A vector streamed in cycle ``t`` has its cluster sums in the output slots in
+cycle ``t + log2 k + 4 + benes_latency`` (input register, copy register,
+multiplier register, FAN input register, ``log2 k`` FAN levels; plus the
+Benes pipeline registers, ``(2 log2 k - 1) // benes_pipeline_every``). A load
+cycle may directly precede or follow a streaming cycle; load cycles produce
+no valid slot. One new vector per cycle.
+"""
+
+from __future__ import annotations
+
+from amaranth import Cat, Module, Mux, Shape, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+from pydantic import Field, model_validator
+
+from ._cells import HierarchicalComponent
+from ._params import BlockParams
+from .benes import Benes
+from .fan import FAN
+
+__all__ = ["FlexDPEParams", "FlexDPE", "FlexMultiplier", "flexdpe_latency"]
+
+#: ports per word of the ``valid_in`` / ``head`` bit-vector arrays
+MASK_WORD_BITS = 64
+
+
+def flexdpe_latency(k: int, benes_pipeline_every: int = 0) -> int:
+    """Cycles from a streamed vector to its sums: ``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every``."""
+    log2k = k.bit_length() - 1
+    benes = (2 * log2k - 1) // benes_pipeline_every if benes_pipeline_every else 0
+    return log2k + 4 + benes
+
+
+class FlexDPEParams(BlockParams):
+    """Parameters of :class:`FlexDPE` (see there for their meaning)."""
+
+    block = "flexdpe"
+
+    k: int = Field(8, ge=4, le=256, description="multipliers, a power of two")
+    width: int = Field(8, ge=1, le=16, description="operand width in bits (products are 2*width)")
+    signed: bool = Field(True, description="two's-complement operands and sums (else unsigned)",
+                         json_schema_extra={"cli_negative": "unsigned"})
+    benes_pipeline_every: int = Field(0, ge=0, le=15, description="register after every this many Benes stages "
+                                                                   "(0: combinational)")
+
+    @model_validator(mode="after")
+    def _check_cross_fields(self) -> "FlexDPEParams":
+        if self.k & (self.k - 1):
+            raise ValueError(f"k={self.k} is not a power of two; allowed: 4, 8, 16, 32, 64, 128, 256")
+        if self.benes_pipeline_every > self.benes_stages:
+            raise ValueError(f"benes_pipeline_every={self.benes_pipeline_every} exceeds the {self.benes_stages} "
+                             f"Benes stages of k={self.k}; allowed: 0..{self.benes_stages}")
+        return self
+
+    @property
+    def log2k(self) -> int:
+        return self.k.bit_length() - 1
+
+    @property
+    def benes_stages(self) -> int:
+        return 2 * self.log2k - 1
+
+    @property
+    def id_width(self) -> int:
+        return max(1, self.log2k)
+
+    @property
+    def product_width(self) -> int:
+        return 2 * self.width
+
+    @property
+    def sum_width(self) -> int:
+        return self.product_width + self.log2k
+
+    @property
+    def mask_words(self) -> int:
+        return -(-self.k // MASK_WORD_BITS)
+
+    @property
+    def mask_word_width(self) -> int:
+        return min(self.k, MASK_WORD_BITS)
+
+    @property
+    def latency(self) -> int:
+        return flexdpe_latency(self.k, self.benes_pipeline_every)
+
+
+class FlexMultiplier(wiring.Component):
+    """One Flex-DPE multiplier with its stationary buffer (a register) and streaming operand register.
+
+    Clocked: with ``load`` the cell stores ``word`` as the stationary operand,
+    ``wvalid`` as "mapped" and ``vid_in``; without, ``word``/``wvalid`` as the
+    streaming operand. Combinational outputs: ``product = stationary *
+    streaming`` (``2*width`` bits), ``pvalid`` = both valid, ``vid``.
+    """
+
+    def __init__(self, width: int, signed: bool, id_width: int):
+        self.width, self.signed, self.id_width = width, signed, id_width
+        super().__init__({"word": In(width), "wvalid": In(1), "load": In(1), "vid_in": In(id_width),
+                          "product": Out(Shape(2 * width, signed)), "pvalid": Out(1), "vid": Out(id_width)})
+
+    def elaborate(self, platform):
+        m = Module()
+        shape = Shape(self.width, self.signed)
+        stat, stream = Signal(shape, name="stationary"), Signal(shape, name="streaming")
+        stat_v, stream_v = Signal(name="stationary_valid"), Signal(name="streaming_valid")
+        vid = Signal(self.id_width, name="vid_q")
+        with m.If(self.load):
+            m.d.sync += [stat.eq(self.word), stat_v.eq(self.wvalid), vid.eq(self.vid_in), stream_v.eq(0)]
+        with m.Else():
+            m.d.sync += [stream.eq(self.word), stream_v.eq(self.wvalid)]
+        m.d.comb += [self.product.eq(stat * stream), self.pvalid.eq(stat_v & stream_v), self.vid.eq(vid)]
+        return m
+
+
+class FlexDPE(HierarchicalComponent):
+    __doc__ = __doc__
+
+    def __init__(self, *, k: int = 8, width: int = 8, signed: bool = True, benes_pipeline_every: int = 0):
+        self.params = FlexDPEParams.validate_kwargs(dict(k=k, width=width, signed=signed,
+                                                         benes_pipeline_every=benes_pipeline_every))
+        p = self.params
+        self._benes = Benes(n=p.k, width=p.width + 1, pipeline_every=p.benes_pipeline_every)
+        bp = self._benes.params
+        super().__init__({
+            "data_in": In(p.width).array(p.k),
+            "valid_in": In(p.mask_word_width).array(p.mask_words),
+            "head": In(p.mask_word_width).array(p.mask_words),
+            "load": In(1),
+            "vec_id": In(p.id_width).array(p.k),
+            "ctrl": In(bp.ctrl_word_width).array(bp.stages * bp.ctrl_words_per_stage),
+            "sum": Out(Shape(p.sum_width, p.signed)).array(p.k),
+            "sum_id": Out(p.id_width).array(p.k),
+            "sum_valid": Out(1).array(p.k),
+        })
+
+    @classmethod
+    def from_params(cls, params: FlexDPEParams) -> "FlexDPE":
+        return cls(**params.model_dump())
+
+    @property
+    def latency(self) -> int:
+        return self.params.latency
+
+    def elaborate(self, platform):
+        p = self.params
+        k, w = p.k, p.width
+        bp = self._benes.params
+        m = Module()
+
+        def bit(words, i):
+            return words[i // MASK_WORD_BITS][i % MASK_WORD_BITS]
+
+        # stage 1: input registers
+        word = [Signal(w + 1, name=f"in{i}") for i in range(k)]      # {valid, data}
+        head = [Signal(name=f"head{i}") for i in range(k)]
+        load1 = Signal(name="load_s1")
+        vid1 = [Signal(p.id_width, name=f"vid{i}_s1") for i in range(k)]
+        ctrl1 = [Signal.like(c, name=f"ctrl{j}_s1") for j, c in enumerate(self.ctrl)]
+        m.d.sync += [word[i].eq(Cat(self.data_in[i], bit(self.valid_in, i))) for i in range(k)]
+        m.d.sync += [head[i].eq(bit(self.head, i)) for i in range(k)]
+        m.d.sync += [load1.eq(self.load), *(v.eq(x) for v, x in zip(vid1, self.vec_id)),
+                     *(c.eq(x) for c, x in zip(ctrl1, self.ctrl))]
+
+        # copy network: segmented copy-scan (each port takes the word of the nearest head at or before it)
+        vals, flags = word, head
+        for t in range(p.log2k):
+            d = 1 << t
+            nv, nf = [], []
+            for i in range(k):
+                if i < d:
+                    nv.append(vals[i])
+                    nf.append(flags[i])
+                    continue
+                v = Signal(w + 1, name=f"copy{t}_{i}")
+                f = Signal(name=f"copyf{t}_{i}")
+                m.d.comb += [v.eq(Mux(flags[i], vals[i], vals[i - d])), f.eq(flags[i] | flags[i - d])]
+                nv.append(v)
+                nf.append(f)
+            vals, flags = nv, nf
+
+        # stage 2: copy registers
+        copied = [Signal(w + 1, name=f"copied{i}") for i in range(k)]
+        load2 = Signal(name="load_s2")
+        vid2 = [Signal(p.id_width, name=f"vid{i}_s2") for i in range(k)]
+        ctrl2 = [Signal.like(c, name=f"ctrl{j}_s2") for j, c in enumerate(ctrl1)]
+        m.d.sync += [c.eq(v) for c, v in zip(copied, vals)]
+        m.d.sync += [load2.eq(load1), *(a.eq(b) for a, b in zip(vid2, vid1)),
+                     *(a.eq(b) for a, b in zip(ctrl2, ctrl1))]
+
+        # Benes (optionally pipelined: delay load and vec_id alongside)
+        delivered = [Signal(w + 1, name=f"dist{i}") for i in range(k)]
+        ports = {f"data_in__{i}": copied[i] for i in range(k)}
+        ports |= {f"data_out__{i}": delivered[i] for i in range(k)}
+        ports |= {f"ctrl__{j}": c for j, c in enumerate(ctrl2)}
+        m.submodules.benes = self.cell_instance("benes", self._benes, clocked=bp.pipeline_every > 0, **ports)
+        load3, vid3 = load2, vid2
+        for d in range(bp.latency):
+            nl = Signal(name=f"load_b{d + 1}")
+            nv = [Signal(p.id_width, name=f"vid{i}_b{d + 1}") for i in range(k)]
+            m.d.sync += [nl.eq(load3), *(a.eq(b) for a, b in zip(nv, vid3))]
+            load3, vid3 = nl, nv
+
+        # multipliers (stage 3 registers inside), then the FAN
+        cell = FlexMultiplier(w, p.signed, p.id_width)
+        fan = FAN(n=k, width=p.product_width, signed=p.signed)
+        fan_ports = {}
+        for i in range(k):
+            prod = Signal(Shape(p.product_width, p.signed), name=f"prod{i}")
+            pv = Signal(name=f"pvalid{i}")
+            vid = Signal(p.id_width, name=f"vid{i}")
+            m.submodules[f"mult_{i}"] = self.cell_instance(
+                "mult", cell, word=delivered[i][:w], wvalid=delivered[i][w], load=load3, vid_in=vid3[i],
+                product=prod, pvalid=pv, vid=vid)
+            fan_ports |= {f"value__{i}": prod, f"valid__{i}": pv, f"vec_id__{i}": vid,
+                          f"sum__{i}": self.sum[i], f"sum_id__{i}": self.sum_id[i],
+                          f"sum_valid__{i}": self.sum_valid[i]}
+        m.submodules.fan = self.cell_instance("fan", fan, **fan_ports)
+        return m
