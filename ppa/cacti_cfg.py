@@ -1,0 +1,46 @@
+"""CACTI 7 configuration text and output fields (for ``--cacti`` evaluation and the reference grid).
+
+Only configuration *settings* live here, no CACTI code: each configuration
+starts from the ``cache.cfg`` that ships with CACTI (its defaults: itrs-hp cells
+and peripherals, 360 K, design objective 0:0:0:100:0 with deviation
+20:100000:100000:100000:100000) and changes only the cache type (``"ram"``:
+scratchpad, no tag array), associativity 1, the ports, the size, the block size,
+the bank count, the technology and the output bus width (= block size in bits).
+"""
+
+from __future__ import annotations
+
+import re
+
+CACTI_FIELDS = {
+    "access_time_ns": r"Access time \(ns\):\s*([0-9.eE+-]+)",
+    "cycle_time_ns": r"Cycle time \(ns\):\s*([0-9.eE+-]+)",
+    "read_energy_nj": r"Total dynamic read energy per access \(nJ\):\s*([0-9.eE+-]+)",
+    "write_energy_nj": r"Total dynamic write energy per access \(nJ\):\s*([0-9.eE+-]+)",
+    "leakage_mw": r"Total leakage power of a bank \(mW\):\s*([0-9.eE+-]+)",
+    "gate_leakage_mw": r"Total gate leakage power of a bank \(mW\):\s*([0-9.eE+-]+)",
+    "height_mm": r"Cache height x width \(mm\):\s*([0-9.eE+-]+) x",
+    "width_mm": r"Cache height x width \(mm\):\s*[0-9.eE+-]+ x ([0-9.eE+-]+)",
+    "ndwl": r"Best Ndwl :\s*(\d+)",
+    "ndbl": r"Best Ndbl :\s*(\d+)",
+    "nspd": r"Best Nspd :\s*([0-9.]+)",
+}
+
+
+def cacti_config(template: str, size: int, block: int, banks: int, node: float, ports: int = 1) -> str:
+    """The ``cache.cfg`` text for one scratchpad configuration (see module doc)."""
+    subs = [
+        (r"^-size \(bytes\).*$", f"-size (bytes) {size}"),
+        (r"^-block size \(bytes\).*$", f"-block size (bytes) {block}"),
+        (r"^-associativity.*$", "-associativity 1"),
+        (r"^-read-write port.*$", f"-read-write port {ports}"),
+        (r"^-UCA bank count.*$", f"-UCA bank count {banks}"),
+        (r"^-technology \(u\).*$", f"-technology (u) {node / 1000:.3f}"),
+        (r"^-cache type.*$", '-cache type "ram"'),
+        (r"^-output/input bus width.*$", f"-output/input bus width {block * 8}"),
+    ]
+    for pat, rep in subs:
+        template, n = re.subn(pat, rep, template, flags=re.M)
+        if n != 1:
+            raise ValueError(f"cache.cfg template: pattern {pat!r} matched {n} times (not CACTI 7's cache.cfg?)")
+    return template
