@@ -338,6 +338,11 @@ from .tensordash_cli import tensordash_sweep_cmd  # noqa: E402
 
 cli.add_command(tensordash_sweep_cmd)
 
+from .ppa_cli import estimate_cmd, sram_cmd, validate_chips_cmd  # noqa: E402
+
+for _cmd in (estimate_cmd, sram_cmd, validate_chips_cmd):
+    cli.add_command(_cmd)
+
 
 # --------------------------------------------------------------------------- entry point
 

@@ -1,1 +1,15 @@
-"""Architecture-level PPA estimator. Reads fitted model files; never imports Amaranth."""
+"""Architecture-level PPA estimator (NeuroMeter-style). Reads fitted model files; never imports Amaranth.
+
+Layers (each usable on its own): :mod:`.tech` (per-node constants with sources)
+-> :mod:`.sram` (CACTI-style SRAM / register-file model), :mod:`.components`
+(wires, NoC, PHYs, PCIe, scalar core, fitted compute blocks) -> :mod:`.arch`
+(the validated description) -> :mod:`.estimate` (tree, timing, outputs) ->
+:mod:`.batch` (vectorized design points) and :mod:`.chips` (published chips).
+"""
+
+from .arch import Arch, load_arch, parse_arch
+from .estimate import Estimate, estimate
+from .sram import SRAM, sram_batch
+from .tech import technology
+
+__all__ = ["Arch", "Estimate", "SRAM", "estimate", "load_arch", "parse_arch", "sram_batch", "technology"]

@@ -204,7 +204,10 @@ def _pick(vals, idx):
 
 # --------------------------------------------------------------------------- public API
 
-def sram_batch(capacity_bytes, block_bytes, banks, node_nm, ports=1) -> dict[str, np.ndarray]:
+CELLS = ("sram", "sram_lp")
+
+
+def sram_batch(capacity_bytes, block_bytes, banks, node_nm, ports=1, cell: str = "sram") -> dict[str, np.ndarray]:
     """Vectorized SRAM model: every metric (:data:`METRICS`) for arrays of configurations.
 
     Arguments broadcast against each other. No validation (see :class:`SRAM` for
@@ -215,10 +218,53 @@ def sram_batch(capacity_bytes, block_bytes, banks, node_nm, ports=1) -> dict[str
     terms, valid, n_sub, n_act = _terms(capacity_bytes, block_bytes, banks, node_nm, ports, coef["area_um2"])
     vals, idx = _evaluate(terms, valid, coef)
     out = _pick(vals, idx)
+    if cell == "sram_lp":
+        for m, f in lp_factors(node_nm).items():
+            out[m] = out[m] * f
     out["rows"], out["cols"], out["mux"] = _R[idx], _C[idx], _M[idx]
     out["subarrays"] = np.take_along_axis(np.broadcast_to(n_sub, valid.shape), idx[..., None], -1)[..., 0]
     out["active_subarrays"] = np.take_along_axis(np.broadcast_to(n_act, valid.shape), idx[..., None], -1)[..., 0]
     return out
+
+
+@lru_cache(maxsize=None)
+def _lp_ratios() -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Per-node ratios low-standby-power / high-performance cells (geometric means over the CACTI 7 pairs).
+
+    ``ppa/data/cacti7_lstp_reference.csv`` holds CACTI 7 runs with ``itrs-lstp``
+    cells and ``itrs-lop`` peripherals (otherwise the settings of the main grid);
+    the ratio to the itrs-hp run of the same configuration gives the factor for
+    each metric at each node.
+    """
+    import csv  # noqa: PLC0415
+
+    ref = reference_points()
+    with open(_data_path("cacti7_lstp_reference.csv"), newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    ratios: dict[float, dict[str, list[float]]] = {}
+    for r in rows:
+        cap, node = float(r["capacity_bytes"]), float(r["node_nm"])
+        i = np.flatnonzero((ref["capacity_bytes"] == cap) & (ref["node_nm"] == node) & (ref["banks"] == 1)
+                           & (ref["block_bytes"] == 64))[0]
+        d = ratios.setdefault(node, {m: [] for m in ("area_um2", "read_energy_pj", "access_time_ns", "leakage_mw")})
+        d["area_um2"].append(float(r["area_mm2"]) * 1e6 / ref["area_um2"][i])
+        d["read_energy_pj"].append(float(r["read_energy_nj"]) * 1e3 / ref["read_energy_pj"][i])
+        d["access_time_ns"].append(float(r["access_time_ns"]) / ref["access_time_ns"][i])
+        d["leakage_mw"].append(float(r["leakage_mw"]) / ref["leakage_mw"][i])
+    nodes = np.array(sorted(ratios))
+    return nodes, {m: np.array([np.exp(np.mean(np.log(ratios[n][m]))) for n in nodes])
+                   for m in ("area_um2", "read_energy_pj", "access_time_ns", "leakage_mw")}
+
+
+def lp_factors(node_nm) -> dict[str, np.ndarray]:
+    """Factors applied to the high-performance-cell model for ``cell="sram_lp"`` (log-interpolated per node;
+    held constant outside 22..65 nm, the nodes CACTI was run at)."""
+    nodes, r = _lp_ratios()
+    x = np.log(np.clip(np.asarray(node_nm, dtype=float), nodes[0], nodes[-1]))
+    f = {m: np.exp(np.interp(x, np.log(nodes), np.log(v))) for m, v in r.items()}
+    f["write_energy_pj"] = f["read_energy_pj"]
+    f["cycle_time_ns"] = f["access_time_ns"]
+    return f
 
 
 def _positive_int(value, path: str, lo: int = 1, hi: int | None = None) -> int:
@@ -260,12 +306,15 @@ class SRAM:
     """
 
     def __init__(self, *, capacity_bytes: int, block_bytes: int = 64, banks: int = 1, node_nm: float = 45,
-                 ports: int = 1, cacti: str | os.PathLike | None = None, path: str = "sram"):
+                 ports: int = 1, cell: str = "sram", cacti: str | os.PathLike | None = None, path: str = "sram"):
         capacity_bytes = _positive_int(capacity_bytes, f"{path}.capacity_bytes", 64)
         block_bytes = _positive_int(block_bytes, f"{path}.block_bytes", 1, 4096)
         banks = _positive_int(banks, f"{path}.banks", 1, 1024)
         ports = _positive_int(ports, f"{path}.ports", 1, 16)
         check_node(node_nm, f"{path}.node_nm")
+        if cell not in CELLS:
+            raise ConfigError([(f"{path}.cell", f"{cell!r} is not allowed; expected one of {', '.join(CELLS)}")])
+        self.cell = cell
         if capacity_bytes < banks * block_bytes:
             raise ConfigError([(f"{path}.capacity_bytes", f"{capacity_bytes} is smaller than banks x block_bytes "
                                                           f"= {banks * block_bytes}; each bank must hold a block")])
@@ -275,7 +324,7 @@ class SRAM:
                        else self._analytical())
 
     def _analytical(self) -> SRAMResult:
-        out = sram_batch(self.capacity_bytes, self.block_bytes, self.banks, self.node_nm, self.ports)
+        out = sram_batch(self.capacity_bytes, self.block_bytes, self.banks, self.node_nm, self.ports, self.cell)
         org = {"rows": int(out["rows"]), "cols": int(out["cols"]), "mux": int(out["mux"]),
                "subarrays_per_bank": float(out["subarrays"]), "active_subarrays": float(out["active_subarrays"])}
         return SRAMResult(self.capacity_bytes, self.block_bytes, self.banks, self.node_nm, self.ports,

@@ -1,0 +1,104 @@
+"""``accelgen estimate``, ``accelgen sram``, ``accelgen validate-chips``: parse options, call :mod:`accelgen.ppa`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+
+def _table(rows, headers):
+    from rich.console import Console  # noqa: PLC0415
+    from rich.table import Table  # noqa: PLC0415
+
+    t = Table(*headers)
+    for r in rows:
+        t.add_row(*r)
+    Console(width=160).print(t)
+
+
+@click.command("estimate")
+@click.argument("arch_path", metavar="ARCH.yaml", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Draw the area and power breakdown (PNG).")
+@click.option("--model", "models", multiple=True, metavar="FAMILY=FILE", help="Use this fitted model file.")
+def estimate_cmd(arch_path, as_json, plot_path, models):
+    """Area, TDP, clock, peak TOPS and the per-component breakdown of an accelerator description."""
+    from ..errors import ConfigError  # noqa: PLC0415
+    from ..ppa import estimate  # noqa: PLC0415
+    from ..ppa.estimate import flatten  # noqa: PLC0415
+
+    paths = {}
+    for m in models:
+        fam, sep, path = m.partition("=")
+        if not sep or not fam or not path:
+            raise ConfigError([("--model", f"{m!r} is not allowed; expected FAMILY=FILE")])
+        paths[fam] = path
+    est = estimate(arch_path, model_paths=paths)
+    if plot_path:
+        from ..ppa.plot import plot_breakdown  # noqa: PLC0415
+
+        plot_breakdown(est, plot_path)
+    if as_json:
+        click.echo(est.to_json())
+        return
+    click.echo(f"{est.name}: {est.node_nm:g} nm, {est.vdd_v:g} V, clock {est.clock_mhz:.0f} MHz "
+               f"(achievable {est.achievable_clock_mhz:.0f} MHz, critical: {est.critical_component})")
+    click.echo(f"peak {est.peak_tops:.3g} TOPS, area {est.area_mm2:.1f} mm^2, TDP {est.tdp_w:.2f} W "
+               f"(leakage {est.leakage_w:.2f} W)" + (f", runtime {est.runtime_power_w:.2f} W"
+                                                     if est.runtime_power_w is not None else ""))
+    rows = [("  " * d + n["name"], str(n["count"]), f"{n['area_mm2']:.3f}", f"{n['tdp_w']:.3f}",
+             f"{n['leakage_w']:.3f}", f"{n.get('delay_ns', 0):.3f}" if n.get("delay_ns") else "")
+            for d, n in flatten(est.breakdown)]
+    _table(rows, ["component", "count", "area mm^2", "TDP W", "leakage W", "delay ns"])
+    for t in est.compute_models:
+        err = ", ".join(f"{k} {v.get('mape_pct', float('nan')):.1f}%" for k, v in t["heldout_error"].items())
+        click.echo(f"  {t['component']}: {t['model_file']} (held-out MAPE: {err})")
+
+
+@click.command("sram")
+@click.option("--capacity-bytes", type=int, required=True, help="Total capacity in bytes.")
+@click.option("--block-bytes", type=int, default=64, show_default=True, help="Access width in bytes.")
+@click.option("--banks", type=int, default=1, show_default=True, help="Banks.")
+@click.option("--ports", type=int, default=1, show_default=True, help="Read/write ports per bank.")
+@click.option("--node", "node_nm", type=float, default=45, show_default=True, help="Technology node (nm).")
+@click.option("--cell", type=click.Choice(["sram", "sram_lp"]), default="sram", show_default=True,
+              help="High-performance (itrs-hp) or low-standby-power cells.")
+@click.option("--cacti", "cacti", type=click.Path(dir_okay=False), help="Evaluate with this CACTI 7 binary.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def sram_cmd(capacity_bytes, block_bytes, banks, ports, node_nm, cell, cacti, as_json):
+    """The SRAM model alone: area, read/write energy, access/cycle time, leakage."""
+    from ..ppa.sram import SRAM  # noqa: PLC0415
+
+    r = SRAM(capacity_bytes=capacity_bytes, block_bytes=block_bytes, banks=banks, node_nm=node_nm, ports=ports,
+             cell=cell, cacti=cacti, path="sram").result
+    d = r.to_dict()
+    if as_json:
+        click.echo(json.dumps(d, indent=1))
+        return
+    for k in ("area_mm2", "read_energy_pj", "write_energy_pj", "access_time_ns", "cycle_time_ns", "leakage_mw"):
+        click.echo(f"{k:16s} {d[k]:.4g}")
+    click.echo(f"organization     {d['organization']}  ({d['source']})")
+
+
+@click.command("validate-chips")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--model", "models", multiple=True, metavar="FAMILY=FILE", help="Use this fitted model file.")
+def validate_chips_cmd(as_json, models):
+    """Estimate every shipped example chip and compare with its published area and power."""
+    from ..ppa.chips import validate_chips  # noqa: PLC0415
+
+    paths = dict(m.partition("=")[::2] for m in models)
+    rows = validate_chips(model_paths=paths)
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+        return
+    out = []
+    for r in rows:
+        if "error" in r:
+            out.append((r["chip"], "-", "-", "-", "-", "-", "-", r["error"]))
+            continue
+        out.append((r["chip"], f"{r['area_mm2']:.1f}", f"{r['published_area_mm2']:g}", f"{r['area_err_pct']:+.0f}%",
+                    f"{r['power_w']:.2f}", f"{r['published_power_w']:g}", f"{r['power_err_pct']:+.0f}%",
+                    r["source"]))
+    _table(out, ["chip", "area mm^2", "published", "error", "power W", "published", "error", "source"])

@@ -1,0 +1,247 @@
+"""The accelerator description: a strict pydantic schema, loaded from YAML, every problem with its field path.
+
+Dependent resources follow automatically (NeuroMeter's rules) and each can be
+overridden: vector-unit lanes = the widest tensor unit's width; vector register
+file ports = 2 read + 1 write per functional unit; the central data bus joining
+the memories and units has the width of the widest unit edge and a length of
+sqrt(area of the blocks it joins), pipelined when longer than a cycle allows;
+memory banks/ports are chosen from a target bandwidth when ``banks`` is not
+given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..errors import ConfigError
+from .components import DRAM_TYPES
+from .tech import NODE_RANGE_NM
+
+_STRICT = ConfigDict(extra="forbid", frozen=True)
+Width = Field(default=8, ge=1, le=32)
+
+
+class TensorUnit(BaseModel):
+    model_config = _STRICT
+    count: int = Field(1, ge=1)
+    rows: int = Field(ge=1, le=1024)
+    cols: int = Field(ge=1, le=1024)
+    dataflow: Literal["ws", "os"] = "ws"
+    a_width: int = Width
+    b_width: int = Width
+    acc_width: int = Field(default=32, ge=2, le=64)
+    interconnect: Literal["unicast", "multicast"] = "unicast"
+
+
+class ReductionTree(BaseModel):
+    model_config = _STRICT
+    count: int = Field(1, ge=1)
+    inputs: int = Field(ge=2, le=4096)
+    kind: Literal["fan", "linear", "tree"] = "fan"
+    width: int = Field(default=32, ge=1, le=64)
+
+
+class FlexDPEs(BaseModel):
+    model_config = _STRICT
+    count: int = Field(ge=1)
+    k: int = Field(ge=2, le=1024)
+    width: int = Field(default=16, ge=1, le=64)
+
+
+class TensorDash(BaseModel):
+    model_config = _STRICT
+    count: int = Field(ge=1)
+    lanes: int = Field(4, ge=2, le=16)
+    depth: int = Field(4, ge=2, le=5)
+    rows: int = Field(1, ge=1, le=64)       # tile rows R sharing one B-side schedule (1: single PEs)
+    cols: int = Field(1, ge=1, le=64)       # PEs per tile row C
+    a_width: int = Width
+    b_width: int = Width
+    acc_width: int = Field(default=32, ge=2, le=64)
+
+
+class VectorUnit(BaseModel):
+    model_config = _STRICT
+    lanes: Optional[int] = Field(None, ge=1, le=4096)   # default: widest tensor unit
+    width: int = Field(default=32, ge=1, le=64)
+
+
+class RegisterFile(BaseModel):
+    model_config = _STRICT
+    entries: int = Field(32, ge=1, le=4096)
+    read_ports: Optional[int] = Field(None, ge=1, le=32)    # default: 2 per functional unit
+    write_ports: Optional[int] = Field(None, ge=1, le=32)   # default: 1 per functional unit
+
+
+class Memory(BaseModel):
+    model_config = _STRICT
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    capacity_bytes: int = Field(ge=64)
+    block_bytes: int = Field(64, ge=1, le=4096)
+    cell: Literal["sram", "sram_lp", "dff"] = "sram_lp"
+    banks: Optional[int] = Field(None, ge=1, le=1024)
+    ports: int = Field(1, ge=1, le=16)
+    bandwidth_gbps: Optional[float] = Field(None, gt=0)     # target: choose banks to meet it
+    latency_ns: Optional[float] = Field(None, gt=0)
+    activity: float = Field(1.0, ge=0, le=1)                # accesses per cycle per port at full load
+
+    @model_validator(mode="after")
+    def _fits(self):
+        if self.banks is not None and self.capacity_bytes < self.banks * self.block_bytes:
+            raise ValueError(f"capacity_bytes {self.capacity_bytes} is smaller than banks x block_bytes "
+                             f"= {self.banks * self.block_bytes}")
+        return self
+
+
+class Core(BaseModel):
+    model_config = _STRICT
+    tensor_units: list[TensorUnit] = []
+    reduction_trees: list[ReductionTree] = []
+    flex_dpes: Optional[FlexDPEs] = None
+    tensordash: Optional[TensorDash] = None
+    vector_unit: Optional[VectorUnit] = None
+    vector_regfile: Optional[RegisterFile] = None
+    scalar_unit: bool = False
+    memories: list[Memory] = []
+    bus_bits: Optional[int] = Field(None, ge=1)        # central data bus width (default: widest unit edge)
+
+    @model_validator(mode="after")
+    def _has_compute(self):
+        if not (self.tensor_units or self.reduction_trees or self.flex_dpes or self.tensordash or self.vector_unit):
+            raise ValueError("a core needs at least one compute unit (tensor_units, reduction_trees, flex_dpes, "
+                             "tensordash or vector_unit)")
+        names = [m.name for m in self.memories]
+        if len(set(names)) != len(names):
+            raise ValueError(f"memory names must be unique; got {names}")
+        return self
+
+
+class NoC(BaseModel):
+    model_config = _STRICT
+    topology: Literal["mesh", "ring", "bus"] = "mesh"
+    tx: int = Field(1, ge=1, le=64)
+    ty: int = Field(1, ge=1, le=64)
+    flit_bits: int = Field(128, ge=8, le=4096)
+    bisection_gbps: Optional[float] = Field(None, gt=0)   # target: widen flits to meet it
+
+
+class OffChip(BaseModel):
+    model_config = _STRICT
+    type: Literal[DRAM_TYPES] = "ddr4"  # type: ignore[valid-type]
+    bandwidth_gbps: float = Field(gt=0)
+    channels: int = Field(1, ge=1, le=64)
+
+
+class Host(BaseModel):
+    model_config = _STRICT
+    pcie_gen: int = Field(3, ge=1, le=5)
+    lanes: int = Field(16, ge=1, le=32)
+
+
+class Chip(BaseModel):
+    model_config = _STRICT
+    noc: NoC = NoC()
+    offchip: Optional[OffChip] = None
+    host: Optional[Host] = None
+    white_space_fraction: float = Field(0.0, ge=0.0, lt=1.0)
+    die_budget_mm2: Optional[float] = Field(None, gt=0)
+
+
+class Activity(BaseModel):
+    model_config = _STRICT
+    default: float = Field(1.0, ge=0, le=1)
+    tensor: Optional[float] = Field(None, ge=0, le=1)
+    vector: Optional[float] = Field(None, ge=0, le=1)
+    memory: Optional[float] = Field(None, ge=0, le=1)
+    noc: Optional[float] = Field(None, ge=0, le=1)
+    dram: Optional[float] = Field(None, ge=0, le=1)
+    host: Optional[float] = Field(None, ge=0, le=1)
+    scalar: Optional[float] = Field(None, ge=0, le=1)
+    density: float = Field(1.0, ge=0, le=1)           # operand density for fitted energy models
+
+    def factors(self) -> dict[str, float]:
+        return {k: v for k, v in self.model_dump().items() if v is not None and k != "density"}
+
+
+class Arch(BaseModel):
+    """A whole accelerator (see ``examples/arch/*.yaml``)."""
+
+    model_config = _STRICT
+    name: str = "accelerator"
+    node_nm: float
+    vdd_v: Optional[float] = Field(None, gt=0.3, le=2.0)
+    clock_mhz: Optional[float] = Field(None, gt=0, le=10000)
+    target_tops: Optional[float] = Field(None, gt=0)
+    cores: int = Field(1, ge=1)
+    core: Core
+    chip: Chip = Chip()
+    activity: Optional[Activity] = None
+    models: dict[str, str] = {}          # family -> fitted model file (default: shipped models)
+    sources: dict[str, str] = {}         # citations for the parameters (free text)
+    published: dict[str, float] = {}     # published figures (area_mm2, power_w, tops, clock_mhz) for validate-chips
+
+    @model_validator(mode="after")
+    def _checks(self):
+        lo, hi = NODE_RANGE_NM
+        if not lo <= self.node_nm <= hi:
+            raise ValueError(f"node_nm: {self.node_nm!r} is outside the technology table; allowed: {lo}..{hi} nm")
+        if (self.clock_mhz is None) == (self.target_tops is None):
+            raise ValueError("give exactly one of clock_mhz and target_tops")
+        noc = self.chip.noc
+        if noc.topology == "mesh" and noc.tx * noc.ty != self.cores:
+            raise ValueError(f"chip.noc: mesh {noc.tx} x {noc.ty} holds {noc.tx * noc.ty} cores but cores is "
+                             f"{self.cores}")
+        return self
+
+
+def _loc(err: dict) -> str:
+    parts = []
+    for p in err.get("loc", ()):
+        if isinstance(p, int):
+            parts[-1:] = [f"{parts[-1]}[{p}]"] if parts else [f"[{p}]"]
+        else:
+            parts.append(str(p))
+    return ".".join(parts)
+
+
+def _problems(exc: ValidationError) -> list[tuple[str, str]]:
+    out = []
+    for e in exc.errors():
+        msg = e["msg"].removeprefix("Value error, ")
+        if e["type"] == "extra_forbidden":
+            msg = "unknown field"
+        elif e["type"] == "literal_error":
+            msg = f"{e.get('input')!r} is not allowed; {msg.lower()}"
+        elif "input" in e and e["type"] not in ("missing",) and not isinstance(e["input"], dict):
+            msg = f"{e['input']!r}: {msg}"
+        out.append((_loc(e), msg))
+    return out
+
+
+def parse_arch(data: dict, source: str | None = None) -> Arch:
+    """Validate a description (a dict); all problems together in one :class:`ConfigError`."""
+    if not isinstance(data, dict):
+        raise ConfigError([("", f"expected a mapping at the top level, got {type(data).__name__}")], source)
+    try:
+        return Arch.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_problems(exc), source) from None
+
+
+def load_arch(path: str | Path) -> Arch:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError([("", f"cannot read {str(path)!r}: {exc.strerror}")]) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise ConfigError([("", f"malformed YAML{where}")], str(path)) from None
+    return parse_arch(data, str(path))

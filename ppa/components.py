@@ -1,0 +1,250 @@
+"""Component cost models (after Accelergy's hwcomponents): physical parameters in; area, leakage,
+energy per action and delay out; composition by sub-components.
+
+Every component is a :class:`Component` node: ``area_um2``, ``leakage_mw``,
+``energy_pj`` (per action, a dict action -> pJ), ``delay_ns`` (its register-to-
+register or access time), ``actions_per_cycle`` at full activity (so that
+``dynamic power = sum(energy x actions/cycle) x f``), ``ops_per_cycle`` (MACs
+counted as 2 ops) and ``children``. A parent's area, leakage and power are the
+sums over its children plus its own.
+
+Analytical models here (the SRAM model is :mod:`accelgen.ppa.sram`, compute
+blocks use the fitted models through :class:`FittedCompute`):
+
+* :func:`wire` — repeated semi-global/global wires (``accelgen.ppa.tech``).
+* :func:`noc` — mesh / ring / bus routers and links. Router area and energy from
+  the Intel 80-tile Teraflops router (Vangal et al., IEEE JSSC 43(1), 2008:
+  5-port, 39-bit links, 0.34 mm^2 in 65 nm), scaled quadratically in
+  ports x flit bits (crossbar, Dally & Towles, *Principles and Practices of
+  Interconnection Networks*, ch. 17) and with F^2 across nodes. Router energy
+  0.15 pJ per bit per hop at 65 nm / 1.2 V (ORION 2.0, Kahng et al., DATE 2009,
+  Table 4 order of magnitude), scaled with C V^2 (F x Vdd^2).
+* :func:`dram_phy` — DDR / LPDDR / HBM PHY + I/O: area per GB/s and energy per
+  bit. DDR4: 15 pJ/bit, LPDDR4: 6 pJ/bit, HBM2: 3.9 pJ/bit interface energy
+  (O'Connor et al., "Fine-Grained DRAM", MICRO 2017, Table 1); PHY area: DDR4
+  x64 channel ~5 mm^2 at 28 nm (Synopsys DesignWare DDR4 PHY datasheet class),
+  HBM2 stack PHY ~15 mm^2 at 16 nm (Jun et al., ISSCC 2017 HBM2 / NeuroMeter,
+  Tang et al., HPCA 2021, Table III), with I/O area not scaling across nodes
+  (pads and analog front ends) — only 30% of it follows F^2.
+* :func:`pcie` — PCIe controller + PHY per lane: 0.6 mm^2 and 5 pJ/bit per lane
+  at 28 nm for Gen3 (8 GT/s), ~110 mW per lane active (Synopsys/Cadence PCIe 3.0
+  PHY datasheets; Ghosh et al., ISSCC 2013 8 Gb/s SerDes 5 pJ/bit); Gen4/Gen5
+  double the rate at ~1.2x the area per lane.
+* :func:`scalar_core` — a small in-order core: RISC-V Rocket, 0.39 mm^2 (core
+  without caches) and 0.034 mW/MHz at 45 nm SOI (Lee et al., ESSCIRC 2014),
+  scaled with F^2 (area) and F x Vdd^2 (energy).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ConfigError
+from .tech import TechNode
+
+
+@dataclass
+class Component:
+    """A node of the architecture tree (units in names; totals include children)."""
+
+    name: str
+    kind: str
+    count: int = 1                       # identical instances represented by this node
+    area_um2_each: float = 0.0           # own area of one instance (excluding children)
+    leakage_mw_each: float = 0.0
+    energy_pj: dict = field(default_factory=dict)          # action -> pJ, one instance
+    actions_per_cycle: dict = field(default_factory=dict)  # action -> per instance per cycle at full activity
+    delay_ns: float = 0.0                # own critical delay (0: not timing relevant)
+    ops_per_cycle_each: float = 0.0      # arithmetic ops (MAC = 2) per instance per cycle
+    activity_key: str = ""               # which activity factor applies to its dynamic power
+    params: dict = field(default_factory=dict)
+    trace: dict = field(default_factory=dict)
+    children: list = field(default_factory=list)
+
+    def add(self, *children: "Component") -> "Component":
+        self.children.extend(children)
+        return self
+
+    # totals (this node x count, children included)
+    @property
+    def area_um2(self) -> float:
+        return self.count * (self.area_um2_each + sum(c.area_um2 for c in self.children))
+
+    @property
+    def leakage_mw(self) -> float:
+        return self.count * (self.leakage_mw_each + sum(c.leakage_mw for c in self.children))
+
+    def dynamic_mw(self, clock_mhz: float, activity: dict | None = None) -> float:
+        act = 1.0
+        if activity is not None:
+            act = activity.get(self.activity_key, activity.get("default", 1.0)) if self.activity_key else \
+                activity.get("default", 1.0)
+        own = sum(e * self.actions_per_cycle.get(a, 0.0) for a, e in self.energy_pj.items()) * clock_mhz * 1e-3 * act
+        return self.count * (own + sum(c.dynamic_mw(clock_mhz, activity) for c in self.children))
+
+    @property
+    def ops_per_cycle(self) -> float:
+        return self.count * (self.ops_per_cycle_each + sum(c.ops_per_cycle for c in self.children))
+
+    def walk(self, path: str = ""):
+        here = f"{path}/{self.name}" if path else self.name
+        yield here, self
+        for c in self.children:
+            yield from c.walk(here)
+
+
+# --------------------------------------------------------------------------- wires
+
+def wire(name: str, tech: TechNode, *, bits: int, length_mm: float, clock_mhz: float | None = None,
+         kind: str = "semi_global", activity_key: str = "default") -> Component:
+    """A bus of ``bits`` repeated wires of ``length_mm``; pipelined (flip-flops every cycle's reach) when
+    its delay exceeds a cycle. Repeater area: ~2% of the wire track area (Ho, Mai, Horowitz 2001)."""
+    d_ps = tech.repeated_wire_delay_ps_per_mm(kind) * length_mm
+    stages = 0
+    if clock_mhz:
+        period_ps = 1e6 / clock_mhz
+        stages = max(0, math.ceil(d_ps / (0.8 * period_ps)) - 1)
+    pitch_um = (4.0 if kind == "semi_global" else 8.0) * tech.feature_um
+    # routed over logic on upper metal: only repeaters and pipeline flops take die area
+    area = bits * length_mm * 1000.0 * pitch_um * 0.02 + stages * bits * 4.522 * (tech.node_nm / 45.0) ** 2
+    e = tech.wire_energy_pj_per_bit_mm(1.0) * length_mm * bits
+    return Component(name, "wire", area_um2_each=area, energy_pj={"transfer": e}, actions_per_cycle={"transfer": 0.5},
+                     delay_ns=(d_ps / 1000.0) / (stages + 1), activity_key=activity_key,
+                     params={"bits": bits, "length_mm": round(length_mm, 4), "kind": kind, "pipeline_stages": stages})
+
+
+# --------------------------------------------------------------------------- NoC
+
+_ROUTER_REF = {"area_mm2": 0.34, "ports": 5, "bits": 39, "node_nm": 65.0, "pj_per_bit": 0.15, "vdd": 1.2}
+
+
+def noc(tech: TechNode, *, topology: str, tx: int, ty: int, flit_bits: int, link_mm: float) -> Component:
+    """Routers and links of a mesh (``tx x ty``), ring or bus connecting ``tx * ty`` cores."""
+    n = tx * ty
+    top = Component("noc", "noc")
+    if n <= 1 and topology != "bus":
+        return top
+    ports = {"mesh": 5, "ring": 3, "bus": 2}[topology]
+    r = _ROUTER_REF
+    s_area = (tech.node_nm / r["node_nm"]) ** 2
+    area = r["area_mm2"] * 1e6 * ((ports * flit_bits) / (r["ports"] * r["bits"])) ** 2 * s_area
+    e_bit = r["pj_per_bit"] * (tech.node_nm / r["node_nm"]) * (tech.vdd_v / r["vdd"]) ** 2
+    top.add(Component("router", "router", count=n, area_um2_each=area,
+                      energy_pj={"flit": e_bit * flit_bits}, actions_per_cycle={"flit": 1.0},
+                      delay_ns=2 * tech.fo4_ps * 8 / 1000.0, leakage_mw_each=area * tech.logic_leak_uw_per_um2 * 1e-3 *
+                      tech.vdd_v, activity_key="noc", params={"ports": ports, "flit_bits": flit_bits}))
+    links = {"mesh": 2 * (tx * (ty - 1) + ty * (tx - 1)), "ring": 2 * n, "bus": 1}[topology]
+    ln = wire("link", tech, bits=flit_bits, length_mm=link_mm * (n if topology == "bus" else 1), kind="global",
+              activity_key="noc")
+    ln.count = links
+    top.add(ln)
+    return top
+
+
+def bisection_bits_per_cycle(topology: str, tx: int, ty: int, flit_bits: int) -> int:
+    """Bisection width in bits per cycle (both directions) of the topology."""
+    if topology == "mesh":
+        return 2 * min(tx, ty) * flit_bits
+    if topology == "ring":
+        return 4 * flit_bits
+    return flit_bits
+
+
+# --------------------------------------------------------------------------- off-chip interfaces
+
+_DRAM = {  # pj_per_bit interface energy; phy area mm^2 per GB/s at ref node; ref node
+    "ddr3": {"pj_per_bit": 20.0, "mm2_per_gbps": 5.0 / 12.8, "node_nm": 28.0},
+    "ddr4": {"pj_per_bit": 15.0, "mm2_per_gbps": 5.0 / 25.6, "node_nm": 28.0},
+    "lpddr4": {"pj_per_bit": 6.0, "mm2_per_gbps": 4.0 / 25.6, "node_nm": 28.0},
+    "hbm2": {"pj_per_bit": 3.9, "mm2_per_gbps": 15.0 / 256.0, "node_nm": 16.0},
+}
+DRAM_TYPES = tuple(_DRAM)
+
+
+def _io_scale(tech: TechNode, ref_nm: float) -> float:
+    return 0.7 + 0.3 * (tech.node_nm / ref_nm) ** 2
+
+
+def dram_phy(tech: TechNode, *, kind: str, bandwidth_gbps: float, channels: int) -> Component:
+    d = _DRAM[kind]
+    area = d["mm2_per_gbps"] * bandwidth_gbps * 1e6 * _io_scale(tech, d["node_nm"])
+    bits_per_cycle_at_1ghz = bandwidth_gbps * 8.0  # bits per ns
+    return Component(f"{kind}_phy", "dram_phy", area_um2_each=area,
+                     energy_pj={"bit": d["pj_per_bit"]},
+                     # actions per cycle are set at the chip clock by the estimator (bits per clock at full bandwidth)
+                     actions_per_cycle={"bit": 0.0}, activity_key="dram",
+                     leakage_mw_each=0.05 * d["pj_per_bit"] * bits_per_cycle_at_1ghz,  # bias/termination ~5% of peak
+                     params={"kind": kind, "bandwidth_gbps": bandwidth_gbps, "channels": channels})
+
+
+_PCIE_GTS = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0}
+
+
+def pcie(tech: TechNode, *, gen: int, lanes: int) -> Component:
+    gts = _PCIE_GTS[gen]
+    area = 0.6e6 * (1.2 if gen >= 4 else 1.0) * _io_scale(tech, 28.0)
+    return Component("pcie", "pcie", count=lanes, area_um2_each=area, leakage_mw_each=20.0,
+                     energy_pj={"bit": 5.0}, actions_per_cycle={"bit": 0.0}, activity_key="host",
+                     params={"gen": gen, "lanes": lanes, "gt_per_s": gts})
+
+
+def scalar_core(tech: TechNode) -> Component:
+    s_area = (tech.node_nm / 45.0) ** 2
+    e_cycle = 0.034 / 1.0 * 1e3 / 1e3 * (tech.node_nm / 45.0) * (tech.vdd_v / 1.0) ** 2  # mW/MHz == nJ/cycle
+    area = 0.39e6 * s_area
+    return Component("scalar_core", "scalar_core", area_um2_each=area, energy_pj={"cycle": e_cycle * 1e3},
+                     actions_per_cycle={"cycle": 1.0}, activity_key="scalar",
+                     leakage_mw_each=area * tech.logic_leak_uw_per_um2 * tech.vdd_v * 1e-3,
+                     delay_ns=30 * tech.fo4_ps / 1000.0, params={"model": "RISC-V Rocket (ESSCIRC 2014)"})
+
+
+# --------------------------------------------------------------------------- fitted compute blocks
+
+class FittedCompute:
+    """Adapter from a fitted model file (``accelgen.fit.model``) to components.
+
+    ``model_paths`` maps a family to a model file; otherwise the shipped
+    ``accelgen/fit/models/<family>.json`` is used. A family without a model
+    raises a :class:`ConfigError` at ``path`` saying so (no invented numbers).
+    """
+
+    def __init__(self, model_paths: dict[str, str] | None = None):
+        self.model_paths = dict(model_paths or {})
+        self._cache: dict[str, object] = {}
+
+    def model(self, family: str, path: str):
+        if family not in self._cache:
+            from ..fit.model import load_model  # numpy-only module  # noqa: PLC0415
+
+            try:
+                self._cache[family] = load_model(family, path=self.model_paths.get(family))
+            except ConfigError as exc:
+                msg = "; ".join(m for _, m in exc.problems)
+                raise ConfigError([(path, f"needs the fitted model of {family!r}: {msg} "
+                                          f"(fit it with `accelgen fit {family}` or give models.{family}: FILE)")]
+                                  ) from None
+        return self._cache[family]
+
+    def predict(self, family: str, params: dict, node_nm: float, path: str) -> tuple[dict, dict]:
+        """``({target: float}, trace)``; out-of-range inputs warn (FitRangeWarning) and are recorded."""
+        model = self.model(family, path)
+        inputs = {k: v for k, v in params.items() if k in model.inputs}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                out = model.predict(node_nm=node_nm, **inputs)
+            except ConfigError as exc:
+                raise ConfigError([(f"{path}.{p}" if p else path, m) for p, m in exc.problems]) from None
+        for w in caught:
+            warnings.warn(f"{path}: {w.message}", w.category, stacklevel=3)
+        vals = {k: float(np.asarray(v)) for k, v in out.items()}
+        trace = {"family": family, "model_file": model.source,
+                 "inputs": {k: v for k, v in inputs.items()},
+                 "fitted_range": {k: v.get("range", v.get("values")) for k, v in model.inputs.items()},
+                 "heldout_error": model.errors(),
+                 "out_of_range": [str(w.message) for w in caught]}
+        return vals, trace

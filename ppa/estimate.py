@@ -1,0 +1,317 @@
+"""Chip-level estimate: the architecture tree, timing, peak TOPS, area, TDP, runtime power, breakdown.
+
+``estimate(arch)`` (an :class:`~accelgen.ppa.arch.Arch`, a dict or a YAML path)
+builds the tree chip -> cores -> core -> units from the description, with the
+dependent resources filled in, evaluates every component at the technology
+node, finds the achievable clock (the slowest component's cycle time) and the
+clock (given, or the one that meets ``target_tops``), and returns an
+:class:`Estimate`.
+
+Power: TDP = dynamic power at full activity (every component's energy per
+action x actions per cycle x clock) + leakage; runtime power uses the
+description's ``activity`` factors. Supply voltage other than the node's
+nominal scales dynamic energy by (V/Vnom)^2 and leakage by V/Vnom.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..errors import ConfigError
+from .arch import Arch, Core, RegisterFile, load_arch, parse_arch
+from .components import (Component, FittedCompute, bisection_bits_per_cycle, dram_phy, noc, pcie, scalar_core,
+                         wire)
+from .sram import SRAM, dff_array
+from .tech import TechNode, technology
+
+# family of each compute component, and what one of its "operations" is
+_REDUCTION_FAMILY = {"fan": "fan", "linear": "fan_linear", "tree": "adder_tree"}
+
+
+def _fitted(fc: FittedCompute, family: str, params: dict, tech: TechNode, path: str, *, name: str, count: int,
+            actions_per_cycle: float, ops_per_cycle: float, activity_key: str, density: float,
+            traces: list) -> Component:
+    vals, trace = fc.predict(family, {**params, "density": density}, tech.node_nm, path)
+    trace["component"] = path
+    traces.append(trace)
+    return Component(name, family, count=count, area_um2_each=vals.get("area_um2", 0.0),
+                     leakage_mw_each=vals.get("leakage_uw", 0.0) * 1e-3,
+                     energy_pj={"op": vals.get("energy_pj", 0.0)}, actions_per_cycle={"op": actions_per_cycle},
+                     delay_ns=vals.get("delay_ns", 0.0), ops_per_cycle_each=ops_per_cycle,
+                     activity_key=activity_key, params=params, trace={"model_file": trace["model_file"]})
+
+
+def _memory(m, tech: TechNode, path: str, clock_mhz: float | None) -> Component:
+    banks = m.banks
+    if banks is None:
+        banks = 1
+        if m.bandwidth_gbps:  # smallest power-of-two bank count whose aggregate bandwidth meets the target
+            while True:
+                r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks,
+                         node_nm=tech.node_nm, ports=m.ports, cell="sram" if m.cell == "dff" else m.cell,
+                         path=path).result
+                bw = banks * m.ports * m.block_bytes / r.cycle_time_ns
+                lat_ok = m.latency_ns is None or r.access_time_ns <= m.latency_ns
+                if (bw >= m.bandwidth_gbps and lat_ok) or banks * 2 * m.block_bytes > m.capacity_bytes:
+                    break
+                banks *= 2
+    if m.cell == "dff":
+        d = dff_array(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, read_ports=m.ports,
+                      write_ports=1, node_nm=tech.node_nm)
+        area, leak, er, ew, delay = d["area_um2"], d["leakage_mw"], d["read_energy_pj"], d["write_energy_pj"], \
+            d["cycle_time_ns"]
+        params = {"cell": "dff"}
+    else:
+        r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
+                 ports=m.ports, cell=m.cell, path=path).result
+        area, leak, er, ew = r.area_mm2 * 1e6, r.leakage_mw, r.read_energy_pj, r.write_energy_pj
+        delay = r.access_time_ns / 2.0  # accesses pipelined over two cycles (as NeuroMeter assumes)
+        params = {"cell": m.cell, "organization": r.organization, "access_time_ns": round(r.access_time_ns, 4)}
+    # full activity: every bank and port does one access per cycle, reads and writes equally
+    apc = banks * m.ports * m.activity
+    return Component(m.name, "memory", area_um2_each=area, leakage_mw_each=leak,
+                     energy_pj={"read": er, "write": ew}, actions_per_cycle={"read": apc / 2, "write": apc / 2},
+                     delay_ns=delay, activity_key="memory",
+                     params={"capacity_bytes": m.capacity_bytes, "block_bytes": m.block_bytes, "banks": banks,
+                             "ports": m.ports, **params})
+
+
+def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, clock_mhz: float | None,
+               traces: list, base: str = "core") -> Component:
+    c = Component("core", "core")
+    eu = Component("execution_units", "group")
+    widest = 1
+    n_fu = 0
+    for i, tu in enumerate(core.tensor_units):
+        path = f"{base}.tensor_units[{i}]"
+        params = {"rows": tu.rows, "cols": tu.cols, "dataflow": tu.dataflow, "a_width": tu.a_width,
+                  "b_width": tu.b_width, "acc_width": tu.acc_width}
+        comp = _fitted(fc, "systolic", params, tech, path, name=f"tensor_unit{i}", count=tu.count,
+                       actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
+                       activity_key="tensor", density=density, traces=traces)
+        comp.params["interconnect"] = tu.interconnect
+        eu.add(comp)
+        widest = max(widest, tu.cols * tu.a_width, tu.rows * tu.b_width)
+        n_fu += tu.count
+    for i, rt in enumerate(core.reduction_trees):
+        path = f"{base}.reduction_trees[{i}]"
+        eu.add(_fitted(fc, _REDUCTION_FAMILY[rt.kind], {"n": rt.inputs, "width": rt.width}, tech, path,
+                       name=f"reduction_tree{i}", count=rt.count, actions_per_cycle=1.0, ops_per_cycle=0.0,
+                       activity_key="tensor", density=density, traces=traces))
+        widest = max(widest, rt.inputs * rt.width)
+        n_fu += rt.count
+    if core.flex_dpes:
+        f = core.flex_dpes
+        eu.add(_fitted(fc, "flexdpe", {"k": f.k, "width": f.width}, tech, f"{base}.flex_dpes", name="flex_dpes",
+                       count=f.count, actions_per_cycle=1.0, ops_per_cycle=2.0 * f.k, activity_key="tensor",
+                       density=density, traces=traces))
+        widest = max(widest, f.k * f.width)
+        n_fu += f.count
+    if core.tensordash:
+        t = core.tensordash
+        common = {"lanes": t.lanes, "depth": t.depth, "a_width": t.a_width, "b_width": t.b_width,
+                  "acc_width": t.acc_width}
+        if t.rows > 1:
+            comp = _fitted(fc, "tensordash_tile", {**common, "rows": t.rows}, tech, f"{base}.tensordash",
+                           name="tensordash_tiles", count=t.count * t.cols, actions_per_cycle=1.0,
+                           ops_per_cycle=2.0 * t.lanes * t.rows, activity_key="tensor", density=density,
+                           traces=traces)
+        else:
+            comp = _fitted(fc, "tensordash_pe", common, tech, f"{base}.tensordash", name="tensordash_pes",
+                           count=t.count * t.cols, actions_per_cycle=1.0, ops_per_cycle=2.0 * t.lanes,
+                           activity_key="tensor", density=density, traces=traces)
+        eu.add(comp)
+        widest = max(widest, t.cols * t.lanes * t.a_width)
+        n_fu += t.count
+    if core.vector_unit:
+        v = core.vector_unit
+        lanes = v.lanes or max([tu.cols for tu in core.tensor_units] or [t.cols * t.lanes for t in
+                                                                            [core.tensordash] if t] or [8])
+        w = min(v.width, 32)
+        eu.add(_fitted(fc, "mac", {"a_width": w, "b_width": w, "acc_width": min(64, 2 * w)}, tech,
+                       f"{base}.vector_unit", name="vector_unit", count=lanes, actions_per_cycle=1.0,
+                       ops_per_cycle=2.0, activity_key="vector", density=density, traces=traces))
+        eu.params["vector_lanes"] = lanes
+        n_fu += 1
+        if True:  # a vector unit always has its register file (NeuroMeter); its size and ports are overridable
+            rf = core.vector_regfile or RegisterFile()
+            rp = rf.read_ports or 2 * n_fu
+            wp = rf.write_ports or n_fu
+            block = max(1, lanes * v.width // 8)
+            d = dff_array(capacity_bytes=rf.entries * block, block_bytes=block, read_ports=rp, write_ports=wp,
+                          node_nm=tech.node_nm)
+            eu.add(Component("vector_regfile", "regfile", area_um2_each=d["area_um2"], leakage_mw_each=d["leakage_mw"],
+                             energy_pj={"read": d["read_energy_pj"], "write": d["write_energy_pj"]},
+                             actions_per_cycle={"read": rp, "write": wp}, delay_ns=d["cycle_time_ns"],
+                             activity_key="vector", params={"entries": rf.entries, "read_ports": rp,
+                                                            "write_ports": wp, "word_bytes": block}))
+    c.add(eu)
+    if core.memories:
+        mem = Component("memories", "group")
+        for i, m in enumerate(core.memories):
+            mem.add(_memory(m, tech, f"{base}.memories[{i}]", clock_mhz))
+        c.add(mem)
+    if core.scalar_unit:
+        c.add(scalar_core(tech))
+    # central data bus: joins memories and execution units; length sqrt(area of what it joins)
+    joined_mm2 = (eu.area_um2 + sum(ch.area_um2 for ch in c.children if ch.name == "memories")) * 1e-6
+    bits = core.bus_bits or min(widest, 8192)
+    c.add(wire("data_bus", tech, bits=bits, length_mm=math.sqrt(joined_mm2), clock_mhz=clock_mhz,
+               activity_key="memory"))
+    return c
+
+
+@dataclass
+class Estimate:
+    """The estimate of one accelerator; the description is kept beside the results (``inputs``)."""
+
+    name: str
+    node_nm: float
+    vdd_v: float
+    clock_mhz: float
+    achievable_clock_mhz: float
+    critical_component: str
+    meets_timing: bool
+    peak_tops: float
+    area_mm2: float
+    tdp_w: float
+    leakage_w: float
+    runtime_power_w: float | None
+    breakdown: dict
+    compute_models: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    inputs: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        lead = ["area_mm2", "tdp_w", "clock_mhz", "peak_tops", "breakdown"]
+        return {k: d[k] for k in lead} | {k: v for k, v in d.items() if k not in lead}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1, default=float)
+
+
+def _tree_dict(node: Component, clock_mhz: float, v_dyn: float, v_leak: float, activity: dict | None) -> dict:
+    dyn = node.dynamic_mw(clock_mhz) * v_dyn
+    leak = node.leakage_mw * v_leak
+    out = {"name": node.name, "kind": node.kind, "count": node.count, "area_mm2": node.area_um2 * 1e-6,
+           "tdp_w": (dyn + leak) * 1e-3, "dynamic_w": dyn * 1e-3, "leakage_w": leak * 1e-3}
+    if activity is not None:
+        out["runtime_w"] = (node.dynamic_mw(clock_mhz, activity) * v_dyn + leak) * 1e-3
+    if node.delay_ns:
+        out["delay_ns"] = node.delay_ns
+        if node.kind == "memory":
+            out["latency_cycles"] = math.ceil(node.params.get("access_time_ns", node.delay_ns) * clock_mhz / 1e3)
+    if node.params:
+        out["params"] = node.params
+    if node.trace:
+        out["trace"] = node.trace
+    if node.children:
+        out["children"] = [_tree_dict(c, clock_mhz, v_dyn, v_leak, activity) for c in node.children]
+    return out
+
+
+def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float | None, traces: list) -> Component:
+    density = arch.activity.density if arch.activity else 1.0
+    chip = Component(arch.name, "chip")
+    core = build_core(arch.core, tech, fc, density, clock_mhz, traces)
+    core.count = arch.cores
+    chip.add(core)
+    nc = arch.chip.noc
+    flit = nc.flit_bits
+    if nc.bisection_gbps and clock_mhz:
+        need = nc.bisection_gbps * 8e3 / clock_mhz  # bits per cycle
+        while bisection_bits_per_cycle(nc.topology, nc.tx, nc.ty, flit) < need and flit < 4096:
+            flit *= 2
+    core_side_mm = math.sqrt(core.area_um2 / arch.cores * 1e-6)
+    net = noc(tech, topology=nc.topology, tx=nc.tx, ty=nc.ty if nc.topology == "mesh" else arch.cores // nc.tx or 1,
+              flit_bits=flit, link_mm=core_side_mm)
+    if net.children:
+        chip.add(net)
+    io = Component("io", "group")
+    if arch.chip.offchip:
+        o = arch.chip.offchip
+        phy = dram_phy(tech, kind=o.type, bandwidth_gbps=o.bandwidth_gbps, channels=o.channels)
+        if clock_mhz:
+            phy.actions_per_cycle["bit"] = o.bandwidth_gbps * 8e3 / clock_mhz
+        io.add(phy)
+    if arch.chip.host:
+        h = arch.chip.host
+        p = pcie(tech, gen=h.pcie_gen, lanes=h.lanes)
+        if clock_mhz:
+            p.actions_per_cycle["bit"] = p.params["gt_per_s"] * 1e3 / clock_mhz * 2  # both directions
+        io.add(p)
+    if io.children:
+        chip.add(io)
+    return chip
+
+
+def _timing(chip: Component) -> tuple[float, str]:
+    worst, where = 0.0, ""
+    for path, node in chip.walk():
+        # wires get pipeline flops to fit a cycle; memories are pipelined (latency_cycles) and do not set the clock
+        if node.delay_ns > worst and node.kind not in ("wire", "memory"):
+            worst, where = node.delay_ns, path
+    return (1e3 / worst if worst else float("inf")), where
+
+
+def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
+    """Estimate ``arch`` (an :class:`Arch`, a dict, or a path to a YAML description)."""
+    if isinstance(arch, (str, Path)):
+        arch = load_arch(arch)
+    elif isinstance(arch, dict):
+        arch = parse_arch(arch)
+    tech = technology(arch.node_nm)
+    fc = FittedCompute({**arch.models, **(model_paths or {})})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        traces: list = []
+        probe = _build_chip(arch, tech, fc, None, traces)
+        fmax, critical = _timing(probe)
+        ops = probe.ops_per_cycle
+        if arch.clock_mhz is not None:
+            clock = arch.clock_mhz
+        else:
+            if ops <= 0:
+                raise ConfigError([("target_tops", "the description has no unit that counts operations "
+                                                   "(tensor units, Flex-DPEs, TensorDash PEs or a vector unit)")])
+            clock = arch.target_tops * 1e6 / ops
+            if clock > fmax:
+                raise ConfigError([("target_tops", f"{arch.target_tops:g} TOPS needs {clock:.0f} MHz but "
+                                                   f"{critical} limits the clock to {fmax:.0f} MHz "
+                                                   f"(peak at that clock: {ops * fmax * 1e-6:.3g} TOPS)")])
+        traces = []
+        chip = _build_chip(arch, tech, fc, clock, traces)
+    msgs = [str(w.message) for w in caught]
+    if clock > fmax:
+        msgs.append(f"clock_mhz {clock:g} exceeds the achievable {fmax:.0f} MHz ({critical})")
+    for m in msgs:
+        warnings.warn(m, UserWarning, stacklevel=2)
+    if arch.chip.white_space_fraction:
+        ws = arch.chip.white_space_fraction
+        chip.add(Component("white_space", "white_space",
+                           area_um2_each=chip.area_um2 * ws / (1 - ws), params={"fraction": ws}))
+    vnom = tech.vdd_v
+    vdd = arch.vdd_v or vnom
+    v_dyn, v_leak = (vdd / vnom) ** 2, vdd / vnom
+    act = arch.activity.factors() if arch.activity else None
+    tree = _tree_dict(chip, clock, v_dyn, v_leak, act)
+    if arch.chip.die_budget_mm2 and tree["area_mm2"] > arch.chip.die_budget_mm2:
+        raise ConfigError([("chip.die_budget_mm2", f"the design needs {tree['area_mm2']:.1f} mm^2, more than the "
+                                                   f"budget of {arch.chip.die_budget_mm2:g} mm^2")])
+    return Estimate(name=arch.name, node_nm=arch.node_nm, vdd_v=vdd, clock_mhz=clock,
+                    achievable_clock_mhz=fmax, critical_component=critical, meets_timing=clock <= fmax,
+                    peak_tops=chip.ops_per_cycle * clock * 1e-6, area_mm2=tree["area_mm2"], tdp_w=tree["tdp_w"],
+                    leakage_w=tree["leakage_w"], runtime_power_w=tree.get("runtime_w"), breakdown=tree,
+                    compute_models=traces, warnings=msgs, inputs=arch.model_dump(mode="json"))
+
+
+def flatten(tree: dict, depth: int = 0):
+    """Rows ``(depth, node)`` of a breakdown tree, depth-first (for tables)."""
+    yield depth, tree
+    for c in tree.get("children", []):
+        yield from flatten(c, depth + 1)
