@@ -207,7 +207,8 @@ def cosim_group(ctx, config_path, sim):
 def _make_cosim(fam: BlockFamily) -> click.Command:
     def callback(sim, vectors, seed, keep, **kwargs):
         params = fam.validate(_split_params(fam, kwargs), fam.name)
-        options = {o.name: kwargs.pop(o.name) for o in fam.cosim_options if kwargs.get(o.name)}
+        options = {o.name: kwargs.pop(o.name) for o in fam.cosim_options
+                   if kwargs.get(o.name) not in (None, (), [])}  # 0.0 is a given value
         result = _cosim_one(fam, params, fam.default_name(params), sim, vectors, seed, keep, options)
         _print_cosim(result)
         if result.passed and result.run_dir:
@@ -337,6 +338,10 @@ def _short_params(params: dict) -> str:
 from .tensordash_cli import tensordash_sweep_cmd  # noqa: E402
 
 cli.add_command(tensordash_sweep_cmd)
+
+from .sigma_cli import sigma_report_cmd  # noqa: E402
+
+cli.add_command(sigma_report_cmd)
 
 from .ppa_cli import estimate_cmd, sram_cmd, validate_chips_cmd  # noqa: E402
 
