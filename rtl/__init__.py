@@ -17,3 +17,7 @@ __all__ = ["BlockParams", "MAC", "MACParams", "FAN", "FANParams", "FanLinear", "
 
 __all__ += ["TensorDashScheduler", "TensorDashSchedParams", "TensorDashPE", "TensorDashPEParams",
             "TensorDashTile", "TensorDashTileParams"]
+
+from .flexdpe import FlexDPE, FlexDPEParams  # noqa: E402
+
+__all__ += ["FlexDPE", "FlexDPEParams"]

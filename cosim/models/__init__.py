@@ -8,3 +8,7 @@ from .tensordash import cycle_counts, simulate_pe
 __all__ = ["mac_reference", "wrap", "segmented_sums", "dot_sum", "Cluster", "deliver", "benes_reference"]
 
 __all__ += ["simulate_pe", "cycle_counts"]
+
+from .sigma import map_gemm, sigma_cycles  # noqa: E402
+
+__all__ += ["map_gemm", "sigma_cycles"]
