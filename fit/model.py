@@ -165,6 +165,8 @@ class TargetModel:
     per: str | None = None
     tech: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
+    #: every input of the family: accepted by :meth:`predict` and ignored if this target does not use it
+    family_inputs: frozenset = frozenset()
 
     def __post_init__(self):
         if self.link not in ("identity", "log"):
@@ -186,6 +188,7 @@ class TargetModel:
 
     def predict(self, node_nm: float | None = None, **inputs) -> np.ndarray:
         """Vectorized prediction in :attr:`unit` (see the module docstring for inputs and ``node_nm``)."""
+        inputs = {k: v for k, v in inputs.items() if k in self.inputs or k not in self.family_inputs}
         env = prepare_inputs(self.family, self.inputs, inputs)
         X = self.design_matrix(env)
         y = X @ self.coef
@@ -263,7 +266,8 @@ class FittedModel:
             self.targets[name] = TargetModel(
                 family=self.family, name=name, unit=t["unit"], features=list(t["features"]), coef=t["coef"],
                 link=t.get("link", "identity"), inputs=used, per=t.get("per"), tech=self.tech,
-                meta={k: v for k, v in t.items() if k not in ("features", "coef", "link", "unit", "per", "inputs")})
+                meta={k: v for k, v in t.items() if k not in ("features", "coef", "link", "unit", "per", "inputs")},
+                family_inputs=frozenset(self.inputs))
 
     def __getitem__(self, target: str) -> TargetModel:
         try:

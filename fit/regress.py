@@ -1,0 +1,158 @@
+"""Regressions from a sweep dataset to a model file (scikit-learn).
+
+Each target is a linear model over the physically motivated features named in
+the sweep file (products of widths and dimensions, ``n*log2(n)``, density
+terms); the fit minimizes the *relative* squared error (sample weights
+``1/y^2``), since the acceptance criteria are relative (MAPE, max error).
+K-fold cross-validation runs on the training points, grouped by design point
+so that the densities of one point never straddle folds; the held-out points
+(``split == heldout``, parameter points never used for fitting) give the
+reported error. The model file format is :mod:`accelgen.fit.model`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import typing
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ConfigError
+from .model import FORMAT, TARGETS, TargetModel
+from .sweep import SweepSpec, versions
+
+UNITS = {"area_um2": "um^2", "energy_pj": "pJ", "leakage_uw": "uW", "delay_ns": "ns"}
+
+
+def _input_spec(family: str, df, params: list[str], density_aware: bool) -> dict[str, dict]:
+    from ..gen.blocks import family as get_family
+    model = get_family(family).params_model
+    spec = {}
+    for name, info in model.model_fields.items():
+        ann = info.annotation
+        col = df[name] if name in df else None
+        if ann is bool:
+            vals = sorted({bool(v) for v in col}) if col is not None else [info.default]
+            spec[name] = {"kind": "bool", "default": info.default, "values": vals}
+        elif typing.get_origin(ann) is typing.Literal:
+            vals = sorted({str(v) for v in col}) if col is not None else [info.default]
+            spec[name] = {"kind": "choice", "default": info.default, "values": vals}
+        else:
+            vals = col.astype(float) if col is not None else np.array([float(info.default)])
+            spec[name] = {"kind": "int", "default": info.default, "range": [float(vals.min()), float(vals.max())]}
+    if density_aware:
+        spec["density"] = {"kind": "float", "default": 1.0,
+                           "range": [float(df["density"].min()), float(df["density"].max())]}
+    return spec
+
+
+def _env(df, names):
+    env = {}
+    for n in names:
+        col = df[n].to_numpy()
+        env[n] = col.astype(str) if col.dtype == object and isinstance(col[0], str) else col.astype(float)
+    return env
+
+
+def _errors(y, p) -> dict:
+    rel = np.abs(p - y) / np.abs(y)
+    return {"n": int(len(y)), "mape_pct": float(100 * rel.mean()), "max_err_pct": float(100 * rel.max())}
+
+
+def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -> dict:
+    """Fit every target of the sweep file on ``df``; return the model-file dict."""
+    from sklearn.linear_model import LinearRegression
+    from sklearn.model_selection import GroupKFold
+
+    if not spec.targets:
+        raise ConfigError([(f"{spec.source}.targets", "no targets with features defined")])
+    density_aware = "density" in df and df["density"].nunique() > 1
+    inputs = _input_spec(spec.family, df, [], density_aware)
+    train, held = df[df["split"] == "train"], df[df["split"] == "heldout"]
+    if len(held) == 0:
+        raise ConfigError([(f"{spec.source}.heldout", "no held-out points: the error cannot be reported")])
+    targets = {}
+    for name, tdef in spec.targets.items():
+        if name not in TARGETS:
+            raise ConfigError([(f"{spec.source}.targets.{name}", f"unknown target; allowed: {', '.join(TARGETS)}")])
+        feats = list(tdef["features"])
+        link = tdef.get("link", "identity")
+        per_point = name != "energy_pj"
+        names = {node.id for f in feats for node in ast.walk(ast.parse(f, mode="eval")) if isinstance(node, ast.Name)}
+        used = [n for n in inputs if n in names and (n != "density" or not per_point)]
+        tm = TargetModel(family=spec.family, name=name, unit=UNITS[name], features=feats, coef=np.zeros(len(feats)),
+                         link=link, inputs={n: inputs[n] for n in used})
+        tr = train.drop_duplicates("key") if per_point else train
+        he = held.drop_duplicates("key") if per_point else held
+        X, y = tm.design_matrix(_env(tr, used)), tr[name].to_numpy(float)
+        Xh, yh = tm.design_matrix(_env(he, used)), he[name].to_numpy(float)
+        yt = np.log(y) if link == "log" else y
+        w = np.ones_like(y) if link == "log" else 1.0 / y ** 2
+
+        def fit(Xa, ya, wa):
+            return LinearRegression(fit_intercept=False).fit(Xa, ya, sample_weight=wa).coef_
+
+        def pred(coef, Xa):
+            p = Xa @ coef
+            return np.exp(p) if link == "log" else p
+
+        groups = tr["key"].to_numpy()
+        k = min(folds, len(set(groups)))
+        cv_pred = np.empty_like(y)
+        for tri, tei in GroupKFold(n_splits=k).split(X, yt, groups):
+            cv_pred[tei] = pred(fit(X[tri], yt[tri], w[tri]), X[tei])
+        coef = fit(X, yt, w)
+        targets[name] = {
+            "unit": UNITS[name],
+            "per": str(tr["energy_per"].iloc[0]) if name == "energy_pj" else None,
+            "features": feats, "coef": [float(c) for c in coef], "link": link, "inputs": used,
+            "train": {"n": int(len(y)), "points": int(tr["key"].nunique()), **_errors(y, pred(coef, X))},
+            "cv": {"folds": k, **_errors(y, cv_pred)},
+            "heldout": {"points": int(he["key"].nunique()), **_errors(yh, pred(coef, Xh))},
+        }
+    vers = dict(versions())
+    try:
+        import sklearn
+        vers["sklearn"] = sklearn.__version__
+    except ImportError:  # pragma: no cover
+        pass
+    return {
+        "format": FORMAT,
+        "family": spec.family,
+        "inputs": inputs,
+        "targets": targets,
+        "tech": {"name": tech.get("name"), "node_nm": tech.get("node_nm"), "vdd_v": tech.get("vdd_v"),
+                 "scaling": tech.get("scaling", {})},
+        "training": {"n_points": int(train["key"].nunique()), "n_heldout": int(held["key"].nunique()),
+                     "n_rows": int(len(train)), "sweep": spec.source,
+                     "densities": sorted({float(d) for d in df["density"]}) if "density" in df else [],
+                     "method": "generic Yosys gates (fit/synth.py flow), bit-parallel zero-delay gate-level "
+                               "toggle simulation (fit/activity.py), technology description costs (fit/tech.py)"},
+        "versions": vers,
+    }
+
+
+def predictions(model_dict: dict, df) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """``{target: (measured, predicted, is_heldout)}`` for plotting and reports."""
+    from .model import FittedModel
+    m = FittedModel(model_dict)
+    out = {}
+    for name, t in m.targets.items():
+        rows = df if name == "energy_pj" else df.drop_duplicates("key")
+        env = _env(rows, list(t.inputs))
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = t.predict(**env)
+        out[name] = (rows[name].to_numpy(float), np.asarray(p, dtype=float), (rows["split"] == "heldout").to_numpy())
+    return out
+
+
+def save_model(model_dict: dict, path: str | Path) -> Path:
+    from ..util import write_atomic
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps(model_dict, indent=1) + "\n")
+    return path

