@@ -59,6 +59,9 @@ class BlockFamily:
     cosim_options: tuple[CosimOption, ...] = ()
     default_vectors: int = 4096
     vectors_help: str = "random operand vectors (directed vectors are added)"
+    #: optional ``activity_table(params, density, cycles, seed) -> fit.activity.Activity``: operand
+    #: streams of a given density for switching-activity sweeps (``accelgen sweep``)
+    activity_table: Callable[..., Any] | None = None
 
     def validate(self, params: dict[str, Any], path: str = "params") -> BlockParams:
         """Validate a parameter mapping; raise :class:`ConfigError` listing every problem."""
@@ -179,6 +182,15 @@ FAMILIES["flexdpe"] = BlockFamily(
     default_vectors=4,
     vectors_help="random sparse GEMMs added to the directed ones (ignored with --gemm)",
 )
+
+
+# --- activity stimulus for the fitted-model sweeps (issue 7)
+from dataclasses import replace as _replace  # noqa: E402
+
+from ..fit.activity import mac_activity, systolic_activity  # noqa: E402
+
+FAMILIES["mac"] = _replace(FAMILIES["mac"], activity_table=mac_activity)
+FAMILIES["systolic"] = _replace(FAMILIES["systolic"], activity_table=systolic_activity)
 
 
 def family(name: str, path: str = "block") -> BlockFamily:

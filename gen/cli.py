@@ -339,6 +339,11 @@ from .tensordash_cli import tensordash_sweep_cmd  # noqa: E402
 
 cli.add_command(tensordash_sweep_cmd)
 
+from .fit_cli import COMMANDS as _FIT_COMMANDS  # noqa: E402
+
+for _cmd in _FIT_COMMANDS:
+    cli.add_command(_cmd)
+
 from .sigma_cli import sigma_report_cmd  # noqa: E402
 
 cli.add_command(sigma_report_cmd)
