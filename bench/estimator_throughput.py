@@ -37,6 +37,13 @@ def main() -> int:
     dt = time.perf_counter() - t0
     print(f"batch estimator: {n} design points in {dt:.3f} s = {n / dt:,.0f} points/s "
           f"(area {out['area_mm2'].min():.1f}..{out['area_mm2'].max():.1f} mm^2)")
+    # harder: rows and cols any integer 8..256 (~250k distinct tensor-unit configurations with the node)
+    pts["rows"], pts["cols"] = rng.integers(8, 257, n), rng.integers(8, 257, n)
+    t0 = time.perf_counter()
+    evaluate_batch(**pts, model_paths=paths)
+    dt = time.perf_counter() - t0
+    print(f"batch estimator, rows/cols any integer 8..256: {n} design points in {dt:.3f} s = {n / dt:,.0f} "
+          f"points/s")
     m = 20_000
     caps, banks, nodes = 2 ** rng.integers(15, 26, m), 2 ** rng.integers(0, 5, m), rng.choice([65, 45, 32, 22], m)
     t0 = time.perf_counter()

@@ -1,40 +1,99 @@
 """Batch evaluation: chip-level area, TDP and peak TOPS of many design points at once (numpy arrays).
 
 Design points: ``cores`` x ``units`` tensor units of ``rows x cols`` (fitted
-``systolic`` model), one on-chip SRAM of ``sram_bytes`` per core (``sram_batch``,
-evaluated once per distinct SRAM configuration and broadcast back), at
-``node_nm`` and ``clock_mhz``, plus a white-space fraction. All arguments
+``systolic`` model), one on-chip SRAM of ``sram_bytes`` per core (``sram_batch``),
+at ``node_nm`` and ``clock_mhz``, plus a white-space fraction. All arguments
 broadcast (numpy rules).
+
+Fast path: design-space sweeps repeat the same tensor-unit and SRAM
+configurations many times, so the points are grouped by the inputs each model
+depends on (hash factorization with :func:`pandas.factorize`, exact on the
+values given — no rounding of float keys), each model is evaluated once per
+distinct configuration, and the per-configuration results are gathered back
+with one integer index per model. Constant (broadcast scalar) inputs are never
+expanded. Fitted models are loaded once per process (:func:`_fitted_model`).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
+import pandas as pd
 
 from .components import FittedCompute
 from .sram import sram_batch
 
 
+@lru_cache(maxsize=16)
+def _fitted_model(family: str, paths: tuple):
+    return FittedCompute(dict(paths)).model(family, f"batch.{family}")
+
+
+def _is_constant(a: np.ndarray) -> bool:
+    return a.ndim == 0 or all(s == 0 for s in a.strides)
+
+
+def group(*arrays: np.ndarray) -> tuple[np.ndarray | None, list]:
+    """Group broadcast arrays of equal shape by their joint values.
+
+    Returns ``(codes, uniques)``: ``codes`` (int64, flat) indexes the distinct
+    value tuples, ``uniques[i]`` holds input ``i`` at each distinct tuple (a
+    scalar if the input is constant). ``codes`` is None when every input is
+    constant (one group).
+    """
+    codes = None
+    varying = [i for i, a in enumerate(arrays) if not _is_constant(a)]
+    for i in varying:
+        c, u = pd.factorize(arrays[i].ravel())
+        codes = c.astype(np.int64) if codes is None else pd.factorize(codes * len(u) + c)[0].astype(np.int64)
+    if codes is None:
+        return None, [a.ravel()[0] if a.ndim else a[()] for a in arrays]
+    rep = np.empty(int(codes.max()) + 1, dtype=np.int64)
+    rep[codes] = np.arange(codes.size)  # any occurrence of a group represents it
+    out = []
+    for i, a in enumerate(arrays):
+        out.append(a.ravel()[rep] if i in varying else (a.ravel()[0] if a.ndim else a[()]))
+    return codes, out
+
+
+def _gather(values: np.ndarray, codes: np.ndarray | None, shape) -> np.ndarray:
+    if codes is None:
+        return np.broadcast_to(np.asarray(values).reshape(()), shape)
+    return np.asarray(values)[codes].reshape(shape)
+
+
 def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_mhz, a_width=8, b_width=8,
                    acc_width=32, dataflow="ws", block_bytes=64, sram_banks=4, white_space_fraction=0.1,
                    model_paths: dict | None = None) -> dict[str, np.ndarray]:
-    rows, cols, units, cores, sram_bytes, node_nm, clock_mhz = np.broadcast_arrays(
-        *(np.asarray(x, dtype=float) for x in (rows, cols, units, cores, sram_bytes, node_nm, clock_mhz)))
-    fc = FittedCompute(model_paths)
-    model = fc.model("systolic", "batch.systolic")
-    inputs = {k: v for k, v in {"rows": rows, "cols": cols, "dataflow": dataflow, "a_width": a_width,
-                                "b_width": b_width, "acc_width": acc_width}.items() if k in model.inputs}
-    tu = model.predict(node_nm=node_nm, **inputs)
-    key = np.stack([sram_bytes.ravel(), node_nm.ravel()], axis=1)
-    uniq, inv = np.unique(key, axis=0, return_inverse=True)
-    s = sram_batch(uniq[:, 0], block_bytes, sram_banks, uniq[:, 1], cell="sram_lp")
-    s = {k: v[inv.ravel()].reshape(rows.shape) for k, v in s.items()}
-    macs = rows * cols * units
+    num = [np.asarray(x) if np.asarray(x).dtype.kind == "f" else np.asarray(x, dtype=float)
+           for x in (rows, cols, units, cores, sram_bytes, node_nm, clock_mhz, a_width, b_width, acc_width,
+                     block_bytes, sram_banks, white_space_fraction)]
+    flow = np.asarray(dataflow)
+    *num, flow = np.broadcast_arrays(*num, flow)
+    (rows, cols, units, cores, sram_bytes, node_nm, clock_mhz, a_width, b_width, acc_width, block_bytes,
+     sram_banks, white_space_fraction) = num
+    shape = rows.shape
+    model = _fitted_model("systolic", tuple(sorted((model_paths or {}).items())))
+
+    # tensor unit: one fitted-model evaluation per distinct (rows, cols, widths, dataflow, node)
+    tu_codes, (r, c, aw, bw, accw, df, nd) = group(rows, cols, a_width, b_width, acc_width, flow, node_nm)
+    given = {"rows": r, "cols": c, "dataflow": df, "a_width": aw, "b_width": bw, "acc_width": accw}
+    tu = model.predict(node_nm=nd, **{k: v for k, v in given.items() if k in model.inputs})
+    tu_area = tu["area_um2"]
+    tu_dyn_pj = np.asarray(r, dtype=float) * c * tu.get("energy_pj", 0.0)   # per unit per cycle: every MAC
+    tu_leak_mw = tu.get("leakage_uw", 0.0) * 1e-3
+
+    # on-chip SRAM: one organization search per distinct (capacity, block, banks, node)
+    s_codes, (cap, blk, nbk, snd) = group(sram_bytes, block_bytes, sram_banks, node_nm)
+    s = sram_batch(cap, blk, nbk, snd, cell="sram_lp")
+    s_dyn_pj = nbk * 0.5 * (s["read_energy_pj"] + s["write_energy_pj"])  # every bank busy, half reads
+
+    units_tu = units * 1.0
     f_ghz = clock_mhz * 1e-3
-    area_core = units * tu["area_um2"] + s["area_um2"]
-    dyn_mw_core = (macs * tu.get("energy_pj", 0.0) + sram_banks * 0.5 * (s["read_energy_pj"] + s["write_energy_pj"])) \
-        * f_ghz
-    leak_mw_core = units * tu.get("leakage_uw", 0.0) * 1e-3 + s["leakage_mw"]
-    area_mm2 = cores * area_core * 1e-6 / (1.0 - white_space_fraction)
-    return {"area_mm2": area_mm2, "tdp_w": cores * (dyn_mw_core + leak_mw_core) * 1e-3,
-            "peak_tops": 2.0 * macs * cores * clock_mhz * 1e-6}
+    area_core = units_tu * _gather(tu_area, tu_codes, shape) + _gather(s["area_um2"], s_codes, shape)
+    dyn_mw_core = (units_tu * _gather(tu_dyn_pj, tu_codes, shape) + _gather(s_dyn_pj, s_codes, shape)) * f_ghz
+    leak_mw_core = units_tu * _gather(tu_leak_mw, tu_codes, shape) + _gather(s["leakage_mw"], s_codes, shape)
+    return {"area_mm2": cores * area_core * (1e-6 / (1.0 - white_space_fraction)),
+            "tdp_w": cores * (dyn_mw_core + leak_mw_core) * 1e-3,
+            "peak_tops": (2e-6 * rows) * cols * units * cores * clock_mhz}

@@ -60,7 +60,8 @@ def test_validation_errors_name_the_field(patch, match):
 
 def test_missing_fitted_model_is_a_one_line_error(tmp_path, capsys):
     p = tmp_path / "a.yaml"
-    p.write_text(json.dumps(_arch(models={})))
+    # the systolic model is shipped now: point the family at a model file that does not exist
+    p.write_text(json.dumps(_arch(models={"systolic": str(tmp_path / "missing.json")})))
     assert main(["estimate", str(p)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "core.tensor_units[0]: needs the fitted model of 'systolic'" in err[0]

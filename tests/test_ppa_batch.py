@@ -1,0 +1,64 @@
+"""Batch estimator (issue 9): the grouped fast path equals a direct per-point evaluation."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from accelgen.fit.model import FitRangeWarning, load_model
+from accelgen.ppa.batch import evaluate_batch, group
+from accelgen.ppa.sram import sram_batch
+
+
+def _direct(p, i):
+    """One design point evaluated without grouping (the definition of the batch outputs)."""
+    m = load_model("systolic")
+    tu = m.predict(node_nm=p["node_nm"][i], rows=p["rows"][i], cols=p["cols"][i], acc_width=p["acc_width"][i],
+                   dataflow=str(p["dataflow"][i]))
+    s = sram_batch(p["sram_bytes"][i], 64, 4, p["node_nm"][i], cell="sram_lp")
+    units, cores, f_ghz = p["units"][i], p["cores"][i], p["clock_mhz"][i] * 1e-3
+    area = cores * (units * tu["area_um2"] + s["area_um2"]) * 1e-6 / 0.9
+    dyn = (p["rows"][i] * p["cols"][i] * units * tu["energy_pj"] + 2 * (s["read_energy_pj"] + s["write_energy_pj"])) \
+        * f_ghz
+    leak = units * tu["leakage_uw"] * 1e-3 + s["leakage_mw"]
+    return float(area), float(cores * (dyn + leak) * 1e-3), 2e-6 * p["rows"][i] * p["cols"][i] * units * cores * \
+        p["clock_mhz"][i]
+
+
+def test_grouped_batch_equals_direct_evaluation():
+    rng = np.random.default_rng(3)
+    n = 400
+    p = dict(rows=rng.choice([4, 8, 16], n), cols=rng.integers(2, 9, n), units=rng.integers(1, 4, n),
+             cores=rng.integers(1, 5, n), sram_bytes=rng.choice([2.0**16, 3 * 2.0**17, 2.0**20], n),
+             node_nm=rng.choice([45.0, 28.0, 7.0], n), clock_mhz=rng.uniform(200, 1000, n),
+             acc_width=rng.choice([16, 24], n), dataflow=rng.choice(["ws", "os"], n))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitRangeWarning)
+        out = evaluate_batch(**p, white_space_fraction=0.1, block_bytes=64, sram_banks=4)
+        for i in rng.choice(n, 25, replace=False):
+            area, tdp, tops = _direct(p, i)
+            assert out["area_mm2"][i] == pytest.approx(area, rel=1e-9)
+            assert out["tdp_w"][i] == pytest.approx(tdp, rel=1e-9)
+            assert out["peak_tops"][i] == pytest.approx(tops, rel=1e-12)
+
+
+def test_batch_broadcasts_scalars_and_shapes():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitRangeWarning)
+        one = evaluate_batch(rows=8, cols=8, sram_bytes=2**20, node_nm=28, clock_mhz=700, acc_width=24)
+        grid = evaluate_batch(rows=np.array([[8], [16]]), cols=np.array([8, 8, 4]), sram_bytes=2**20, node_nm=28,
+                              clock_mhz=700, acc_width=24)
+    assert np.shape(one["area_mm2"]) == () and grid["area_mm2"].shape == (2, 3)
+    assert grid["area_mm2"][0, 0] == pytest.approx(float(one["area_mm2"]))
+    assert grid["area_mm2"][1, 0] > grid["area_mm2"][0, 0] > grid["area_mm2"][0, 2]
+
+
+def test_group_codes_index_the_distinct_tuples():
+    a = np.array([1.0, 2.0, 1.0, 2.0, 1.0])
+    b = np.array(["x", "x", "y", "x", "x"])
+    c = np.broadcast_to(np.float64(7.0), a.shape)
+    codes, (ua, ub, uc) = group(a, b, c)
+    assert len(set(codes.tolist())) == 3 and uc == 7.0
+    assert np.array_equal(ua[codes], a) and np.array_equal(ub[codes], b)
