@@ -163,8 +163,9 @@ def _cosim_one(fam: BlockFamily, params, name: str, sim: str, vectors: int | Non
 _sim_option = click.Option(["--sim"], type=click.Choice(SIMS), default="verilator", show_default=True,
                            help="Simulator.")
 def _vectors_option(fam: BlockFamily) -> click.Option:
-    return click.Option(["--vectors"], type=click.IntRange(1, 10_000_000), default=None,
-                        help=f"{fam.vectors_help[0].upper()}{fam.vectors_help[1:]} [default: {fam.default_vectors}].")
+    return click.Option(["--vectors"], type=click.IntRange(0, 10_000_000), default=None,
+                        help=f"{fam.vectors_help[0].upper()}{fam.vectors_help[1:]} (0: directed only) "
+                             f"[default: {fam.default_vectors}].")
 
 
 def _family_cosim_options(fam: BlockFamily) -> list[click.Option]:
@@ -347,6 +348,10 @@ for _cmd in _FIT_COMMANDS:
 from .sigma_cli import sigma_report_cmd  # noqa: E402
 
 cli.add_command(sigma_report_cmd)
+
+from .regress_cli import regress_cmd  # noqa: E402
+
+cli.add_command(regress_cmd)
 
 from .ppa_cli import estimate_cmd, sram_cmd, validate_chips_cmd  # noqa: E402
 

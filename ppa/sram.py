@@ -8,8 +8,9 @@ access of one ``block_bytes`` word activates ``n_act`` subarrays, each reading
 word travels to the bank edge over an H-tree. The model enumerates the
 organizations (``rows`` in 32..1024, ``cols`` in 64..2048, ``mux`` in
 1..16, all powers of two) and keeps the one with the smallest
-``access_time * sqrt(area)`` that stays within the area-efficiency budget,
-as CACTI keeps the best organization under its objective.
+``access_time * area**2`` (calibrated metrics) among the valid ones (an
+activated subarray delivers at most one word), as CACTI keeps the best
+organization under its objective.
 
 Every metric is a sum of physical terms (computed from the organization and the
 technology constants of :mod:`accelgen.ppa.tech`) weighted by non-negative
@@ -19,11 +20,13 @@ area        cells (``bits x cell area`` with multi-port growth), the row
             periphery (decoder + wordline drivers: ``rows x cell pitch x F``
             per subarray), the column periphery (precharge, mux, sense amps:
             ``cols x cell pitch x F``), the H-tree (``block bits x wire pitch x
-            sqrt(bank area)``) and the inter-bank bus (``banks x block bits x
-            wire pitch x sqrt(chip area)``);
+            sqrt(bank area)``), the inter-bank bus (``banks x block bits x
+            wire pitch x sqrt(chip area)``) and a per-bank request/select
+            overhead (multi-bank memories only);
 energy      bitlines (``n_act x cols x rows x F x Vdd^2``: all columns of an
             activated subarray swing), wordlines, decoder, sense amps, H-tree
-            and inter-bank bus wires (``bits x length x C_wire x Vdd^2``);
+            and inter-bank bus wires (``bits x length x C_wire x Vdd^2``; the
+            bus is an H-tree of ``log2(banks)`` latched levels);
 time        decoder (``FO4 x log2(rows x subarrays)``), wordline RC
             (``(cols x cell width)^2 x r x c``), bitline (``rows x FO4``:
             bitline capacitance over cell current, both scale with F), sense amp,
@@ -123,7 +126,8 @@ def _terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, area_coef=None)
     n_sub = bank_bits / (rows * cols)
     out_per_sub = cols / mux
     n_act = np.maximum(1.0, word_bits / out_per_sub)
-    valid = (n_sub >= 1.0) & (n_act <= n_sub) & (out_per_sub >= 1)
+    # an activated subarray delivers at most one word (its column mux selects the rest away)
+    valid = (n_sub >= 1.0) & (n_act <= n_sub) & (out_per_sub >= 1) & (out_per_sub <= word_bits)
     n_sub = np.maximum(n_sub, 1.0)
 
     a_cells = bank_bits * cell
@@ -136,7 +140,7 @@ def _terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, area_coef=None)
     wire_pitch_um = 4.0 * F
     a_htree = word_bits * wire_pitch_um * bank_side_mm * 1000.0 * np.log2(n_sub + 1.0)
     a_bus = (nbk > 1) * nbk * word_bits * wire_pitch_um * chip_side_mm * 1000.0
-    a_fixed = nbk * F * F * 1e5
+    a_fixed = (nbk > 1) * nbk * F * F * 1e5  # per-bank request/response buffers and bank select (multi-bank only)
     area = np.stack(np.broadcast_arrays(a_cells * nbk, a_row * nbk, a_col * nbk, a_sense * nbk, a_htree * nbk,
                                        a_bus, a_fixed), axis=-1)
     if area_coef is not None:  # wires follow the floorplan: lengths from the modeled area
@@ -151,7 +155,8 @@ def _terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, area_coef=None)
     e_dec = np.log2(n_sub * rows) * F * V2 * n_act
     e_sense = n_act * out_per_sub * F * V2
     e_htree = word_bits * bank_side_mm * 1000.0 * cw * V2 * np.log2(n_sub + 1.0) / 2.0
-    e_bus = (nbk > 1) * word_bits * chip_side_mm * 1000.0 * cw * V2
+    # inter-bank H-tree: log2(banks) levels of repeated, latched segments spanning the array
+    e_bus = word_bits * chip_side_mm * 1000.0 * cw * V2 * np.log2(nbk)
     e_route = word_bits * chip_side_mm * 1000.0 * cw * V2       # the word crosses the whole array
     e_io = word_bits * F * V2                                      # per-bit drivers / latches
     read = np.stack(np.broadcast_arrays(e_bl, e_wl, e_dec, e_sense, e_htree, e_bus, e_route, e_io), axis=-1)
@@ -187,13 +192,13 @@ def _wire_ns_per_mm(t) -> np.ndarray:
 def _evaluate(terms, valid, coef) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Metrics for every organization and the index of the chosen one.
 
-    The organization is chosen with the *raw* physical terms (unit weights: um^2
-    and ns as computed), not with the calibrated coefficients, so that
-    calibration cannot feed back into the choice.
+    The organization is chosen on the calibrated area and access time (as CACTI
+    chooses on its own estimates); :func:`calibrate` alternates fitting and
+    choosing, starting from unit weights.
     """
     vals = {m: np.broadcast_to(terms[m] @ coef[m], valid.shape) for m in METRICS}
-    area0 = terms["area_um2"].sum(axis=-1)
-    time0 = terms["access_time_ns"].sum(axis=-1)
+    area0 = terms["area_um2"] @ coef["area_um2"]
+    time0 = terms["access_time_ns"] @ coef["access_time_ns"]
     obj = np.where(valid, np.broadcast_to(time0 * area0 ** AREA_WEIGHT, valid.shape), np.inf)
     return vals, np.argmin(obj, axis=-1)
 
@@ -462,7 +467,7 @@ def calibrate(mask=None) -> dict[str, np.ndarray]:
         ref = {k: v[mask] for k, v in ref.items()}
     args = (ref["capacity_bytes"], ref["block_bytes"], ref["banks"], ref["node_nm"])
     coef = {m: np.ones(len(TERMS[m])) for m in METRICS}
-    for stage in ("area", "rest"):
+    for stage in ("area", "rest", "area", "rest"):
         terms, valid, _, _ = _terms(*args, area_coef=None if stage == "area" else coef["area_um2"])
         _, idx = _evaluate(terms, valid, coef)
         for m in (("area_um2",) if stage == "area" else METRICS[1:]):

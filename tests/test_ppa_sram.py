@@ -14,8 +14,9 @@ from accelgen.ppa import sram
 
 # Goal of issue 9: area and read energy MAPE <= 15% (max <= 35%), access time MAPE <= 25%.
 MAPE_BOUND = {"area_um2": 15.0, "read_energy_pj": 15.0, "access_time_ns": 25.0}
-# The max-error goal (35%) is not met (see bench/RESULTS.md); these bounds pin the present state.
-MAX_BOUND = {"area_um2": 45.0, "read_energy_pj": 75.0, "access_time_ns": 55.0}
+# The max-error goal (35%) is met for area; read energy (max 44%, worst: 64 kB with 16-byte blocks) is not
+# (see bench/RESULTS.md): these bounds pin the present state. Access time has no max goal.
+MAX_BOUND = {"area_um2": 35.0, "read_energy_pj": 50.0, "access_time_ns": 40.0}
 
 
 def test_sram_error_vs_cacti7_reference(capsys):
@@ -35,6 +36,7 @@ def test_sram_calibration_generalizes_to_heldout_points():
     held = sram.errors_vs_reference(sram.calibrate(mask=mask), mask=~mask)
     for metric, bound in MAPE_BOUND.items():
         assert held[metric]["mape_pct"] <= bound, (metric, held[metric])
+        assert held[metric]["max_err_pct"] <= MAX_BOUND[metric], (metric, held[metric])
 
 
 def test_sram_calibration_reproduces_shipped_coefficients():
