@@ -345,6 +345,11 @@ from .fit_cli import COMMANDS as _FIT_COMMANDS  # noqa: E402
 for _cmd in _FIT_COMMANDS:
     cli.add_command(_cmd)
 
+from .perf_cli import COMMANDS as _PERF_COMMANDS  # noqa: E402
+
+for _cmd in _PERF_COMMANDS:
+    cli.add_command(_cmd)
+
 from .sigma_cli import sigma_report_cmd  # noqa: E402
 
 cli.add_command(sigma_report_cmd)

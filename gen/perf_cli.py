@@ -1,0 +1,185 @@
+"""``accelgen perf``, ``accelgen cycles systolic``, ``accelgen workload import|list``: parse, call accelgen.ppa, print."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import click
+
+from ..errors import ConfigError
+
+
+def _models(models) -> dict:
+    paths = {}
+    for m in models:
+        fam, sep, path = m.partition("=")
+        if not sep or not fam or not path:
+            raise ConfigError([("--model", f"{m!r} is not allowed; expected FAMILY=FILE")])
+        paths[fam] = path
+    return paths
+
+
+def _fmt(v, spec=".3g"):
+    return "-" if v is None else format(v, spec)
+
+
+@click.command("perf")
+@click.argument("arch_path", metavar="ARCH.yaml", type=click.Path(dir_okay=False))
+@click.argument("workload_path", metavar="WORKLOAD.yaml")
+@click.option("--batch", type=int, default=None, help="Batch size (default: the workload's).")
+@click.option("--latency-ms", type=float, default=None, help="Use the largest batch meeting this latency.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--plot", "plot_dir", type=click.Path(file_okay=False), help="Write roofline / layer PNGs here.")
+@click.option("--model", "models", multiple=True, metavar="FAMILY=FILE", help="Use this fitted model file.")
+def perf_cmd(arch_path, workload_path, batch, latency_ms, as_json, plot_dir, models):
+    """Per-layer and network performance of WORKLOAD (a file or a shipped name such as resnet50) on ARCH:
+    cycles, time, the binding roof, achieved TOPS, utilization, power, energy, TOPS/W, TOPS/mm^2, TOPS/TCO."""
+    from ..ppa.perf import evaluate, sparsity_sweep  # noqa: PLC0415
+
+    if batch is not None and batch < 1:
+        raise ConfigError([("--batch", f"{batch!r} is not allowed; expected an integer >= 1")])
+    paths = _models(models)
+    t0 = time.perf_counter()
+    rep = evaluate(arch_path, workload_path, batch=batch, latency_ms=latency_ms, model_paths=paths)
+    wall = time.perf_counter() - t0
+    files = []
+    if plot_dir:
+        from ..ppa.perfplot import plot_all  # noqa: PLC0415
+
+        sweep = sparsity_sweep(arch_path, model_paths=paths, M=512, N=512, K=512)
+        files = plot_all(rep, plot_dir, sweep)
+    if as_json:
+        d = rep.to_dict()
+        d["plots"] = [str(f) for f in files]
+        click.echo(json.dumps(d, indent=1, default=float))
+        return
+    from rich.console import Console  # noqa: PLC0415
+    from rich.table import Table  # noqa: PLC0415
+
+    con = Console(width=200, highlight=False)
+    levels = [lv["name"] for lv in rep.levels]
+    t = Table("layer", "unit", "M", "N", "K", "x", "cycles", "time us", "bound", *[f"{lv} B" for lv in levels],
+              "TOPS", "util %", "power W", "energy uJ", "TOPS/W",
+              title=f"{rep.workload} on {rep.arch}, batch {rep.batch}, {rep.clock_mhz:g} MHz")
+    for r in rep.layers:
+        t.add_row(r["name"], r["compute"], str(r["M"]), str(r["N"]), str(r["K"]), str(r["count"]), str(r["cycles"]),
+                  f"{r['time_s'] * 1e6:.2f}", r["bound"], *[f"{r[f'{lv}_bytes']:.3g}" for lv in levels],
+                  f"{r['achieved_tops']:.3g}", f"{100 * r['utilization']:.1f}", _fmt(r["runtime_power_w"]),
+                  _fmt(None if r["energy_j"] is None else r["energy_j"] * 1e6), _fmt(r["tops_per_w"]))
+    con.print(t)
+    tot = rep.total
+    peak = ", ".join(f"{k} {v:.4g}" for k, v in rep.peak_tops.items())
+    click.echo(f"total: {tot['layers']} layers, {tot['ops'] / 1e9:.4g} GOP, {tot['cycles']} cycles, "
+               f"latency {tot['latency_ms']:.4g} ms, {tot['inferences_per_s']:.4g} inferences/s, "
+               f"achieved {tot['achieved_tops']:.4g} TOPS (peak {peak}), utilization {100 * tot['utilization']:.1f}%")
+    click.echo(f"       bound: {tot['bound_counts']}; " + ", ".join(f"{lv} {tot[f'{lv}_bytes'] / 1e6:.4g} MB"
+                                                               for lv in levels))
+    if rep.energy_available:
+        eb = ", ".join(f"{k[:-2]} {v * 1e3:.4g} mJ" for k, v in tot["energy_breakdown_j"].items())
+        click.echo(f"       energy {tot['energy_j'] * 1e3:.4g} mJ ({eb}); runtime power {tot['runtime_power_w']:.4g} W; "
+                   f"area {rep.area_mm2:.4g} mm^2")
+        click.echo(f"       {tot['tops_per_w']:.4g} TOPS/W, {tot['tops_per_mm2']:.4g} TOPS/mm^2, "
+                   f"{tot['tops_per_tco']:.4g} TOPS/TCO (TOPS/mm^4/W)")
+    else:
+        click.echo(f"       {rep.energy_note}")
+    if rep.warnings:
+        click.echo(f"       {len(rep.warnings)} estimator warnings (out-of-range fitted models etc.; see --json)")
+    if latency_ms is not None:
+        click.echo(f"       batch {rep.batch} is the largest meeting {latency_ms:g} ms")
+    for f in files:
+        click.echo(f"wrote {f}")
+    click.echo(f"evaluated in {wall * 1e3:.1f} ms")
+
+
+def _gemm(ctx, param, values):
+    out = []
+    for v in values:
+        parts = v.split(",")
+        try:
+            dims = [int(p) for p in parts]
+        except ValueError:
+            dims = []
+        if len(dims) != 3 or min(dims) < 1:
+            raise click.BadParameter(f"{v!r} is not allowed; expected M,N,K with integers >= 1", param=param)
+        out.append(tuple(dims))
+    return out
+
+
+@click.group("cycles")
+def cycles_group():
+    """Cycle models of one GEMM on one compute unit."""
+
+
+@cycles_group.command("systolic")
+@click.option("--rows", type=click.IntRange(1, 4096), required=True, help="Array rows.")
+@click.option("--cols", type=click.IntRange(1, 4096), required=True, help="Array columns.")
+@click.option("--dataflow", type=click.Choice(["ws", "os", "is"]), default="ws", show_default=True)
+@click.option("--gemm", "gemms", multiple=True, required=True, callback=_gemm, metavar="M,N,K",
+              help="C[M,N] = A[M,K] @ B[K,N]; repeatable.")
+@click.option("--convention", type=click.Choice(["accelgen", "scalesim"]), default="accelgen", show_default=True,
+              help="accelgen: the cosim-proven model; scalesim: SCALE-Sim v2's compute-cycle accounting.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def cycles_systolic_cmd(rows, cols, dataflow, gemms, convention, as_json):
+    """Cycles and utilization of GEMMs on a rows x cols systolic array."""
+    from ..ppa.mapping import accelgen_cycles, scalesim_cycles  # noqa: PLC0415
+
+    fn = scalesim_cycles if convention == "scalesim" else accelgen_cycles
+    res = []
+    for M, N, K in gemms:
+        r = fn(rows, cols, M, N, K, dataflow)
+        res.append({"M": M, "N": N, "K": K, "rows": rows, "cols": cols, "dataflow": dataflow,
+                    "convention": convention, **{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()}})
+    if as_json:
+        click.echo(json.dumps(res[0] if len(res) == 1 else res, indent=1))
+        return
+    for r in res:
+        click.echo(f"{r['M']}x{r['N']}x{r['K']} on {rows}x{cols} {dataflow} ({convention}): {r['cycles']} cycles, "
+                   f"{r['folds']} folds, utilization {100 * r['utilization']:.2f}%")
+
+
+@click.group("workload")
+def workload_group():
+    """Workload tables: list the shipped ones, import an ONNX model."""
+
+
+@workload_group.command("list")
+def workload_list_cmd():
+    """The shipped workloads with their layer counts, MACs and sources."""
+    from ..ppa.workload import load_workload, lower, shipped_workloads  # noqa: PLC0415
+
+    for name in shipped_workloads():
+        wl = load_workload(name)
+        click.echo(f"{name:18s} {len(wl.layers):4d} layers {lower(wl).macs.sum() / 1e9:8.3f} GMAC/sample  "
+                   f"{wl.source[:90]}")
+
+
+@workload_group.command("import")
+@click.argument("model_path", metavar="MODEL.onnx", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the workload YAML here "
+              "(default: print it).")
+@click.option("--a-width", type=click.IntRange(1, 32), default=8, show_default=True, help="Activation bits.")
+@click.option("--b-width", type=click.IntRange(1, 32), default=8, show_default=True, help="Weight bits.")
+@click.option("--name", default=None, help="Workload name (default: the graph's).")
+def workload_import_cmd(model_path, output, a_width, b_width, name):
+    """Turn an ONNX model's Conv / Gemm / MatMul nodes into a workload (shape inference by the onnx package)."""
+    from pathlib import Path  # noqa: PLC0415
+
+    import yaml  # noqa: PLC0415
+
+    from ..ppa.onnx_import import import_onnx  # noqa: PLC0415
+    from ..ppa.workload import parse_workload  # noqa: PLC0415
+    from ..util import write_atomic  # noqa: PLC0415
+
+    wl, skipped = import_onnx(model_path, a_width=a_width, b_width=b_width, name=name)
+    parse_workload(wl, model_path)  # what we write must load
+    text = yaml.safe_dump(wl, sort_keys=False, default_flow_style=None, width=200)
+    if output:
+        write_atomic(Path(output), text)
+        click.echo(f"wrote {output}: {len(wl['layers'])} layers"
+                   + (f"; skipped {', '.join(f'{k} x{v}' for k, v in sorted(skipped.items()))}" if skipped else ""))
+    else:
+        click.echo(text, nl=False)
+
+
+COMMANDS = (perf_cmd, cycles_group, workload_group)
