@@ -21,7 +21,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .components import FittedCompute
+from .components import FittedCompute, steady_state_energy
 from .sram import sram_batch
 
 
@@ -79,7 +79,11 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
     # tensor unit: one fitted-model evaluation per distinct (rows, cols, widths, dataflow, node)
     tu_codes, (r, c, aw, bw, accw, df, nd) = group(rows, cols, a_width, b_width, acc_width, flow, node_nm)
     given = {"rows": r, "cols": c, "dataflow": df, "a_width": aw, "b_width": bw, "acc_width": accw}
-    tu = model.predict(node_nm=nd, **{k: v for k, v in given.items() if k in model.inputs})
+    given = {k: v for k, v in given.items() if k in model.inputs}
+    tu = model.predict(node_nm=nd, **given)
+    steady = steady_state_energy(model, given, nd)  # same per-MAC energy rule as the estimator
+    if steady is not None:
+        tu["energy_pj"] = steady[0]
     tu_area = tu["area_um2"]
     tu_dyn_pj = np.asarray(r, dtype=float) * c * tu.get("energy_pj", 0.0)   # per unit per cycle: every MAC
     tu_leak_mw = tu.get("leakage_uw", 0.0) * 1e-3

@@ -9,14 +9,16 @@ import pytest
 
 from accelgen.fit.model import FitRangeWarning, load_model
 from accelgen.ppa.batch import evaluate_batch, group
+from accelgen.ppa.components import steady_state_energy
 from accelgen.ppa.sram import sram_batch
 
 
 def _direct(p, i):
     """One design point evaluated without grouping (the definition of the batch outputs)."""
     m = load_model("systolic")
-    tu = m.predict(node_nm=p["node_nm"][i], rows=p["rows"][i], cols=p["cols"][i], acc_width=p["acc_width"][i],
-                   dataflow=str(p["dataflow"][i]))
+    inputs = dict(rows=p["rows"][i], cols=p["cols"][i], acc_width=p["acc_width"][i], dataflow=str(p["dataflow"][i]))
+    tu = m.predict(node_nm=p["node_nm"][i], **inputs)
+    tu["energy_pj"] = steady_state_energy(m, inputs, p["node_nm"][i])[0]
     s = sram_batch(p["sram_bytes"][i], 64, 4, p["node_nm"][i], cell="sram_lp")
     units, cores, f_ghz = p["units"][i], p["cores"][i], p["clock_mhz"][i] * 1e-3
     area = cores * (units * tu["area_um2"] + s["area_um2"]) * 1e-6 / 0.9
@@ -30,7 +32,7 @@ def _direct(p, i):
 def test_grouped_batch_equals_direct_evaluation():
     rng = np.random.default_rng(3)
     n = 400
-    p = dict(rows=rng.choice([4, 8, 16], n), cols=rng.integers(2, 9, n), units=rng.integers(1, 4, n),
+    p = dict(rows=rng.choice([4, 8, 16, 64], n), cols=rng.integers(2, 9, n), units=rng.integers(1, 4, n),
              cores=rng.integers(1, 5, n), sram_bytes=rng.choice([2.0**16, 3 * 2.0**17, 2.0**20], n),
              node_nm=rng.choice([45.0, 28.0, 7.0], n), clock_mhz=rng.uniform(200, 1000, n),
              acc_width=rng.choice([16, 24], n), dataflow=rng.choice(["ws", "os"], n))
@@ -62,3 +64,18 @@ def test_group_codes_index_the_distinct_tuples():
     codes, (ua, ub, uc) = group(a, b, c)
     assert len(set(codes.tolist())) == 3 and uc == 7.0
     assert np.array_equal(ua[codes], a) and np.array_equal(ub[codes], b)
+
+
+def test_steady_state_energy_does_not_extrapolate_fill_drain():
+    """A 256x256 array's per-MAC energy stays that of the largest fitted array (the fill/drain term of the
+    fitted per-op definition is not extrapolated); within the fitted range it is the model's own value."""
+    m = load_model("systolic")
+    hi = m.inputs["rows"]["range"][1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitRangeWarning)
+        big = steady_state_energy(m, {"rows": 256, "cols": 256}, 28)[0]
+        top = m["energy_pj"].predict(node_nm=28, rows=hi, cols=m.inputs["cols"]["range"][1])
+        raw_big = m["energy_pj"].predict(node_nm=28, rows=256, cols=256)
+    assert float(big) == pytest.approx(float(top)) and float(raw_big) > 3 * float(big)
+    inside = steady_state_energy(m, {"rows": 4, "cols": 4}, 28)[0]
+    assert float(inside) == pytest.approx(float(m["energy_pj"].predict(node_nm=28, rows=4, cols=4)))
