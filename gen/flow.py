@@ -38,13 +38,16 @@ class BlockReport:
 
 
 def cosim_emitted(fam: BlockFamily, params, emitted: Emitted, *, sim: str = "verilator", vectors: int | None = None,
-                  seed: int = 1, options: dict | None = None, **kw) -> CosimResult:
+                  seed: int = 1, options: dict | None = None, made=None, **kw) -> CosimResult:
     """Co-simulate an emitted design of family ``fam`` with its family's stimulus and checks.
 
-    ``vectors`` defaults to the family's default; ``options`` are the family's
-    cosim options (e.g. ``{"gemm": [(4, 4, 4)]}``); ``kw`` goes to :func:`run_cosim`.
+    ``vectors`` defaults to the family's default (0 = directed stimulus only); ``options`` are
+    the family's cosim options (e.g. ``{"gemm": [(4, 4, 4)]}``); ``made`` is the result of
+    ``fam.cycle_table`` when the caller has already built it; ``kw`` goes to :func:`run_cosim`.
     """
-    made = fam.cycle_table(params, vectors or fam.default_vectors, seed, **(options or {}))
+    if made is None:
+        made = fam.cycle_table(params, fam.default_vectors if vectors is None else vectors, seed,
+                               **(options or {}))
     table, context = made if isinstance(made, tuple) else (made, None)
     host_check = None
     if fam.verify is not None:

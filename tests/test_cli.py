@@ -65,7 +65,7 @@ def test_blocks_lists_parameters():
     (["gen", "mac", "--zero-gating"], ["zero_gating=true requires input_reg=true"]),
     (["gen"], ["give a block (mac, systolic", "or --config FILE"]),
     (["cosim", "mac", "--sim", "modelsim"], ["'modelsim' is not one of 'verilator', 'icarus'"]),
-    (["cosim", "mac", "--vectors", "0"], ["--vectors"]),
+    (["cosim", "mac", "--vectors", "-1"], ["--vectors"]),
     (["synth", "bar"], ["unknown block 'bar'"]),
     (["build", "does-not-exist.yaml"], ["does-not-exist.yaml: file not found"]),
     (["nonsense"], ["No such command 'nonsense'"]),

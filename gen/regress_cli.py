@@ -1,0 +1,116 @@
+"""``accelgen regress``: run a cosim regression (blocks x parameters x modes x seeds x simulators)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+SIMS = ("verilator", "icarus")
+
+
+def _print_summary(con, res) -> None:
+    from rich.table import Table
+
+    table = Table("family", "tests", "passed", "failed", "reused", "cycles", "checks", "sim time (s)", "coverage",
+                  title=f"accelgen regress {res.name}: {'PASS' if res.passed else 'FAIL'} "
+                        f"({res.wall_s:.1f} s on {res.jobs})")
+    cov = res.coverage()
+    fams: dict[str, list] = {}
+    for r in res.results:
+        fams.setdefault(r.family, []).append(r)
+    for fam, rs in fams.items():
+        c = cov.get(fam)
+        table.add_row(fam, str(len(rs)), str(sum(r.passed for r in rs)),
+                      str(sum(r.status in ("failed", "timeout", "error") for r in rs)),
+                      str(sum(r.reused for r in rs)), str(sum(r.cycles for r in rs)), str(sum(r.checks for r in rs)),
+                      f"{sum(r.sim_s for r in rs):.1f}",
+                      f"{c.covered}/{len(c.bins)} bins ({100 * c.fraction:.0f}%)" if c and c.bins else "-")
+    con.print(table)
+    for fam, c in cov.items():
+        if c.missed:
+            con.print(f"  coverage {fam}: never hit: {', '.join(c.missed)}")
+    not_run = res.count("not-run")
+    if not_run:
+        con.print(f"  {not_run} tests not run (--rerun-failed runs earlier failures only)")
+    for r in res.failures:
+        con.print(f"[bold red]{r.status.upper()}[/] {r.test_id}: {r.error or f'{r.mismatches} mismatches'}")
+        for mm in r.first_mismatches[:3]:
+            con.print(f"    cycle {mm['cycle']}: {mm['port']} expected {mm['expected']}, got {mm['got']}")
+        if r.waveform:
+            con.print(f"    waveform: {r.waveform}")
+        con.print(f"    reproduce: {r.reproduce}", soft_wrap=True)
+
+
+@click.command("regress")
+@click.argument("reg_path", metavar="REG.yaml", type=click.Path(dir_okay=False))
+@click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None,
+              help="Parallel local worker processes [default: the number of cores].")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Run the tests on this Dask scheduler's workers instead of local processes.")
+@click.option("--sim", type=click.Choice(SIMS), default=None, help="Run every test on this simulator.")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None, help="Run every test with this seed.")
+@click.option("--rerun-failed", is_flag=True, help="Run only the tests that failed in the previous run.")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, help="Write JUnit XML here.")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
+              help="Output directory: report.html, results.json, the resume state, failing runs' waveforms "
+                   "[default: out/regress/<REG name>].")
+@click.option("--no-waves", is_flag=True, help="Do not rerun failing tests with tracing for a waveform.")
+def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, report_dir, no_waves):
+    """Run a cosim regression; skip what already passed (same design, seed, mode); report.
+
+    Exit code 0 when every test passed, 1 when any failed, 2 for bad input.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
+        TimeRemainingColumn
+
+    from ..cosim.regress import load_regression, run_regression, write_html, write_junit
+    from ..util import ensure_output_dir
+
+    if scheduler is not None and jobs is not None:
+        raise click.UsageError("give either -j (local processes) or --scheduler (Dask), not both")
+    if scheduler is not None and "://" not in scheduler:
+        raise click.UsageError(f"--scheduler {scheduler!r} is not allowed; expected an address like tcp://HOST:PORT")
+    reg = load_regression(reg_path, sims=[sim] if sim else None, seeds=[seed] if seed is not None else None)
+    out = ensure_output_dir(report_dir or Path("out") / "regress" / reg.name)
+    if junit_path:
+        ensure_output_dir(Path(junit_path).parent)
+    from .cli import _console
+    con = _console()
+    counts = {"passed": 0, "failed": 0}
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("[green]{task.fields[passed]} passed[/] [red]{task.fields[failed]} failed[/]"),
+                        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=con, transient=False)
+    tasks = {}
+
+    def on_event(kind, payload):
+        if kind == "render":
+            if "render" not in tasks:
+                tasks["render"] = progress.add_task("rendering designs", total=None, passed="-", failed="-")
+            progress.update(tasks["render"], description=f"rendering {payload}")
+        elif kind == "builds":
+            if "render" in tasks:
+                progress.update(tasks["render"], description="designs rendered", total=1, completed=1)
+            tasks["build"] = progress.add_task("building simulators", total=payload, passed="-", failed="-")
+        elif kind == "built":
+            progress.advance(tasks["build"])
+        elif kind == "tests":
+            to_run, reused = payload
+            tasks["test"] = progress.add_task(f"tests ({reused} reused)" if reused else "tests", total=to_run,
+                                              passed=0, failed=0)
+        elif kind == "result":
+            counts["passed" if payload.passed else "failed"] += 1
+            progress.update(tasks["test"], advance=1, **counts)
+            if not payload.passed:
+                progress.console.print(f"[red]{payload.status.upper()}[/] {payload.test_id}")
+
+    with progress:
+        res = run_regression(reg, out, jobs=jobs, scheduler=scheduler, rerun_failed=rerun_failed,
+                             waves=not no_waves, on_event=on_event)
+    html_path = write_html(res, out / "report.html")
+    _print_summary(con, res)
+    if junit_path:
+        write_junit(res, junit_path)
+        con.print(f"JUnit XML: {junit_path}")
+    con.print(f"HTML report: {html_path}  (results: {out / 'results.json'}, state: {out / 'state.json'})")
+    return 0 if res.passed else 1
