@@ -29,8 +29,16 @@ def test_shipped_model_heldout_error_bounds(family):
         assert m["delay_ns"].heldout["mape_pct"] <= 10.0, m["delay_ns"].heldout
 
 
-def test_shipped_mac_and_systolic_exist():
-    assert {"mac", "systolic"} <= set(shipped_families())
+#: every family with a shipped model; each one's bounds are checked by the test above
+SHIPPED = {"mac", "systolic", "fan"}
+
+
+def test_shipped_families_exist_with_their_sweep_and_dataset():
+    assert SHIPPED <= set(shipped_families())
+    root = Path(__file__).resolve().parent.parent / "fit"
+    for family in SHIPPED:
+        assert (root / "sweeps" / f"{family}.yaml").is_file(), family
+        assert (root / "data" / f"{family}.csv").is_file(), family
 
 
 def test_zero_gated_mac_energy_falls_with_sparsity():
