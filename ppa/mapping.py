@@ -189,7 +189,9 @@ def sigma_expected(M, N, K, d_a, d_b, *, k: int, flexdpes: int, stationary: str,
     return {"cycles": cycles.astype(np.int64), "folds": folds, "rounds": rounds, "stream_cycles": stream,
             "load_cycles": rounds, "add_cycles": np.where(folds > 0, lat, 0), "mapped": U, "dpe_cycles": dpe_cycles,
             "flexdpu_size": np.minimum(folds, flexdpes), "bandwidth_factor": np.broadcast_to(bw, M.shape),
-            "streamed_vectors": vecs, "distinct_cols": n_k}
+            "streamed_vectors": vecs, "distinct_cols": n_k,
+            # streaming operand re-reads: each round, every active Flex-DPE reads its n_k columns of each vector
+            "stream_reads": np.where(V * K > 0, rounds * vecs * active * n_k / np.maximum(V * K, 1), 0.0)}
 
 
 def sigma_map(g: Gemms, *, k: int, flexdpes: int, words_per_cycle: float = np.inf) -> Mapping:
@@ -211,8 +213,8 @@ def sigma_map(g: Gemms, *, k: int, flexdpes: int, words_per_cycle: float = np.in
     weights = best["stationary"] == "weights"
     return Mapping("sigma", cycles=cycles.astype(np.int64), executed_macs=useful.astype(float),
                    actions=best["dpe_cycles"] * g.count, peak_macs_per_cycle=float(k * flexdpes),
-                   onchip_a_reads=np.where(weights, best["rounds"], 1.0),
-                   onchip_b_reads=np.where(weights, 1.0, best["rounds"]),
+                   onchip_a_reads=np.where(weights, best["stream_reads"], 1.0),
+                   onchip_b_reads=np.where(weights, 1.0, best["stream_reads"]),
                    onchip_psum_elems=np.zeros(len(g.M)), vector_adds=np.zeros(len(g.M)),
                    detail={kk: best[kk] for kk in ("stationary", "folds", "flexdpu_size", "load_cycles",
                                                    "stream_cycles", "add_cycles", "bandwidth_factor")})
