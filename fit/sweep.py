@@ -186,7 +186,7 @@ def run_point(job: dict) -> dict:
     """Generate, synthesize and simulate one point (runs in a worker process); return the record."""
     from ..gen.blocks import family as get_family
     from ..gen.emit import render
-    from .activity import GateSim, cosim_activity
+    from .activity import Activity, GateSim, cosim_activity
     from .synth import SCRIPT, parse_stats, run_yosys
 
     fam = get_family(job["family"])
@@ -230,6 +230,12 @@ def run_point(job: dict) -> dict:
         stims = [(act(params, dens, job["cycles"], job["seed"] * 1000 + i) if act else
                   cosim_activity(fam, params, dens, job["cycles"], job["seed"] * 1000 + i))
                  for i in range(job["lanes"])]
+        if not act and len({s.cycles for s in stims}) > 1:
+            # cosim tables of different seeds can differ in length (e.g. Benes configurations): the lanes
+            # of one bit-parallel run need equal lengths, so every stream is cut to the shortest
+            n = min(s.cycles for s in stims)
+            stims = [Activity({k: v[:n] for k, v in s.inputs.items()}, ops=n - 1, per=s.per, warmup=s.warmup)
+                     for s in stims]
         r = sim.run(stims)
         runs[str(dens)] = {"toggles_per_cycle": r["toggles_per_cycle"], "ops_per_cycle": r["ops_per_cycle"],
                            "per": stims[0].per, "cycles": r["cycles"], "lanes": r["lanes"]}
@@ -251,7 +257,7 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
         key = point_key(spec.family, params, spec, digest, liberty)
         path = store / f"{key}.json"
         if path.exists():
-            records.append(json.loads(path.read_text()))
+            records.append({**json.loads(path.read_text()), "split": split})  # the sweep file decides the split
         else:
             todo.append({"family": spec.family, "params": params, "split": split, "key": key,
                          "densities": spec.densities, "cycles": spec.cycles, "lanes": spec.lanes,

@@ -192,6 +192,10 @@ from ..fit.activity import mac_activity, systolic_activity  # noqa: E402
 FAMILIES["mac"] = _replace(FAMILIES["mac"], activity_table=mac_activity)
 FAMILIES["systolic"] = _replace(FAMILIES["systolic"], activity_table=systolic_activity)
 
+from ..fit.stimuli import tensordash_sched_activity  # noqa: E402
+
+FAMILIES["tensordash_sched"] = _replace(FAMILIES["tensordash_sched"], activity_table=tensordash_sched_activity)
+
 
 def family(name: str, path: str = "block") -> BlockFamily:
     try:
