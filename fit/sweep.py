@@ -214,7 +214,9 @@ def run_point(job: dict) -> dict:
         proc = run_yosys(["-q", "-s", "flow.ys"], d)
         if proc.returncode != 0:
             tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
-            raise RuntimeError(f"yosys failed on {job['family']} {job['params']}: " + " | ".join(tail))
+            hint = (" (--liberty: ABC needs a library with NLDM timing tables, a buffer and an inverter cell)"
+                    if lib else "")
+            raise RuntimeError(f"yosys failed on {job['family']} {job['params']}{hint}: " + " | ".join(tail))
         stats = parse_stats(json.loads((d / "stat.json").read_text()), (d / "ltp.txt").read_text(), top)
         libstats = None
         if lib:
