@@ -298,24 +298,26 @@ def mac_activity(params, density: float, cycles: int, seed: int) -> Activity:
 
 
 def systolic_activity(params, density: float, cycles: int, seed: int) -> Activity:
-    """One GEMM that fills the array exactly once (WS: K = rows, N = cols, M streamed; OS: M = rows,
-    N = cols, K streamed), operands zero with probability ``1 - density``. The streamed dimension
-    is chosen so that the GEMM takes about ``cycles`` cycles. One operation is one MAC of the GEMM
-    (``M*N*K``, dense count: zero operands still count as operations)."""
-    from ..cosim.models.systolic import systolic_cycles
+    """Steady state of a GEMM on the array: ``cycles`` counted cycles during which every PE performs
+    a MAC. The streamed dimension (WS: M, with K = rows, N = cols; OS: K, with M = rows, N = cols)
+    is ``rows + cols + cycles + 2``, so that after the weight load (WS) and the input skew
+    (``rows + cols`` cycles, not counted: warm-up) the whole array is busy for the counted window;
+    the drain after it is not simulated. Operands are zero with probability ``1 - density``. One
+    operation is one MAC (dense count: zero operands still count), ``rows * cols`` per counted cycle,
+    so the energy is the steady-state energy per MAC of a large GEMM (fill and drain amortized away)."""
     from ..cosim.systolic import gemm_schedule
 
     rng = np.random.default_rng(seed)
     R, C = params.rows, params.cols
     ws = params.dataflow == "ws"
-    overhead = int((systolic_cycles(R, C, 1, C, R, "ws") if ws else systolic_cycles(R, C, R, C, 1, "os")).cycles) - 1
-    stream = max(4, cycles - overhead)
-    M, N, K = (stream, C, R) if params.dataflow == "ws" else (R, C, stream)
+    warm = (R if ws else 0) + R + C + 1
+    stream = R + C + cycles + 2
+    M, N, K = (stream, C, R) if ws else (R, C, stream)
     A = np.stack([_operands(rng, K, params.a_width, params.signed, density) for _ in range(M)])
     B = np.stack([_operands(rng, N, params.b_width, params.signed, density) for _ in range(K)])
     table, _ = gemm_schedule(params, [(A, B)])
-    ins = {k: np.asarray(v, dtype=object) for k, v in table.inputs.items()}
-    return Activity(ins, ops=M * N * K, per="MAC (dense count, GEMM filling the array once)", warmup=0,
+    ins = {k: np.asarray(v, dtype=object)[:warm + cycles] for k, v in table.inputs.items()}
+    return Activity(ins, ops=R * C * cycles, per="MAC (steady state: every PE busy, dense count)", warmup=warm,
                     info={"gemm": [M, N, K]})
 
 
