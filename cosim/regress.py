@@ -95,6 +95,7 @@ class _BlockEntry(BaseModel):
     vectors: dict[Literal["directed", "random", "stress"], int] = Field(default_factory=dict)
     options: dict[str, Any] = Field(default_factory=dict)
     timeout_s: float | None = Field(None, gt=0)
+    testbench: Literal["cocotb", "native"] | None = None
 
 
 class _RegressSchema(BaseModel):
@@ -105,6 +106,7 @@ class _RegressSchema(BaseModel):
                                                                  min_length=1)
     seeds: list[int] = Field(default_factory=lambda: [1], min_length=1)
     timeout_s: float = Field(DEFAULT_TIMEOUT_S, gt=0)
+    testbench: Literal["cocotb", "native"] = "cocotb"
     blocks: list[_BlockEntry] = Field(min_length=1)
 
 
@@ -120,6 +122,8 @@ class TestSpec:
     vectors: int
     options: dict
     timeout_s: float
+    #: cocotb, or the compiled Verilator testbench (:mod:`accelgen.cosim.native`; same checks)
+    testbench: str = "cocotb"
     #: sha256 of the design's Verilog (set when the design is rendered)
     design: str = ""
 
@@ -127,7 +131,7 @@ class TestSpec:
     def key(self) -> str:
         """Resume key: the design's hash, simulator, seed, mode, vectors and options."""
         return sha256_hex(canonical_json([self.design, self.sim, self.seed, self.mode, self.vectors,
-                                          self.options]))[:16]
+                                          self.options, self.testbench]))[:16]
 
     @property
     def test_id(self) -> str:
@@ -240,9 +244,13 @@ def parse_regression(data: Any, source: str | None = None, *, sims: list[str] | 
                 vectors = entry.vectors.get(mode, default)
                 for seed in seeds or entry.seeds or schema.seeds:
                     for sim in sims or entry.sim or schema.sim:
+                        tb = entry.testbench or schema.testbench
+                        if tb == "native" and sim != "verilator":
+                            tb = "cocotb"  # the compiled testbench is Verilator's; Icarus runs under cocotb
                         t = TestSpec(family=fam.name, params=pdict, mode=mode, seed=seed, sim=sim, vectors=vectors,
-                                     options=options, timeout_s=entry.timeout_s or schema.timeout_s)
-                        ident = canonical_json([t.family, t.params, t.mode, t.seed, t.sim, t.vectors, t.options])
+                                     options=options, timeout_s=entry.timeout_s or schema.timeout_s, testbench=tb)
+                        ident = canonical_json([t.family, t.params, t.mode, t.seed, t.sim, t.vectors, t.options,
+                                                t.testbench])
                         if ident not in seen:  # the same test listed twice runs once
                             seen.add(ident)
                             tests.append(t)
@@ -292,6 +300,8 @@ def reproduce_command(spec: TestSpec) -> str:
         for v in (value if opt.multiple else [value]):
             args += [f"--{opt.name.replace('_', '-')}", _option_arg(v)]
     args += ["--vectors", str(spec.vectors), "--seed", str(spec.seed), "--sim", spec.sim]
+    if spec.testbench != "cocotb":
+        args += ["--testbench", spec.testbench]
     return shlex.join(args)
 
 
@@ -474,7 +484,11 @@ def _execute_build(job: dict) -> dict:
         vpath = Path(tmp) / f"{job['top']}.v"
         vpath.write_text(job["verilog"])
         t0 = time.monotonic()
-        simulators.build(vpath, job["top"], job["sim"])
+        if job.get("testbench") == "native":
+            from .native import build_native
+            build_native(job["verilog"], job["manifest"])
+        else:
+            simulators.build(vpath, job["top"], job["sim"])
     return {"status": "built", "build_s": time.monotonic() - t0}
 
 
@@ -498,7 +512,7 @@ def _execute_test(job: dict) -> dict:
                           manifest=manifest, verilog_path=vpath)
         res = cosim_emitted(fam, params, emitted, sim=job["sim"], vectors=vectors, seed=seed, options=options,
                             made=made, work_dir=Path(job["work_dir"]), keep=False,
-                            waves_on_failure=job.get("waves", True))
+                            waves_on_failure=job.get("waves", True), testbench=job.get("testbench", "cocotb"))
     return {"status": "passed" if res.passed else "failed", "cycles": res.cycles, "checks": res.checks,
             "mismatches": res.mismatches, "first_mismatches": res.first_mismatches, "error": res.error,
             "waveform": res.waveform, "log": res.log, "run_dir": res.run_dir, "sim_s": res.run_s,
@@ -643,11 +657,12 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
     try:
         builds = {}
         for t in todo:
-            builds.setdefault((t.design, t.sim), t)
+            builds.setdefault((t.design, t.sim, t.testbench), t)
         on_event("builds", len(builds))
-        futs = {pool.submit({"kind": "build", "verilog": designs[d]["verilog"], "top": designs[d]["top"], "sim": sim},
-                            BUILD_TIMEOUT_S): (d, sim) for d, sim in builds}
-        failed_builds: dict[tuple[str, str], str] = {}
+        futs = {pool.submit({"kind": "build", "verilog": designs[d]["verilog"], "top": designs[d]["top"],
+                             "manifest": designs[d]["manifest"], "sim": sim, "testbench": tb},
+                            BUILD_TIMEOUT_S): (d, sim, tb) for d, sim, tb in builds}
+        failed_builds: dict[tuple[str, str, str], str] = {}
         for fut in pool.as_completed(list(futs)):
             info = fut.result()
             if info["status"] != "built":
@@ -657,8 +672,8 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
         on_event("tests", (len(todo), len(results)))
         futs = {}
         for t in todo:
-            if (t.design, t.sim) in failed_builds:
-                r = _new_result(t, "error", run_id, error=failed_builds[(t.design, t.sim)])
+            if (t.design, t.sim, t.testbench) in failed_builds:
+                r = _new_result(t, "error", run_id, error=failed_builds[(t.design, t.sim, t.testbench)])
                 state.record(r)
                 results[t.key] = r
                 on_event("result", r)
@@ -666,7 +681,7 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
             d = designs[t.design]
             job = {"kind": "test", "family": t.family, "params": t.params, "mode": t.mode, "seed": t.seed,
                    "sim": t.sim, "vectors": t.vectors, "options": t.options, "verilog": d["verilog"],
-                   "manifest": d["manifest"], "waves": waves,
+                   "manifest": d["manifest"], "waves": waves, "testbench": t.testbench,
                    "work_dir": str((out / "runs" / f"{t.family}-{t.key}").resolve())}
             futs[pool.submit(job, t.timeout_s)] = t
         for fut in pool.as_completed(list(futs)):

@@ -151,13 +151,14 @@ def _print_cosim(result) -> None:
 
 
 def _cosim_one(fam: BlockFamily, params, name: str, sim: str, vectors: int | None, seed: int, keep: bool,
-               options: dict | None = None):
+               options: dict | None = None, testbench: str = "cocotb"):
     from .emit import render, write
     from .flow import cosim_emitted
 
     with tempfile.TemporaryDirectory(prefix="accelgen-cosim-") as tmp:
         e = write(render(fam, params, name), tmp)
-        return cosim_emitted(fam, params, e, sim=sim, vectors=vectors, seed=seed, options=options, keep=keep)
+        return cosim_emitted(fam, params, e, sim=sim, vectors=vectors, seed=seed, options=options, keep=keep,
+                             testbench=testbench)
 
 
 _sim_option = click.Option(["--sim"], type=click.Choice(SIMS), default="verilator", show_default=True,
@@ -183,6 +184,8 @@ def _family_cosim_options(fam: BlockFamily) -> list[click.Option]:
 _seed_option = click.Option(["--seed"], type=click.IntRange(0, 2**32 - 1), default=1, show_default=True,
                             help="Stimulus seed.")
 _keep_option = click.Option(["--keep"], is_flag=True, help="Keep the run directory after a pass.")
+_testbench_option = click.Option(["--testbench"], type=click.Choice(("cocotb", "native")), default="cocotb",
+                                 show_default=True, help="cocotb, or the compiled Verilator testbench (same checks).")
 
 
 @cli.group("cosim", cls=BlockGroup, invoke_without_command=True)
@@ -206,11 +209,13 @@ def cosim_group(ctx, config_path, sim):
 
 
 def _make_cosim(fam: BlockFamily) -> click.Command:
-    def callback(sim, vectors, seed, keep, **kwargs):
+    def callback(sim, vectors, seed, keep, testbench, **kwargs):
         params = fam.validate(_split_params(fam, kwargs), fam.name)
         options = {o.name: kwargs.pop(o.name) for o in fam.cosim_options
                    if kwargs.get(o.name) not in (None, (), [])}  # 0.0 is a given value
-        result = _cosim_one(fam, params, fam.default_name(params), sim, vectors, seed, keep, options)
+        if testbench == "native" and sim != "verilator":
+            raise click.UsageError("--testbench native needs --sim verilator")
+        result = _cosim_one(fam, params, fam.default_name(params), sim, vectors, seed, keep, options, testbench)
         _print_cosim(result)
         if result.passed and result.run_dir:
             click.echo(f"  run directory: {result.run_dir}")
@@ -218,7 +223,7 @@ def _make_cosim(fam: BlockFamily) -> click.Command:
 
     return click.Command(fam.name, callback=callback, help=f"Co-simulate a {fam.summary}.",
                          params=[*_param_options(fam), *_family_cosim_options(fam), _sim_option, _vectors_option(fam),
-                                 _seed_option, _keep_option])
+                                 _seed_option, _keep_option, _testbench_option])
 
 
 # ---- synth

@@ -258,3 +258,26 @@ def test_regress_timeout_kills_a_hung_simulation(tmp_path):
     assert out["status"] == "timeout" and "20 s" in out["error"]
     assert time.monotonic() - t0 < 60
     assert psutil.Process(os.getpid()).children(recursive=True) == []  # the simulator went with it
+
+
+@pytest.mark.cosim
+def test_regress_native_testbench_passes_and_catches_the_mutant(tmp_path, monkeypatch, capsys):
+    desc = {"name": "native", "modes": ["random"], "testbench": "native", "seeds": [2],
+            "blocks": [{"block": "mac", "params": MAC_SMALL, "vectors": {"random": 500}},
+                       {"block": "systolic", "params": {"rows": 2, "cols": 3}}]}
+    res = run_regression(parse_regression(desc), tmp_path / "ok", jobs=2, waves=False)
+    assert res.passed, [r.error for r in res.results]
+    assert all(r.reproduce.endswith("--testbench native") and r.checks > 0 for r in res.results)
+
+    emit_mod = importlib.import_module("accelgen.gen.emit")
+    monkeypatch.setattr(emit_mod, "render", _flip_adder_bit(emit_mod.render))
+    desc["blocks"] = desc["blocks"][:1]
+    bad = run_regression(parse_regression(desc), tmp_path / "bad", jobs=1, waves=False)
+    (r,) = bad.results
+    assert r.status == "failed" and r.mismatches > 0
+    from accelgen.gen.cli import main
+    capsys.readouterr()
+    assert main(shlex.split(r.reproduce)[1:]) == 1
+    first = r.first_mismatches[0]
+    assert f"cycle {first['cycle']}: {first['port']} expected {first['expected']}, got {first['got']}" \
+        in capsys.readouterr().out
