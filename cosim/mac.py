@@ -5,18 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from .models.mac import mac_reference
-from .vectors import CycleTable, to_bits
+from .vectors import CycleTable, operand_range, to_bits
 
 #: directed overflow runs are included when they wrap the accumulator within this many cycles
 OVERFLOW_CYCLE_LIMIT = 1 << 18
 
 
-def _operand_range(width: int, signed: bool) -> tuple[int, int]:
-    return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
-
-
 def _corner_values(width: int, signed: bool) -> list[int]:
-    lo, hi = _operand_range(width, signed)
+    lo, hi = operand_range(width, signed)
     vals = {lo, lo + 1, hi - 1, hi, 0, 1, -1 if signed else 2}
     return sorted(v for v in vals if lo <= v <= hi)
 
@@ -31,8 +27,8 @@ def mac_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
     """
     rng = np.random.default_rng(seed)
     aw, bw, signed = params.a_width, params.b_width, params.signed
-    a_lo, a_hi = _operand_range(aw, signed)
-    b_lo, b_hi = _operand_range(bw, signed)
+    a_lo, a_hi = operand_range(aw, signed)
+    b_lo, b_hi = operand_range(bw, signed)
     a, b, en, clear, sections = [], [], [], [], {}
 
     def emit(name, xs, ys, es, cs):
@@ -85,7 +81,7 @@ def mac_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
     stim = {"a": np.array(a, dtype=object), "b": np.array(b, dtype=object),
             "en": np.array(en), "clear": np.array(clear), "sections": sections}
     if params.addend_input:
-        c_lo, c_hi = _operand_range(params.acc_width, signed)
+        c_lo, c_hi = operand_range(params.acc_width, signed)
         c_in = [int(v) for v in rng.integers(c_lo, c_hi, len(a), endpoint=True, dtype=np.int64)] \
             if params.acc_width < 64 else [int(v) for v in rng.integers(-(1 << 62), 1 << 62, len(a))]
         stim["c_in"] = np.array(c_in, dtype=object)

@@ -38,7 +38,7 @@ from .benes_router import ctrl_words, route_permutation
 from .fan import fan_slot
 from .models.fan import segmented_sums
 from .models.sigma import STATIONARY, GemmMap, SigmaCycles, orient, sigma_cycles
-from .vectors import CycleTable, from_bits
+from .vectors import CycleTable, from_bits, operand_range
 
 __all__ = ["BitmapMatrix", "StreamStep", "FoldPlan", "GemmPlan", "plan_gemm", "gemm_schedule", "assemble",
            "verify", "flexdpe_table", "directed_gemms", "parse_gemm", "parse_sparsity", "parse_stationary",
@@ -145,10 +145,6 @@ class GemmPlan:
     @property
     def shape(self) -> tuple[int, int, int]:
         return self.A.shape[0], self.B.shape[1], self.A.shape[1]
-
-
-def operand_range(width: int, signed: bool) -> tuple[int, int]:
-    return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
 
 
 def _check_operands(params, A: np.ndarray, B: np.ndarray) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .models.systolic import fold_partial_sums, required_acc_width, systolic_cycles, wrap_array
-from .vectors import CycleTable, from_bits
+from .vectors import CycleTable, from_bits, operand_range
 
 
 @dataclass
@@ -34,10 +34,6 @@ class GemmRun:
     @property
     def shape(self) -> tuple[int, int, int]:
         return self.A.shape[0], self.B.shape[1], self.A.shape[1]
-
-
-def operand_range(width: int, signed: bool) -> tuple[int, int]:
-    return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
 
 
 def check_operands(params, A: np.ndarray, B: np.ndarray) -> None:

@@ -30,6 +30,11 @@ def to_bits(values, width: int) -> np.ndarray:
     return np.array([int(v) & mask for v in values], dtype=np.uint64)
 
 
+def operand_range(width: int, signed: bool) -> tuple[int, int]:
+    """Smallest and largest integer of a ``width``-bit two's-complement (or unsigned) operand."""
+    return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+
+
 def from_bits(bits: int, width: int, signed: bool) -> int:
     bits = int(bits)
     if signed and bits >> (width - 1) & 1:
