@@ -7,7 +7,9 @@ scikit-learn.
 
 Loading
 -------
-``load_model(family)`` reads the shipped file ``fit/models/<family>.json``
+``load_model(name)`` reads the shipped file ``fit/models/<name>.json``, where ``name`` is a block
+family (``mac``) or a model variant ``<family>-<variant>`` (``mac-bf16``: the MAC family fitted with
+bf16 operands; :func:`shipped_models` lists them all)
 (package data) and returns a :class:`FittedModel`; ``load_model(family,
 target="area_um2")`` returns that one :class:`TargetModel`; ``path=`` reads any
 model file instead (a user's refit). A missing family or target raises
@@ -52,6 +54,7 @@ File format (JSON, ``format: "accelgen-fitted-model/1"``)
 
     {"format": "accelgen-fitted-model/1",
      "family": "mac",
+     "name": "mac",                               # or a variant, "mac-bf16" (default: family)
      "inputs": {                                  # everything predict() accepts
         "a_width": {"kind": "int", "default": 8, "range": [2, 16]},
         "signed":  {"kind": "bool", "default": true, "values": [false, true]},
@@ -256,6 +259,7 @@ class FittedModel:
         self.data = data
         self.source = source
         self.family: str = data["family"]
+        self.name: str = data.get("name") or self.family    # "mac" or a variant such as "mac-bf16"
         self.inputs: dict[str, dict] = data["inputs"]
         self.tech: dict = data.get("tech", {})
         self.training: dict = data.get("training", {})
@@ -299,7 +303,7 @@ class FittedModel:
         return {name: t.heldout for name, t in self.targets.items()}
 
     def __repr__(self) -> str:
-        return f"FittedModel({self.family!r}, targets={list(self.targets)}, source={self.source!r})"
+        return f"FittedModel({self.name!r}, targets={list(self.targets)}, source={self.source!r})"
 
 
 def _only(t: TargetModel, inputs: dict) -> dict:
@@ -308,13 +312,21 @@ def _only(t: TargetModel, inputs: dict) -> dict:
 
 # --------------------------------------------------------------------------- loading
 
-def shipped_families() -> list[str]:
-    """Families with a model file shipped in the package."""
-    root = resources.files("accelgen.fit") / "models"
+def _models_dir():
+    """The package's ``fit/models`` directory (a Traversable)."""
+    return resources.files("accelgen.fit") / "models"
+
+
+def shipped_models() -> list[str]:
+    """Names of every model file shipped in the package: families (``mac``) and variants (``mac-bf16``)."""
     try:
-        return sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".json"))
+        return sorted(p.name[:-5] for p in _models_dir().iterdir() if p.name.endswith(".json"))
     except FileNotFoundError:
         return []
+
+
+#: kept for callers of the first API; lists variants too (every shipped model name)
+shipped_families = shipped_models
 
 
 def read_model(path: str | Path) -> FittedModel:
@@ -328,16 +340,25 @@ def read_model(path: str | Path) -> FittedModel:
     return FittedModel(data, source=str(path))
 
 
-def load_model(family: str, target: str | None = None, path: str | Path | None = None) -> FittedModel | TargetModel:
-    """Load the fitted model of ``family`` (shipped file, or ``path``); one :class:`TargetModel` if ``target``."""
+def load_model(name: str, target: str | None = None, path: str | Path | None = None) -> FittedModel | TargetModel:
+    """Load the fitted model ``name`` (shipped file, or ``path``); one :class:`TargetModel` if ``target``.
+
+    ``name`` is a family (``"mac"``) or a variant (``"mac-bf16"``); a file given by ``path`` must hold
+    that model (its ``name``, or for files without one its ``family``, equals ``name``).
+    """
     if path is None:
-        res = resources.files("accelgen.fit") / "models" / f"{family}.json"
-        if not res.is_file():
-            raise ConfigError([("family", f"no fitted model for {family!r}; shipped: "
-                                          f"{', '.join(shipped_families()) or 'none'}")])
-        model = FittedModel(json.loads(res.read_text()), source=f"accelgen/fit/models/{family}.json")
+        res = _models_dir() / f"{name}.json"
+        if not isinstance(name, str) or "/" in name or not res.is_file():
+            fam = str(name).partition("-")[0]
+            raise ConfigError([("family", f"no fitted model for {name!r}; shipped: "
+                                          f"{', '.join(shipped_models()) or 'none'} (fit it with `accelgen sweep "
+                                          f"{name} && accelgen fit {name} --ship`"
+                                          + (f", sweep file fit/sweeps/{name}.yaml with family: {fam}"
+                                             if "-" in str(name) else "") + ")")])
+        model = FittedModel(json.loads(res.read_text()), source=f"accelgen/fit/models/{name}.json")
     else:
         model = read_model(path)
-        if model.family != family:
-            raise ConfigError([("family", f"{str(path)!r} holds a model of {model.family!r}, not {family!r}")])
+        if model.name != name:
+            what = f"{model.name!r}" if model.name == model.family else f"{model.name!r} (family {model.family!r})"
+            raise ConfigError([("family", f"{str(path)!r} holds a model of {what}, not {name!r}")])
     return model if target is None else model[target]

@@ -121,6 +121,7 @@ def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -
     return {
         "format": FORMAT,
         "family": spec.family,
+        "name": spec.name,
         "inputs": inputs,
         "targets": targets,
         "tech": {"name": tech.get("name"), "node_nm": tech.get("node_nm"), "vdd_v": tech.get("vdd_v"),

@@ -1,6 +1,6 @@
 """Synthesis + activity sweeps over a parameter grid, with a content-addressed cache.
 
-A sweep file (``fit/sweeps/<family>.yaml``) names the family, the grid of
+A sweep file (``fit/sweeps/<name>.yaml``) names the family, the grid of
 generator parameters to fit on, a separate ``heldout`` grid of points never used
 for fitting, derived parameters (``acc_width: "a_width + b_width + 8"``), the
 operand densities to simulate and the features of each regression target::
@@ -15,6 +15,14 @@ operand densities to simulate and the features of each regression target::
     heldout:
       - {a_width: [6, 12], b_width: [6], zero_gating: [false, true], input_reg: [true]}
     targets: {area_um2: {features: [...]}, energy_pj: {features: [...]}, ...}
+
+Model variants: a sweep and its model are named ``<family>`` or ``<family>-<variant>``
+(``mac-bf16``: the MAC family with ``dtype: bf16`` pinned in the grid). A variant's sweep file
+``fit/sweeps/mac-bf16.yaml`` must say ``family: mac``; its dataset is ``fit/data/mac-bf16.csv`` and
+its model ``fit/models/mac-bf16.json`` (``load_model("mac-bf16")``). When the variant is a datatype
+(``fp16``, ``bf16``, ``fp32``) every point of the sweep must have that ``dtype``. The point cache is
+per family and keyed by the point's parameters (which include ``dtype`` when it is pinned), so a
+variant reuses nothing it should not and recomputes nothing it need not.
 
 Each point is generated (:func:`accelgen.gen.emit.render`), synthesized
 hierarchically with the :mod:`accelgen.fit.synth` flow, flattened into a gate
@@ -61,6 +69,21 @@ tee -q -o libltp.txt ltp -noff
 """
 
 
+#: variant suffixes that are datatypes: every point of such a sweep must have that ``dtype``
+FP_DTYPES = ("fp16", "bf16", "fp32")
+_NAME_RE = r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)?$"
+
+
+def split_name(name: str) -> tuple[str, str | None]:
+    """``"mac-bf16" -> ("mac", "bf16")``, ``"mac" -> ("mac", None)``; a malformed name is a ConfigError."""
+    import re
+    if not isinstance(name, str) or not re.match(_NAME_RE, name):
+        raise ConfigError([("name", f"{name!r} is not allowed; expected FAMILY or FAMILY-VARIANT "
+                                    "(lower case letters, digits, '_'; e.g. mac, mac-bf16)")])
+    fam, _, var = name.partition("-")
+    return fam, var or None
+
+
 @dataclass
 class SweepSpec:
     family: str
@@ -73,6 +96,10 @@ class SweepSpec:
     seed: int = 1
     targets: dict[str, dict] = field(default_factory=dict)
     source: str = ""
+    name: str = ""          # model name: the family or "<family>-<variant>" (default: the family)
+
+    def __post_init__(self):
+        self.name = self.name or self.family
 
     def points(self) -> list[tuple[str, dict]]:
         """``[(split, params)]``: every grid point (train) then every held-out point."""
@@ -98,13 +125,23 @@ class SweepSpec:
         return out
 
 
-def load_sweep(family: str, path: str | Path | None = None) -> SweepSpec:
-    """Read a sweep file (default: the shipped ``fit/sweeps/<family>.yaml``)."""
+def _sweeps_dir():
+    """The package's ``fit/sweeps`` directory (a Traversable)."""
+    return resources.files("accelgen.fit") / "sweeps"
+
+
+def load_sweep(name: str, path: str | Path | None = None) -> SweepSpec:
+    """Read a sweep file (default: the shipped ``fit/sweeps/<name>.yaml``).
+
+    ``name`` is a family (``mac``) or a variant (``mac-bf16``); a variant's file must name its block
+    family (``family: mac``) and, when the variant is a datatype, pin that ``dtype`` at every point.
+    """
+    fam_name, variant = split_name(name)
     if path is None:
-        res = resources.files("accelgen.fit") / "sweeps" / f"{family}.yaml"
+        res = _sweeps_dir() / f"{name}.yaml"
         if not res.is_file():
-            raise ConfigError([("grid", f"no shipped sweep for {family!r}; give --grid FILE")])
-        text, src = res.read_text(), f"sweeps/{family}.yaml"
+            raise ConfigError([("grid", f"no shipped sweep for {name!r}; give --grid FILE")])
+        text, src = res.read_text(), f"sweeps/{name}.yaml"
     else:
         try:
             text, src = Path(path).read_text(), str(path)
@@ -118,8 +155,12 @@ def load_sweep(family: str, path: str | Path | None = None) -> SweepSpec:
         raise ConfigError([(src, "expected a mapping")])
     allowed = {"family", "grid", "heldout", "derived", "densities", "cycles", "lanes", "seed", "targets"}
     problems = [(f"{src}.{k}", f"unknown key; allowed: {', '.join(sorted(allowed))}") for k in data if k not in allowed]
-    if data.get("family", family) != family:
-        problems.append((f"{src}.family", f"{data.get('family')!r} does not match the requested family {family!r}"))
+    if variant is not None and "family" not in data:
+        problems.append((f"{src}.family", f"missing; the sweep of variant {name!r} must name its block family "
+                                          f"(family: {fam_name})"))
+    elif data.get("family", fam_name) != fam_name:
+        problems.append((f"{src}.family", f"{data.get('family')!r} does not match the requested "
+                                          f"{'variant' if variant else 'family'} {name!r} (expected {fam_name!r})"))
     if not isinstance(data.get("grid"), list) or not data["grid"]:
         problems.append((f"{src}.grid", "expected a non-empty list of parameter blocks"))
     dens = data.get("densities", [1.0])
@@ -131,14 +172,18 @@ def load_sweep(family: str, path: str | Path | None = None) -> SweepSpec:
             problems.append((f"{src}.{key}", f"{v!r} is not allowed; expected an integer in {lo}..{hi}"))
     if problems:
         raise ConfigError(problems)
-    spec = SweepSpec(family=family, grid=data["grid"], heldout=data.get("heldout") or [],
+    spec = SweepSpec(family=fam_name, grid=data["grid"], heldout=data.get("heldout") or [],
                      derived=data.get("derived") or {}, densities=[float(d) for d in dens],
                      cycles=data.get("cycles", 192), lanes=data.get("lanes", 32), seed=data.get("seed", 1),
-                     targets=data.get("targets") or {}, source=src)
+                     targets=data.get("targets") or {}, source=src, name=name)
     from ..gen.blocks import family as get_family
-    fam = get_family(family)
+    fam = get_family(fam_name)
     for i, (split, params) in enumerate(spec.points()):
-        fam.validate(params, path=f"{src}.{split}[{i}]")
+        where = f"{src}.{split}[{i}]"
+        p = fam.validate(params, path=where)
+        if variant in FP_DTYPES and getattr(p, "dtype", "int") != variant:
+            raise ConfigError([(f"{where}.dtype", f"{getattr(p, 'dtype', 'int')!r} is not allowed in the sweep of "
+                                                  f"{name!r}; pin dtype: {variant} in its grid and heldout blocks")])
     return spec
 
 
@@ -269,7 +314,7 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
     jobs = jobs or os.cpu_count() or 1
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
         TimeRemainingColumn
-    cols = [TextColumn(f"sweep {spec.family}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    cols = [TextColumn(f"sweep {spec.name}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             TextColumn("ETA"), TimeRemainingColumn()]
     total = len(records) + len(todo)
     with Progress(*cols, disable=not progress, transient=False) as bar:

@@ -1,13 +1,17 @@
 """``accelgen sweep / fit / fit-report / predict``: the fitted-component-model commands.
 
-* ``accelgen sweep FAMILY [--grid FILE] [-j N] [--liberty LIB] [-o CSV]`` runs (or resumes) the
+NAME is a block family (``mac``) or a model variant ``<family>-<variant>`` (``mac-bf16``): its
+sweep file is ``fit/sweeps/NAME.yaml`` (whose ``family:`` key names the block family), its dataset
+``fit/data/NAME.csv`` and its model ``fit/models/NAME.json``.
+
+* ``accelgen sweep NAME [--grid FILE] [-j N] [--liberty LIB] [-o CSV]`` runs (or resumes) the
   synthesis + activity sweep and writes the tidy dataset (default ``out/fit/<family>.csv``).
-* ``accelgen fit FAMILY [--data CSV] [-o JSON]`` fits every target of the sweep file and writes
+* ``accelgen fit NAME [--data CSV] [-o JSON]`` fits every target of the sweep file and writes
   the model file (default ``out/fit/<family>.json``; ``--ship`` writes the package's
   ``fit/models/<family>.json`` and ``fit/data/<family>.csv``).
-* ``accelgen fit-report FAMILY [--model JSON] [--data CSV] [--png FILE] [--json]`` prints the
+* ``accelgen fit-report NAME [--model JSON] [--data CSV] [--png FILE] [--json]`` prints the
   held-out / CV / training errors and draws predicted vs measured.
-* ``accelgen predict FAMILY key=value ... [--node NM] [--json]`` evaluates a model.
+* ``accelgen predict NAME key=value ... [--node NM] [--json]`` evaluates a model.
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ from ..errors import ConfigError
 FIT_DIR = Path(__file__).resolve().parent.parent / "fit"
 
 
-def _default_csv(family: str) -> Path:
-    return Path("out") / "fit" / f"{family}.csv"
+def _default_csv(name: str) -> Path:
+    return Path("out") / "fit" / f"{name}.csv"
 
 
 def _read_csv(path: Path):
@@ -35,13 +39,13 @@ def _read_csv(path: Path):
 
 
 @click.command("sweep")
-@click.argument("family_name", metavar="FAMILY")
-@click.option("--grid", type=click.Path(dir_okay=False), help="Sweep file [default: the shipped fit/sweeps/FAMILY.yaml].")
+@click.argument("family_name", metavar="NAME")
+@click.option("--grid", type=click.Path(dir_okay=False), help="Sweep file [default: the shipped fit/sweeps/NAME.yaml].")
 @click.option("-j", "--jobs", type=click.IntRange(1, 256), default=None, help="Parallel processes [default: all cores].")
 @click.option("--liberty", type=click.Path(dir_okay=False, exists=True),
               help="Map with ABC to this Liberty library and take area/leakage/delay from it.")
 @click.option("-o", "--out", "out", type=click.Path(dir_okay=False), default=None,
-              help="Dataset CSV [default: out/fit/FAMILY.csv].")
+              help="Dataset CSV [default: out/fit/NAME.csv].")
 @click.option("--limit", type=click.IntRange(0), default=None, hidden=True, help="Run at most this many new points.")
 def sweep_cmd(family_name, grid, jobs, liberty, out, limit):
     """Synthesize and simulate every point of a sweep (resumable), write the dataset."""
@@ -56,11 +60,11 @@ def sweep_cmd(family_name, grid, jobs, liberty, out, limit):
 
 
 @click.command("fit")
-@click.argument("family_name", metavar="FAMILY")
+@click.argument("family_name", metavar="NAME")
 @click.option("--grid", type=click.Path(dir_okay=False), help="Sweep file with the target features [default: shipped].")
-@click.option("--data", type=click.Path(dir_okay=False), help="Dataset CSV [default: out/fit/FAMILY.csv].")
-@click.option("-o", "--out", type=click.Path(dir_okay=False), help="Model file [default: out/fit/FAMILY.json].")
-@click.option("--ship", is_flag=True, help="Write the package's fit/models/FAMILY.json and fit/data/FAMILY.csv.")
+@click.option("--data", type=click.Path(dir_okay=False), help="Dataset CSV [default: out/fit/NAME.csv].")
+@click.option("-o", "--out", type=click.Path(dir_okay=False), help="Model file [default: out/fit/NAME.json].")
+@click.option("--ship", is_flag=True, help="Write the package's fit/models/NAME.json and fit/data/NAME.csv.")
 @click.option("--folds", type=click.IntRange(2, 50), default=5, show_default=True, help="Cross-validation folds.")
 def fit_cmd(family_name, grid, data, out, ship, folds):
     """Fit area / energy / leakage / delay models to a sweep dataset and write the model file."""
@@ -71,11 +75,16 @@ def fit_cmd(family_name, grid, data, out, ship, folds):
     csv = Path(data) if data else _default_csv(family_name)
     df = _read_csv(csv)
     model = fit_family(spec, df, load_tech(), folds=folds)
-    path = save_model(model, FIT_DIR / "models" / f"{family_name}.json" if ship else
-                      Path(out) if out else Path("out") / "fit" / f"{family_name}.json")
-    if ship:
-        from ..util import write_atomic
-        write_atomic(FIT_DIR / "data" / f"{family_name}.csv", csv.read_text())
+    if ship:  # the model and its dataset together, or neither
+        from ..util import atomic_files
+        path, data_path = FIT_DIR / "models" / f"{family_name}.json", FIT_DIR / "data" / f"{family_name}.csv"
+        for p in (path, data_path):
+            p.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_files([path, data_path]) as (tmp_model, tmp_data):
+            save_model(model, tmp_model)
+            Path(tmp_data).write_text(csv.read_text())
+    else:
+        path = save_model(model, Path(out) if out else Path("out") / "fit" / f"{family_name}.json")
     click.echo(f"wrote {path}")
     _print_errors(model)
     return 0
@@ -85,7 +94,7 @@ def _print_errors(model: dict) -> None:
     from rich.table import Table
     from .cli import _console
     t = Table("target", "unit", "per", "held-out points", "held-out MAPE %", "held-out max %", "CV MAPE %",
-              "train MAPE %", title=f"{model['family']}: fitted model errors (tech {model['tech'].get('name')})")
+              "train MAPE %", title=f"{model.get('name') or model['family']}: fitted model errors (tech {model['tech'].get('name')})")
     for name, tg in model["targets"].items():
         h, cv, tr = tg["heldout"], tg["cv"], tg["train"]
         t.add_row(name, tg["unit"], str(tg.get("per") or "-"), str(h.get("points", h["n"])), f"{h['mape_pct']:.2f}",
@@ -100,11 +109,11 @@ def _load(family_name: str, model_path: str | None) -> tuple[dict, str]:
 
 
 @click.command("fit-report")
-@click.argument("family_name", metavar="FAMILY")
+@click.argument("family_name", metavar="NAME")
 @click.option("--model", "model_path", type=click.Path(dir_okay=False), help="Model file [default: the shipped one].")
 @click.option("--data", type=click.Path(dir_okay=False),
-              help="Dataset CSV for the plot [default: the shipped fit/data/FAMILY.csv].")
-@click.option("--png", type=click.Path(dir_okay=False), help="Plot file [default: out/fit/FAMILY-report.png].")
+              help="Dataset CSV for the plot [default: the shipped fit/data/NAME.csv].")
+@click.option("--png", type=click.Path(dir_okay=False), help="Plot file [default: out/fit/NAME-report.png].")
 @click.option("--json", "as_json", is_flag=True, help="Print the error numbers as JSON.")
 def fit_report_cmd(family_name, model_path, data, png, as_json):
     """Held-out, cross-validation and training errors of a model, and a predicted-vs-measured plot."""
@@ -119,7 +128,7 @@ def fit_report_cmd(family_name, model_path, data, png, as_json):
         png_path = Path(png) if png else Path("out") / "fit" / f"{family_name}-report.png"
         _plot(model, preds, png_path)
     if as_json:
-        click.echo(json.dumps({"family": family_name, "model": source, "targets": errors,
+        click.echo(json.dumps({"family": model["family"], "name": family_name, "model": source, "targets": errors,
                                "training": model.get("training"), "versions": model.get("versions"),
                                "png": str(png_path) if png_path else None}, indent=2))
     else:
@@ -145,7 +154,7 @@ def _plot(model: dict, preds: dict, path: Path) -> None:
         ax.set_ylabel(f"predicted {name}")
         ax.set_title(f"{name}\nheld-out MAPE {h['mape_pct']:.2f}%  max {h['max_err_pct']:.2f}%", fontsize=9)
         ax.legend(fontsize=8)
-    fig.suptitle(f"accelgen fitted model: {model['family']}")
+    fig.suptitle(f"accelgen fitted model: {model.get('name') or model['family']}")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_files([path]) as (tmp,):
@@ -166,7 +175,7 @@ def _parse_value(text: str):
 
 
 @click.command("predict")
-@click.argument("family_name", metavar="FAMILY")
+@click.argument("family_name", metavar="NAME")
 @click.argument("assignments", nargs=-1, metavar="KEY=VALUE...")
 @click.option("--model", "model_path", type=click.Path(dir_okay=False), help="Model file [default: the shipped one].")
 @click.option("--node", "node_nm", type=float, default=None, help="Scale to this technology node in nm.")
@@ -187,7 +196,7 @@ def predict_cmd(family_name, assignments, model_path, node_nm, as_json):
     for w in caught:
         click.echo(f"accelgen: warning: {w.message}", err=True)
     if as_json:
-        click.echo(json.dumps({"family": family_name, "inputs": inputs, "node_nm": node_nm or m.tech.get("node_nm"),
+        click.echo(json.dumps({"family": m.family, "model": m.name, "inputs": inputs, "node_nm": node_nm or m.tech.get("node_nm"),
                                "predicted": out}, indent=2))
     else:
         for k, v in out.items():

@@ -7,10 +7,21 @@ the memories and units has the width of the widest unit edge and a length of
 sqrt(area of the blocks it joins), pipelined when longer than a cycle allows;
 memory banks/ports are chosen from a target bandwidth when ``banks`` is not
 given.
+
+Datatypes: tensor units, reduction trees, Flex-DPEs and TensorDash units take
+``dtype`` ("int", the default, or "fp16", "bf16", "fp32"; the floating-point
+formats of ``accelgen.rtl.fp``). With an fp dtype the operand widths are implied
+(16 bits for fp16/bf16, 32 for fp32) and products, accumulations and reductions
+are fp32 (accumulator / sum width 32): a width left out is filled in, an explicit
+contradictory width is rejected naming the field. A reduction tree reduces fp32
+values whatever the operands' format, so its fp model is ``<family>-fp32``. The
+estimator evaluates an fp unit with the fitted model variant ``<family>-<dtype>``
+(``systolic-bf16``); see :meth:`accelgen.ppa.components.FittedCompute.model`.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal, Optional
 
@@ -24,6 +35,30 @@ from .tech import NODE_RANGE_NM
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 Width = Field(default=8, ge=1, le=32)
 
+DTYPES = ("int", "fp16", "bf16", "fp32")
+DType = Literal["int", "fp16", "bf16", "fp32"]
+#: operand width in bits of each floating-point format (products and sums are fp32)
+FP_WIDTH = {"fp16": 16, "bf16": 16, "fp32": 32}
+FP_ACC_WIDTH = 32
+
+
+def _implied_widths(data, operand_fields: tuple[str, ...], acc_fields: tuple[str, ...]):
+    """``model_validator(mode="before")`` body: with an fp ``dtype`` fill the implied widths, reject others."""
+    if not isinstance(data, dict):
+        return data
+    dtype = data.get("dtype", "int")
+    if dtype not in FP_WIDTH:
+        return data   # "int" (widths as given) or an invalid dtype (reported by the Literal check)
+    out = dict(data)
+    implied = {**{f: FP_WIDTH[dtype] for f in operand_fields}, **{f: FP_ACC_WIDTH for f in acc_fields}}
+    for f, want in implied.items():
+        if f in out and out[f] != want:
+            kind = "operands are" if f in operand_fields else "products and sums are"
+            raise ValueError(f"{f}: {out[f]!r} is not allowed with dtype={dtype!r}; {dtype} {kind} {want} bits "
+                             f"({f} {want}, or leave it out)")
+        out[f] = want
+    return out
+
 
 class TensorUnit(BaseModel):
     model_config = _STRICT
@@ -35,6 +70,12 @@ class TensorUnit(BaseModel):
     b_width: int = Width
     acc_width: int = Field(default=32, ge=2, le=64)
     interconnect: Literal["unicast", "multicast"] = "unicast"
+    dtype: DType = "int"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fp_widths(cls, data):
+        return _implied_widths(data, ("a_width", "b_width"), ("acc_width",))
 
 
 class ReductionTree(BaseModel):
@@ -43,13 +84,25 @@ class ReductionTree(BaseModel):
     inputs: int = Field(ge=2, le=4096)
     kind: Literal["fan", "linear", "tree"] = "fan"
     width: int = Field(default=32, ge=1, le=64)
+    dtype: DType = "int"        # format of the products it reduces; an fp tree adds in fp32 (width 32)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fp_widths(cls, data):
+        return _implied_widths(data, (), ("width",))
 
 
 class FlexDPEs(BaseModel):
     model_config = _STRICT
     count: int = Field(ge=1)
     k: int = Field(ge=2, le=1024)
-    width: int = Field(default=16, ge=1, le=64)
+    width: int = Field(default=16, ge=1, le=64)     # operand width
+    dtype: DType = "int"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fp_widths(cls, data):
+        return _implied_widths(data, ("width",), ())
 
 
 class TensorDash(BaseModel):
@@ -62,6 +115,12 @@ class TensorDash(BaseModel):
     a_width: int = Width
     b_width: int = Width
     acc_width: int = Field(default=32, ge=2, le=64)
+    dtype: DType = "int"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fp_widths(cls, data):
+        return _implied_widths(data, ("a_width", "b_width"), ("acc_width",))
 
 
 class VectorUnit(BaseModel):
@@ -180,7 +239,7 @@ class Arch(BaseModel):
     core: Core
     chip: Chip = Chip()
     activity: Optional[Activity] = None
-    models: dict[str, str] = {}          # family -> fitted model file (default: shipped models)
+    models: dict[str, str] = {}          # model name (family or variant, "systolic-bf16") -> fitted model file
     sources: dict[str, str] = {}         # citations for the parameters (free text)
     published: dict[str, float] = {}     # published figures (area_mm2, power_w, tops, clock_mhz) for validate-chips
 
@@ -208,17 +267,24 @@ def _loc(err: dict) -> str:
     return ".".join(parts)
 
 
+_FIELD_MSG = re.compile(r"^(a_width|b_width|acc_width|width): (.*)$", re.S)
+
+
 def _problems(exc: ValidationError) -> list[tuple[str, str]]:
     out = []
     for e in exc.errors():
         msg = e["msg"].removeprefix("Value error, ")
+        loc = _loc(e)
+        m = _FIELD_MSG.match(msg) if e["type"] == "value_error" else None
+        if m:   # a model validator's message about one field: report it at that field's path
+            loc, msg = f"{loc}.{m.group(1)}" if loc else m.group(1), m.group(2)
         if e["type"] == "extra_forbidden":
             msg = "unknown field"
         elif e["type"] == "literal_error":
             msg = f"{e.get('input')!r} is not allowed; {msg.lower()}"
         elif "input" in e and e["type"] not in ("missing",) and not isinstance(e["input"], dict):
             msg = f"{e['input']!r}: {msg}"
-        out.append((_loc(e), msg))
+        out.append((loc, msg))
     return out
 
 

@@ -3,7 +3,10 @@
 Design points: ``cores`` x ``units`` tensor units of ``rows x cols`` (fitted
 ``systolic`` model), one on-chip SRAM of ``sram_bytes`` per core (``sram_batch``),
 at ``node_nm`` and ``clock_mhz``, plus a white-space fraction. All arguments
-broadcast (numpy rules).
+broadcast (numpy rules) except ``dtype``, one datatype per call ("int", "fp16",
+"bf16", "fp32"): an fp dtype uses the fitted variant ``systolic-<dtype>`` and
+implies the widths (operands 16 or 32 bits, accumulator 32), as in the
+architecture schema; contradictory widths are a ConfigError.
 
 Fast path: design-space sweeps repeat the same tensor-unit and SRAM
 configurations many times, so the points are grouped by the inputs each model
@@ -26,8 +29,30 @@ from .sram import sram_batch
 
 
 @lru_cache(maxsize=16)
-def _fitted_model(family: str, paths: tuple):
-    return FittedCompute(dict(paths)).model(family, f"batch.{family}")
+def _fitted_model(family: str, paths: tuple, dtype: str = "int"):
+    return FittedCompute(dict(paths)).model(family, "batch", dtype)
+
+
+_INT_WIDTHS = {"a_width": 8, "b_width": 8, "acc_width": 32}
+
+
+def _widths(dtype, a_width, b_width, acc_width):
+    """Widths for ``dtype``: "int" takes the given ones (default 8, 8, 32); an fp dtype implies them (see
+    :mod:`accelgen.ppa.arch`) and a given width that contradicts it is a ConfigError."""
+    from ..errors import ConfigError
+    from .arch import DTYPES, FP_ACC_WIDTH, FP_WIDTH
+    if not isinstance(dtype, str) or dtype not in DTYPES:
+        raise ConfigError([("batch.dtype", f"{dtype!r} is not allowed; one of {', '.join(DTYPES)} per call")])
+    given = {"a_width": a_width, "b_width": b_width, "acc_width": acc_width}
+    if dtype == "int":
+        return tuple(_INT_WIDTHS[k] if v is None else v for k, v in given.items())
+    want = {"a_width": FP_WIDTH[dtype], "b_width": FP_WIDTH[dtype], "acc_width": FP_ACC_WIDTH}
+    for k, w in want.items():
+        v = np.asarray(given[k] if given[k] is not None else w).ravel()
+        if np.any(v != w):
+            raise ConfigError([(f"batch.{k}", f"{v[v != w][0].item()!r} is not allowed with dtype={dtype!r}; "
+                                              f"{dtype} implies {k} {w} (or leave it out)")])
+    return want["a_width"], want["b_width"], want["acc_width"]
 
 
 def _is_constant(a: np.ndarray) -> bool:
@@ -63,9 +88,10 @@ def _gather(values: np.ndarray, codes: np.ndarray | None, shape) -> np.ndarray:
     return np.asarray(values)[codes].reshape(shape)
 
 
-def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_mhz, a_width=8, b_width=8,
-                   acc_width=32, dataflow="ws", block_bytes=64, sram_banks=4, white_space_fraction=0.1,
-                   model_paths: dict | None = None) -> dict[str, np.ndarray]:
+def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_mhz, a_width=None, b_width=None,
+                   acc_width=None, dataflow="ws", block_bytes=64, sram_banks=4, white_space_fraction=0.1,
+                   model_paths: dict | None = None, dtype: str = "int") -> dict[str, np.ndarray]:
+    a_width, b_width, acc_width = _widths(dtype, a_width, b_width, acc_width)
     num = [np.asarray(x) if np.asarray(x).dtype.kind == "f" else np.asarray(x, dtype=float)
            for x in (rows, cols, units, cores, sram_bytes, node_nm, clock_mhz, a_width, b_width, acc_width,
                      block_bytes, sram_banks, white_space_fraction)]
@@ -74,11 +100,11 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
     (rows, cols, units, cores, sram_bytes, node_nm, clock_mhz, a_width, b_width, acc_width, block_bytes,
      sram_banks, white_space_fraction) = num
     shape = rows.shape
-    model = _fitted_model("systolic", tuple(sorted((model_paths or {}).items())))
+    model = _fitted_model("systolic", tuple(sorted((model_paths or {}).items())), dtype)
 
     # tensor unit: one fitted-model evaluation per distinct (rows, cols, widths, dataflow, node)
     tu_codes, (r, c, aw, bw, accw, df, nd) = group(rows, cols, a_width, b_width, acc_width, flow, node_nm)
-    given = {"rows": r, "cols": c, "dataflow": df, "a_width": aw, "b_width": bw, "acc_width": accw}
+    given = {"rows": r, "cols": c, "dataflow": df, "a_width": aw, "b_width": bw, "acc_width": accw, "dtype": dtype}
     given = {k: v for k, v in given.items() if k in model.inputs}
     tu = model.predict(node_nm=nd, **given)
     steady = steady_state_energy(model, given, nd)  # same per-MAC energy rule as the estimator

@@ -204,34 +204,54 @@ def scalar_core(tech: TechNode) -> Component:
 
 # --------------------------------------------------------------------------- fitted compute blocks
 
+def model_name(family: str, dtype: str = "int") -> str:
+    """Fitted model of ``family`` for operands of ``dtype``: the family's own model for "int", the variant
+    ``<family>-<dtype>`` (``systolic-bf16``) for a floating-point format."""
+    return family if dtype in ("int", None) else f"{family}-{dtype}"
+
+
 class FittedCompute:
     """Adapter from a fitted model file (``accelgen.fit.model``) to components.
 
-    ``model_paths`` maps a family to a model file; otherwise the shipped
-    ``accelgen/fit/models/<family>.json`` is used. A family without a model
-    raises a :class:`ConfigError` at ``path`` saying so (no invented numbers).
+    ``model_paths`` maps a model name (a family, or a variant such as
+    ``systolic-bf16``) to a model file; otherwise the shipped
+    ``accelgen/fit/models/<name>.json`` is used. A unit with an fp ``dtype`` uses
+    the variant ``<family>-<dtype>``. A missing model raises a
+    :class:`ConfigError` at ``path`` (the unit's field path; ``path.dtype`` for a
+    missing variant) saying which model to fit (no invented numbers).
     """
 
     def __init__(self, model_paths: dict[str, str] | None = None):
         self.model_paths = dict(model_paths or {})
         self._cache: dict[str, object] = {}
 
-    def model(self, family: str, path: str):
-        if family not in self._cache:
+    def model(self, family: str, path: str, dtype: str = "int"):
+        name = model_name(family, dtype)
+        if name not in self._cache:
             from ..fit.model import load_model  # numpy-only module  # noqa: PLC0415
 
             try:
-                self._cache[family] = load_model(family, path=self.model_paths.get(family))
+                self._cache[name] = load_model(name, path=self.model_paths.get(name))
             except ConfigError as exc:
                 msg = "; ".join(m for _, m in exc.problems)
-                raise ConfigError([(path, f"needs the fitted model of {family!r}: {msg} "
-                                          f"(fit it with `accelgen fit {family}` or give models.{family}: FILE)")]
+                if name != family and name not in self.model_paths:
+                    raise ConfigError([(f"{path}.dtype", f"{dtype!r} needs the fitted model variant {name!r}, "
+                                                         f"which is not shipped; fit it with `accelgen sweep {name} "
+                                                         f"&& accelgen fit {name} --ship` (sweep file "
+                                                         f"fit/sweeps/{name}.yaml with family: {family}, dtype: "
+                                                         f"{name.partition('-')[2]}) or give models.{name}: FILE")]
+                                      ) from None
+                raise ConfigError([(path, f"needs the fitted model of {name!r}: {msg} "
+                                          f"(fit it with `accelgen fit {name}` or give models.{name}: FILE)")]
                                   ) from None
-        return self._cache[family]
+        return self._cache[name]
 
-    def predict(self, family: str, params: dict, node_nm: float, path: str) -> tuple[dict, dict]:
-        """``({target: float}, trace)``; out-of-range inputs warn (FitRangeWarning) and are recorded."""
-        model = self.model(family, path)
+    def predict(self, family: str, params: dict, node_nm: float, path: str, dtype: str = "int") -> tuple[dict, dict]:
+        """``({target: float}, trace)``; out-of-range inputs warn (FitRangeWarning) and are recorded.
+
+        ``dtype`` selects the model (:func:`model_name`) and is passed to models that take it as an input."""
+        model = self.model(family, path, dtype)
+        params = {**params, "dtype": dtype} if "dtype" in model.inputs else params
         inputs = {k: v for k, v in params.items() if k in model.inputs}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -245,7 +265,7 @@ class FittedCompute:
         steady = steady_state_energy(model, inputs, node_nm)
         if steady is not None:
             vals["energy_pj"] = float(np.asarray(steady[0]))
-        trace = {"family": family, "model_file": model.source,
+        trace = {"family": family, "model": model.name, "dtype": dtype, "model_file": model.source,
                  "inputs": {k: v for k, v in inputs.items()},
                  "fitted_range": {k: v.get("range", v.get("values")) for k, v in model.inputs.items()},
                  "heldout_error": model.errors(),

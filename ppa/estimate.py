@@ -34,15 +34,16 @@ _REDUCTION_FAMILY = {"fan": "fan", "linear": "fan_linear", "tree": "adder_tree"}
 
 def _fitted(fc: FittedCompute, family: str, params: dict, tech: TechNode, path: str, *, name: str, count: int,
             actions_per_cycle: float, ops_per_cycle: float, activity_key: str, density: float,
-            traces: list) -> Component:
-    vals, trace = fc.predict(family, {**params, "density": density}, tech.node_nm, path)
+            traces: list, dtype: str = "int") -> Component:
+    vals, trace = fc.predict(family, {**params, "density": density}, tech.node_nm, path, dtype=dtype)
     trace["component"] = path
     traces.append(trace)
     return Component(name, family, count=count, area_um2_each=vals.get("area_um2", 0.0),
                      leakage_mw_each=vals.get("leakage_uw", 0.0) * 1e-3,
                      energy_pj={"op": vals.get("energy_pj", 0.0)}, actions_per_cycle={"op": actions_per_cycle},
                      delay_ns=vals.get("delay_ns", 0.0), ops_per_cycle_each=ops_per_cycle,
-                     activity_key=activity_key, params=params, trace={"model_file": trace["model_file"]})
+                     activity_key=activity_key, params={**params, "dtype": dtype},
+                     trace={"model": trace["model"], "model_file": trace["model_file"]})
 
 
 def _memory(m, tech: TechNode, path: str, clock_mhz: float | None) -> Component:
@@ -92,7 +93,7 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
                   "b_width": tu.b_width, "acc_width": tu.acc_width}
         comp = _fitted(fc, "systolic", params, tech, path, name=f"tensor_unit{i}", count=tu.count,
                        actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
-                       activity_key="tensor", density=density, traces=traces)
+                       activity_key="tensor", density=density, traces=traces, dtype=tu.dtype)
         comp.params["interconnect"] = tu.interconnect
         eu.add(comp)
         widest = max(widest, tu.cols * tu.a_width, tu.rows * tu.b_width)
@@ -101,14 +102,15 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
         path = f"{base}.reduction_trees[{i}]"
         eu.add(_fitted(fc, _REDUCTION_FAMILY[rt.kind], {"n": rt.inputs, "width": rt.width}, tech, path,
                        name=f"reduction_tree{i}", count=rt.count, actions_per_cycle=1.0, ops_per_cycle=0.0,
-                       activity_key="tensor", density=density, traces=traces))
+                       activity_key="tensor", density=density, traces=traces,
+                       dtype="int" if rt.dtype == "int" else "fp32"))   # fp products are reduced in fp32
         widest = max(widest, rt.inputs * rt.width)
         n_fu += rt.count
     if core.flex_dpes:
         f = core.flex_dpes
         eu.add(_fitted(fc, "flexdpe", {"k": f.k, "width": f.width}, tech, f"{base}.flex_dpes", name="flex_dpes",
                        count=f.count, actions_per_cycle=1.0, ops_per_cycle=2.0 * f.k, activity_key="tensor",
-                       density=density, traces=traces))
+                       density=density, traces=traces, dtype=f.dtype))
         widest = max(widest, f.k * f.width)
         n_fu += f.count
     if core.tensordash:
@@ -119,11 +121,11 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
             comp = _fitted(fc, "tensordash_tile", {**common, "rows": t.rows}, tech, f"{base}.tensordash",
                            name="tensordash_tiles", count=t.count * t.cols, actions_per_cycle=1.0,
                            ops_per_cycle=2.0 * t.lanes * t.rows, activity_key="tensor", density=density,
-                           traces=traces)
+                           traces=traces, dtype=t.dtype)
         else:
             comp = _fitted(fc, "tensordash_pe", common, tech, f"{base}.tensordash", name="tensordash_pes",
                            count=t.count * t.cols, actions_per_cycle=1.0, ops_per_cycle=2.0 * t.lanes,
-                           activity_key="tensor", density=density, traces=traces)
+                           activity_key="tensor", density=density, traces=traces, dtype=t.dtype)
         eu.add(comp)
         widest = max(widest, t.cols * t.lanes * t.a_width)
         n_fu += t.count

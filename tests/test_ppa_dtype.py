@@ -1,0 +1,155 @@
+"""Datatypes in the estimator: the ``dtype`` field (validation, implied widths), model-variant selection
+(``<family>-<dtype>``), missing-variant errors, peak TOPS and batch evaluation with an fp dtype."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from accelgen.errors import ConfigError
+from accelgen.fit.model import FitRangeWarning
+from accelgen.ppa import estimate, parse_arch
+
+sys.path.insert(0, str(Path(__file__).parent))
+import ppa_models  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    """The int fixture models plus fp variants whose coefficients differ (area x3, energy x2) from the int ones,
+    with ``dtype`` as a model input as the fp sweeps record it."""
+    d = tmp_path_factory.mktemp("models")
+    paths = ppa_models.write_models(d)
+    for fam, dtype in (("systolic", "bf16"), ("flexdpe", "bf16"), ("tensordash_pe", "fp16"), ("fan", "fp32")):
+        m = copy.deepcopy(ppa_models.MODELS[fam])
+        m["name"] = f"{fam}-{dtype}"
+        m["inputs"]["dtype"] = {"kind": "choice", "default": dtype, "values": [dtype]}
+        m["targets"]["area_um2"]["coef"] = [3 * c for c in m["targets"]["area_um2"]["coef"]]
+        m["targets"]["energy_pj"]["coef"] = [2 * c for c in m["targets"]["energy_pj"]["coef"]]
+        p = d / f"{fam}-{dtype}.json"
+        p.write_text(json.dumps(m))
+        paths[m["name"]] = str(p)
+    return paths
+
+
+def _arch(core, **over):
+    return {"name": "t", "node_nm": 28, "clock_mhz": 500, "core": core, **over}
+
+
+@pytest.mark.parametrize("unit, match", [
+    ({"tensor_units": [{"rows": 4, "cols": 4, "dtype": "int8"}]},
+     r"core\.tensor_units\[0\]\.dtype: 'int8' is not allowed; input should be 'int', 'fp16', 'bf16' or 'fp32'"),
+    ({"tensor_units": [{"rows": 4, "cols": 4, "dtype": "bf16", "acc_width": 24}]},
+     r"core\.tensor_units\[0\]\.acc_width: 24 is not allowed with dtype='bf16'; bf16 products and sums are 32 bits"),
+    ({"tensor_units": [{"rows": 4, "cols": 4, "dtype": "fp32", "a_width": 16}]},
+     r"core\.tensor_units\[0\]\.a_width: 16 is not allowed with dtype='fp32'; fp32 operands are 32 bits"),
+    ({"flex_dpes": {"count": 2, "k": 8, "dtype": "bf16", "width": 8}},
+     r"core\.flex_dpes\.width: 8 is not allowed with dtype='bf16'; bf16 operands are 16 bits"),
+    ({"tensordash": {"count": 2, "dtype": "fp16", "b_width": 8}},
+     r"core\.tensordash\.b_width: 8 is not allowed with dtype='fp16'"),
+    ({"reduction_trees": [{"inputs": 8, "dtype": "fp16", "width": 16}]},
+     r"core\.reduction_trees\[0\]\.width: 16 is not allowed with dtype='fp16'; fp16 products and sums are 32 bits"),
+])
+def test_dtype_validation_errors_name_the_field(unit, match):
+    with pytest.raises(ConfigError, match=match):
+        parse_arch(_arch(unit))
+
+
+def test_fp_dtype_implies_widths_and_accepts_consistent_ones():
+    a = parse_arch(_arch({"tensor_units": [{"rows": 4, "cols": 4, "dtype": "bf16"},
+                                           {"rows": 4, "cols": 4, "dtype": "fp32", "a_width": 32, "acc_width": 32}],
+                          "flex_dpes": {"count": 2, "k": 8, "dtype": "fp16"},
+                          "tensordash": {"count": 1, "dtype": "bf16"},
+                          "reduction_trees": [{"inputs": 8, "dtype": "bf16"}]}))
+    t0, t1 = a.core.tensor_units
+    assert (t0.a_width, t0.b_width, t0.acc_width) == (16, 16, 32)
+    assert (t1.a_width, t1.b_width, t1.acc_width) == (32, 32, 32)
+    assert a.core.flex_dpes.width == 16 and a.core.reduction_trees[0].width == 32
+    td = a.core.tensordash
+    assert (td.a_width, td.b_width, td.acc_width) == (16, 16, 32)
+    i = parse_arch(_arch({"tensor_units": [{"rows": 4, "cols": 4, "a_width": 4}]})).core.tensor_units[0]
+    assert (i.dtype, i.a_width, i.acc_width) == ("int", 4, 32)   # int: widths as given / defaults
+
+
+def test_fp_units_use_the_variant_models(models):
+    core_int = {"tensor_units": [{"rows": 8, "cols": 8, "a_width": 16, "b_width": 16}],
+                "flex_dpes": {"count": 4, "k": 16}, "tensordash": {"count": 2, "a_width": 16, "b_width": 16},
+                "reduction_trees": [{"inputs": 16}]}
+    core_fp = {"tensor_units": [{"rows": 8, "cols": 8, "dtype": "bf16"}], "flex_dpes": {"count": 4, "k": 16,
+                                                                                         "dtype": "bf16"},
+               "tensordash": {"count": 2, "dtype": "fp16"}, "reduction_trees": [{"inputs": 16, "dtype": "bf16"}]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitRangeWarning)
+        ei = estimate(_arch(core_int), model_paths=models)
+        ef = estimate(_arch(core_fp), model_paths=models)
+    used = {t["component"]: t["model"] for t in ef.compute_models}
+    assert used == {"core.tensor_units[0]": "systolic-bf16", "core.flex_dpes": "flexdpe-bf16",
+                    "core.tensordash": "tensordash_pe-fp16", "core.reduction_trees[0]": "fan-fp32"}
+    assert {t["model"] for t in ei.compute_models} == {"systolic", "flexdpe", "tensordash_pe", "fan"}
+    # same widths, the variant's coefficients: area x3 for every unit (the fixture's variants)
+    units = lambda e: {c["name"]: c for c in e.breakdown["children"][0]["children"][0]["children"]}  # noqa: E731
+    ui, uf = units(ei), units(ef)
+    for name in ("tensor_unit0", "flex_dpes", "tensordash_pes", "reduction_tree0"):
+        assert uf[name]["area_mm2"] == pytest.approx(3 * ui[name]["area_mm2"], rel=1e-9), name
+        assert uf[name]["params"]["dtype"] != "int"
+    # a MAC is 2 ops whatever the datatype
+    assert ef.peak_tops == pytest.approx(ei.peak_tops)
+    assert ef.peak_tops == pytest.approx((2 * 64 + 4 * 2 * 16 + 2 * 2 * 4) * 500e6 / 1e12)
+
+
+@pytest.mark.parametrize("core, where, name", [
+    ({"tensor_units": [{"rows": 4, "cols": 4, "dtype": "bf16"}]}, r"core\.tensor_units\[0\]\.dtype", "systolic-bf16"),
+    ({"flex_dpes": {"count": 2, "k": 8, "dtype": "fp32"}}, r"core\.flex_dpes\.dtype", "flexdpe-fp32"),
+    ({"reduction_trees": [{"inputs": 8, "kind": "linear", "dtype": "bf16"}]}, r"core\.reduction_trees\[0\]\.dtype",
+     "fan_linear-fp32"),
+])
+def test_missing_variant_model_names_field_and_model_to_fit(core, where, name, models, monkeypatch, tmp_path):
+    from accelgen.fit import model as model_mod
+    monkeypatch.setattr(model_mod, "_models_dir", lambda: tmp_path)   # nothing shipped
+    with pytest.raises(ConfigError, match=rf"{where}: '\w+' needs the fitted model variant '{name}', which is not "
+                                          rf"shipped; fit it with `accelgen sweep {name} && accelgen fit {name} --ship`"):
+        estimate(_arch(core), model_paths={k: v for k, v in models.items() if "-" not in k})
+
+
+def test_missing_variant_is_a_one_line_cli_error(models, tmp_path, capsys, monkeypatch):
+    from accelgen.fit import model as model_mod
+    from accelgen.gen.cli import main
+    monkeypatch.setattr(model_mod, "_models_dir", lambda: tmp_path)
+    p = tmp_path / "a.yaml"
+    p.write_text(json.dumps(_arch({"tensor_units": [{"rows": 4, "cols": 4, "dtype": "fp16"}]},
+                                  models={"systolic": models["systolic"]})))
+    assert main(["estimate", str(p)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "core.tensor_units[0].dtype: 'fp16' needs the fitted model variant 'systolic-fp16'" \
+        in err[0]
+
+
+def test_batch_with_fp_dtype(models):
+    from accelgen.ppa.batch import evaluate_batch
+    paths = {k: models[k] for k in ("systolic", "systolic-bf16")}
+    kw = dict(rows=np.array([4, 8, 16]), cols=8, sram_bytes=2**20, node_nm=28, clock_mhz=500, model_paths=paths)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitRangeWarning)
+        fp = evaluate_batch(**kw, dtype="bf16")
+        same = evaluate_batch(**kw, dtype="bf16", a_width=16, b_width=16, acc_width=32)
+        i16 = evaluate_batch(**kw, a_width=16, b_width=16, acc_width=32)
+        # the estimator's numbers for the same point: one tensor unit + one SRAM + 10% white space
+        est = estimate(_arch({"tensor_units": [{"rows": 16, "cols": 8, "dtype": "bf16"}],
+                              "memories": [{"name": "m", "capacity_bytes": 2**20, "banks": 4, "cell": "sram_lp"}]},
+                             chip={"white_space_fraction": 0.1}), model_paths=paths)
+    np.testing.assert_allclose(fp["area_mm2"], same["area_mm2"])
+    assert np.all(fp["area_mm2"] > i16["area_mm2"]) and np.all(fp["tdp_w"] > i16["tdp_w"])
+    np.testing.assert_allclose(fp["peak_tops"], i16["peak_tops"])
+    tu = next(n for n in est.breakdown["children"][0]["children"][0]["children"] if n["name"] == "tensor_unit0")
+    mem = est.breakdown["children"][0]["children"][1]
+    assert fp["area_mm2"][2] == pytest.approx((tu["area_mm2"] + mem["area_mm2"]) / 0.9, rel=1e-9)
+    with pytest.raises(ConfigError, match=r"batch\.acc_width: 24 is not allowed with dtype='bf16'"):
+        evaluate_batch(**kw, dtype="bf16", acc_width=24)
+    with pytest.raises(ConfigError, match=r"batch\.dtype: 'int4' is not allowed"):
+        evaluate_batch(**kw, dtype="int4")
