@@ -25,8 +25,12 @@ area        cells (``bits x cell area`` with multi-port growth), the row
             overhead (multi-bank memories only);
 energy      bitlines (``n_act x cols x rows x F x Vdd^2``: all columns of an
             activated subarray swing), wordlines, decoder, sense amps, H-tree
-            and inter-bank bus wires (``bits x length x C_wire x Vdd^2``; the
-            bus is an H-tree of ``log2(banks)`` latched levels);
+            and inter-bank bus wires (``bits x length x C_wire x Vdd^2``). The
+            word travels one root-to-leaf path of each H-tree, whose segments
+            halve at every level: ``side x (1 - 1/sqrt(leaves))`` for the
+            intra-bank tree over the subarrays and the inter-bank tree over the
+            banks (bounded by the side; a ``log2(leaves)`` length instead
+            over-charged large memories and left the small ones 44% low);
 time        decoder (``FO4 x log2(rows x subarrays)``), wordline RC
             (``(cols x cell width)^2 x r x c``), bitline (``rows x FO4``:
             bitline capacitance over cell current, both scale with F), sense amp,
@@ -66,9 +70,9 @@ import numpy as np
 from ..errors import AccelgenError, ConfigError, ToolNotFoundError
 from .tech import check_node, tech_arrays, technology
 
-ROWS = 2 ** np.arange(6, 11)        # 64 .. 1024
-COLS = 2 ** np.arange(7, 11)        # 128 .. 1024
-MUX = 2 ** np.arange(0, 4)          # 1 .. 8
+ROWS = 2 ** np.arange(5, 11)        # 32 .. 1024
+COLS = 2 ** np.arange(6, 12)        # 64 .. 2048
+MUX = 2 ** np.arange(0, 5)          # 1 .. 16
 _R, _C, _M = (a.ravel() for a in np.meshgrid(ROWS, COLS, MUX, indexing="ij"))
 
 METRICS = ("area_um2", "read_energy_pj", "write_energy_pj", "access_time_ns", "cycle_time_ns", "leakage_mw")
@@ -154,9 +158,11 @@ def _terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, area_coef=None)
     e_wl = n_act * cols * side_p * cw * V2 * prt
     e_dec = np.log2(n_sub * rows) * F * V2 * n_act
     e_sense = n_act * out_per_sub * F * V2
-    e_htree = word_bits * bank_side_mm * 1000.0 * cw * V2 * np.log2(n_sub + 1.0) / 2.0
-    # inter-bank H-tree: log2(banks) levels of repeated, latched segments spanning the array
-    e_bus = word_bits * chip_side_mm * 1000.0 * cw * V2 * np.log2(nbk)
+    # H-tree: the root-to-leaf path of an H-tree over n leaves in a square of side s halves at every
+    # level, s/2 + s/4 + ... = s (1 - 1/sqrt(n)): bounded by the side, not growing with log2(n)
+    e_htree = word_bits * bank_side_mm * 1000.0 * cw * V2 * (1.0 - 1.0 / np.sqrt(n_sub))
+    # inter-bank H-tree over the banks, same geometry
+    e_bus = word_bits * chip_side_mm * 1000.0 * cw * V2 * (1.0 - 1.0 / np.sqrt(nbk))
     e_route = word_bits * chip_side_mm * 1000.0 * cw * V2       # the word crosses the whole array
     e_io = word_bits * F * V2                                      # per-bit drivers / latches
     read = np.stack(np.broadcast_arrays(e_bl, e_wl, e_dec, e_sense, e_htree, e_bus, e_route, e_io), axis=-1)
