@@ -1,0 +1,199 @@
+"""Golden floating-point arithmetic (numpy + ml_dtypes only), bit-exact with :mod:`accelgen.rtl.fp`.
+
+Values travel as bit patterns (unsigned integer arrays): fp16 and bf16 as
+``np.uint16``, fp32 as ``np.uint32``. Products and sums are numpy float32
+arithmetic, which is IEEE 754 binary32 with round to nearest even and gradual
+underflow: a product of two fp16 or bf16 values is formed exactly (their
+significands have at most 11 bits) and rounded once to fp32, exactly as the
+hardware multiplier does. Results are canonicalized: every NaN becomes
+``0x7FC00000``, the only NaN the hardware produces.
+
+``flush_subnormals`` (DAZ + FTZ) mirrors the hardware option: subnormal
+operands (in their own format) are zeros of their sign, and a result that is
+subnormal after rounding becomes a zero of its sign.
+
+Association order is the caller's business: :func:`dot_sequential` is a left
+fold, :func:`tree_sum` a pairwise tree; block goldens use the order their
+hardware documents.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+__all__ = ["FP_FORMATS", "CANONICAL_NAN", "fp_width", "bits_dtype", "to_float32", "float32_bits", "from_float32",
+           "fp_mul", "fp_add", "canonical", "bits_equal", "is_nan", "is_zero", "flush_subnormal_bits",
+           "special_values", "random_fp_bits", "dot_sequential", "tree_sum"]
+
+#: (exponent bits, fraction bits) per floating-point dtype (same table as ``rtl.fp.FP_FORMATS``)
+FP_FORMATS: dict[str, tuple[int, int]] = {"fp16": (5, 10), "bf16": (8, 7), "fp32": (8, 23)}
+CANONICAL_NAN = np.uint32(0x7FC00000)
+_NP_TYPE = {"fp16": np.float16, "bf16": ml_dtypes.bfloat16, "fp32": np.float32}
+
+
+def _check(dtype: str) -> tuple[int, int]:
+    if dtype not in FP_FORMATS:
+        raise ValueError(f"dtype {dtype!r} is not a floating-point format; allowed: "
+                         + ", ".join(repr(d) for d in FP_FORMATS))
+    return FP_FORMATS[dtype]
+
+
+def fp_width(dtype: str) -> int:
+    e, f = _check(dtype)
+    return 1 + e + f
+
+
+def bits_dtype(dtype: str):
+    """numpy integer type holding the bits of one ``dtype`` value."""
+    return np.uint32 if fp_width(dtype) == 32 else np.uint16
+
+
+def _as_bits(bits, dtype: str) -> np.ndarray:
+    return np.asarray(bits).astype(np.uint64).astype(bits_dtype(dtype))
+
+
+def flush_subnormal_bits(bits, dtype: str) -> np.ndarray:
+    """Replace subnormal bit patterns by zeros of the same sign."""
+    e, f = _check(dtype)
+    b = _as_bits(bits, dtype)
+    t = bits_dtype(dtype)
+    sub = ((b >> t(f)) & t((1 << e) - 1)) == 0
+    return np.where(sub, b & t(1 << (e + f)), b).astype(t)
+
+
+def to_float32(bits, dtype: str, flush_subnormals: bool = False) -> np.ndarray:
+    """Exact widening of ``dtype`` bit patterns to float32 values."""
+    b = _as_bits(bits, dtype)
+    if flush_subnormals:
+        b = flush_subnormal_bits(b, dtype)
+    return b.view(_NP_TYPE[dtype]).astype(np.float32)
+
+
+def float32_bits(x) -> np.ndarray:
+    """The uint32 bit patterns of float32 values."""
+    return np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32)
+
+
+def from_float32(x, dtype: str) -> np.ndarray:
+    """Bits of ``dtype`` nearest (RNE) to float32 values (for making stimuli)."""
+    _check(dtype)
+    with np.errstate(all="ignore"):
+        v = np.asarray(x, dtype=np.float32).astype(_NP_TYPE[dtype])
+    return np.ascontiguousarray(v).view(bits_dtype(dtype))
+
+
+def is_nan(bits32) -> np.ndarray:
+    b = np.asarray(bits32).astype(np.uint32)
+    return (b & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
+
+
+def is_zero(bits, dtype: str) -> np.ndarray:
+    """True for +0 and -0 bit patterns of ``dtype``."""
+    e, f = _check(dtype)
+    return (_as_bits(bits, dtype).astype(np.uint32) & np.uint32((1 << (e + f)) - 1)) == 0
+
+
+def canonical(bits32) -> np.ndarray:
+    """fp32 bits with every NaN replaced by ``0x7FC00000``."""
+    b = np.asarray(bits32).astype(np.uint32)
+    return np.where(is_nan(b), CANONICAL_NAN, b).astype(np.uint32)
+
+
+def bits_equal(x, y) -> np.ndarray:
+    """Elementwise bit equality of fp32 patterns, with all NaNs equal."""
+    return canonical(x) == canonical(y)
+
+
+def _finish(result: np.ndarray, flush_subnormals: bool) -> np.ndarray:
+    bits = float32_bits(result)
+    if flush_subnormals:
+        bits = flush_subnormal_bits(bits, "fp32")
+    return canonical(bits)
+
+
+def fp_mul(a_bits, b_bits, dtype: str, flush_subnormals: bool = False) -> np.ndarray:
+    """fp32 bits of the products of ``dtype`` operands (RNE in fp32; exact for fp16), vectorized."""
+    a = to_float32(a_bits, dtype, flush_subnormals)
+    b = to_float32(b_bits, dtype, flush_subnormals)
+    with np.errstate(all="ignore"):
+        p = a * b
+    return _finish(p, flush_subnormals)
+
+
+def fp_add(a_bits, b_bits, flush_subnormals: bool = False) -> np.ndarray:
+    """fp32 bits of ``a + b`` for fp32 operand bits (RNE), vectorized."""
+    a = to_float32(a_bits, "fp32", flush_subnormals)
+    b = to_float32(b_bits, "fp32", flush_subnormals)
+    with np.errstate(all="ignore"):
+        s = a + b
+    return _finish(s, flush_subnormals)
+
+
+def special_values(dtype: str) -> np.ndarray:
+    """Bit patterns of the values every fp test should cross: zeros, subnormal and normal extremes,
+    infinities, quiet and signalling NaNs, +-1 and neighbours of 1 whose products / sums round at ties."""
+    e, f = _check(dtype)
+    sign = 1 << (e + f)
+    exp_max = (1 << e) - 1
+    bias = (1 << (e - 1)) - 1
+    one = bias << f
+    mags = [
+        0, 1, 2, (1 << f) - 1,                          # zero, smallest subnormals, largest subnormal
+        1 << f, (1 << f) | 1,                           # smallest normals
+        (exp_max - 1) << f | ((1 << f) - 1),            # largest normal
+        (exp_max - 1) << f,                             # 2**emax
+        exp_max << f,                                   # Inf
+        exp_max << f | 1 << (f - 1),                    # quiet NaN
+        exp_max << f | 1,                               # signalling NaN
+        one, one | 1, one | (1 << (f - 1)), one | (1 << (f - 1)) | 1,   # 1, 1+ulp, 1.5, 1.5+ulp
+        one - 1,                                        # largest value below 1
+        one | (1 << (f // 2)),                          # 1 + 2**(f/2 - f): square rounds at a tie (fp32)
+        one | (1 << ((f + 1) // 2)) | 1,
+        (bias - 1) << f,                                # 0.5
+        (bias + 1) << f | ((1 << f) - 1),               # just below 4
+        (bias - f - 1) << f if bias - f - 1 > 0 else 1,  # half an ulp of 1 (1 + this is a tie)
+        (bias - f) << f if bias - f > 0 else 2,         # one ulp of 1
+    ]
+    if e == 8:  # wide exponent: products that overflow or underflow fp32
+        mags += [(bias + 64) << f, (bias + 100) << f, (bias - 64) << f, (bias - 75) << f,
+                 (bias - 75) << f | (1 << (f - 1)), (bias - 100) << f]
+    vals = sorted({m for m in mags} | {m | sign for m in mags})
+    return np.array(vals, dtype=bits_dtype(dtype))
+
+
+def random_fp_bits(rng: np.random.Generator, shape, dtype: str, density: float = 1.0,
+                   scale: float = 1.0) -> np.ndarray:
+    """Realistic operands: ``normal(0, scale)`` values rounded (RNE) to ``dtype``, and with
+    probability ``1 - density`` a zero (+0 or -0, equally likely). Returns bit patterns
+    (``np.uint16`` for fp16/bf16, ``np.uint32`` for fp32)."""
+    e, f = _check(dtype)
+    bits = from_float32(rng.normal(0.0, scale, size=shape).astype(np.float32), dtype)
+    zero = rng.random(size=bits.shape) >= density
+    signed_zero = rng.integers(0, 2, size=bits.shape).astype(bits.dtype) << bits.dtype.type(e + f)
+    return np.where(zero, signed_zero, bits).astype(bits.dtype)
+
+
+def dot_sequential(products, init=0, flush_subnormals: bool = False) -> np.ndarray:
+    """Left fold in fp32 along the last axis: ``((init + p0) + p1) + ...`` (fp32 bits in and out).
+
+    ``init`` is fp32 bits (default +0.0), a scalar or an array of the leading shape.
+    """
+    p = np.asarray(products).astype(np.uint32)
+    acc = np.broadcast_to(np.asarray(init).astype(np.uint32), p.shape[:-1]).copy()
+    for k in range(p.shape[-1]):
+        acc = fp_add(acc, p[..., k], flush_subnormals)
+    return acc
+
+
+def tree_sum(values, flush_subnormals: bool = False) -> np.ndarray:
+    """Pairwise in-order binary tree along the last axis, level by level: ``(v0+v1), (v2+v3), ...``;
+    an odd last element passes to the next level unchanged. fp32 bits in and out."""
+    v = np.asarray(values).astype(np.uint32)
+    if v.shape[-1] == 0:
+        return np.zeros(v.shape[:-1], np.uint32)
+    while v.shape[-1] > 1:
+        n = v.shape[-1]
+        pairs = fp_add(v[..., 0:n - 1:2], v[..., 1:n:2], flush_subnormals)
+        v = np.concatenate([pairs, v[..., n - 1:]], axis=-1) if n % 2 else pairs
+    return v[..., 0]
