@@ -368,6 +368,10 @@ from .ppa_cli import estimate_cmd, sram_cmd, validate_chips_cmd  # noqa: E402
 for _cmd in (estimate_cmd, sram_cmd, validate_chips_cmd):
     cli.add_command(_cmd)
 
+from .dse_cli import dse_cmd  # noqa: E402
+
+cli.add_command(dse_cmd)
+
 
 # --------------------------------------------------------------------------- entry point
 
