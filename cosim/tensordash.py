@@ -58,6 +58,119 @@ def _sparse(rng, shape, width, signed, zero_frac: float) -> np.ndarray:
     return v
 
 
+# --------------------------------------------------------------------------- floating-point operands
+
+def is_fp(params) -> bool:
+    return getattr(params, "dtype", "int") != "int"
+
+
+def _fp_specials(dtype: str) -> np.ndarray:
+    """The special values of ``dtype`` that are not zero (zeros are sparsity here)."""
+    from .models.fp import special_values
+    from .models.tensordash import fp_nonzero
+
+    v = np.asarray(special_values(dtype), dtype=np.int64)
+    return v[fp_nonzero(v, dtype)]
+
+
+def _fp_one(dtype: str, value: float) -> int:
+    from .models.fp import from_float32
+    return int(np.asarray(from_float32(np.array([value], np.float32), dtype)).reshape(-1)[0])
+
+
+def _fp_zeros(rng, shape, dtype: str) -> np.ndarray:
+    """Zeros of random sign (+0 and -0 are both zero for the detectors)."""
+    sign = 1 << (32 if dtype == "fp32" else 16) - 1  # the sign bit
+    return np.where(rng.random(shape) < 0.5, sign, 0).astype(np.int64)
+
+
+def _fp_nonzero(rng, shape, dtype: str, special_frac: float = 0.03) -> np.ndarray:
+    """Realistic nonzero fp operands (``random_fp_bits``), a fraction replaced by non-zero special values."""
+    from .models.fp import random_fp_bits
+    from .models.tensordash import fp_nonzero
+
+    v = np.asarray(random_fp_bits(rng, shape, dtype, density=1.0), dtype=np.int64).reshape(shape)
+    v = np.where(fp_nonzero(v, dtype), v, _fp_one(dtype, 1.0))
+    specials = _fp_specials(dtype)
+    pick = rng.random(shape) < special_frac
+    return np.where(pick, specials[rng.integers(0, specials.size, shape)], v).astype(np.int64)
+
+
+def _fp_sparse(rng, shape, dtype: str, zero_frac: float, special_frac: float = 0.03) -> np.ndarray:
+    v = _fp_nonzero(rng, shape, dtype, special_frac)
+    return np.where(rng.random(shape) < zero_frac, _fp_zeros(rng, shape, dtype), v)
+
+
+class _Operands:
+    """Operand factory for one side (A or B) of a PE: integers or fp bit patterns."""
+
+    def __init__(self, rng, params, width: int):
+        self.rng, self.width, self.signed = rng, width, params.signed
+        self.dtype = getattr(params, "dtype", "int")
+
+    def nonzero(self, shape, special_frac: float = 0.03) -> np.ndarray:
+        if self.dtype == "int":
+            return _nonzero(self.rng, shape, self.width, self.signed)
+        return _fp_nonzero(self.rng, shape, self.dtype, special_frac)
+
+    def sparse(self, shape, zero_frac: float, special_frac: float = 0.03) -> np.ndarray:
+        if self.dtype == "int":
+            return _sparse(self.rng, shape, self.width, self.signed, zero_frac)
+        return _fp_sparse(self.rng, shape, self.dtype, zero_frac, special_frac)
+
+    def zeros(self, shape) -> np.ndarray:
+        if self.dtype == "int":
+            return np.zeros(shape, np.int64)
+        return _fp_zeros(self.rng, shape, self.dtype)
+
+
+def _fp_directed(params, rng, a_shape, add, tile: bool) -> None:
+    """Directed floating-point streams: specials, Inf x 0, cancellation, ties, extremes."""
+    dtype, lanes, depth = params.dtype, params.lanes, params.depth
+    f = lambda x: _fp_one(dtype, x)  # noqa: E731
+    specials = np.concatenate([_fp_specials(dtype), [0, 1 << (params.a_width - 1)]])
+    n = 6 * depth
+    # every operand a special value (zeros included): NaN, Inf, subnormal, extreme products
+    add("fp_specials", specials[rng.integers(0, specials.size, a_shape(n))],
+        specials[rng.integers(0, specials.size, (n, lanes))])
+    # Inf opposite a zero: skipped in the PE (no NaN); the tile multiplies zero A operands
+    ops = _Operands(rng, params, params.a_width)
+    a, b = ops.nonzero(a_shape(n)), ops.nonzero((n, lanes))
+    inf, ninf = f(np.inf), f(-np.inf)
+    for k in range(n):
+        l = k % lanes
+        if k % 2:
+            a[..., k, l], b[k, l] = rng.choice([inf, ninf]), rng.choice([0, 1 << (params.b_width - 1)])
+        else:
+            a[..., k, l], b[k, l] = rng.choice([0, 1 << (params.a_width - 1)]), rng.choice([inf, ninf])
+    add("fp_inf_times_zero", a, b)
+    # cancellation: +x*y and -x*y in one row, huge terms cancelling around small ones; exact zero sums
+    a, b = ops.nonzero(a_shape(n)), ops.nonzero((n, lanes))
+    sign = 1 << (params.a_width - 1)
+    for k in range(n):
+        big = f(float(rng.choice([2.0 ** 14, 60000.0, 3.0e38 if dtype != "fp16" else 65504.0])))
+        a[..., k, 0], a[..., k, 1 % lanes] = big, big ^ sign
+        b[k, 0] = b[k, 1 % lanes] = f(1.0)
+        if lanes > 3 and k % 2:
+            a[..., k, 2], a[..., k, 3] = a[..., k, 3] ^ sign, a[..., k, 3]
+            b[k, 2] = b[k, 3]
+    add("fp_cancellation", a, b)
+    # ties: 1 + 2**-24 rounds to even (1), 1 + 2**-23 + 2**-24 rounds up; products 2**-12 * 2**-12 = 2**-24
+    one, tiny = f(1.0), f(2.0 ** -12)
+    a = np.full(a_shape(n), tiny, np.int64)
+    b = np.full((n, lanes), tiny, np.int64)
+    a[..., ::3, 0] = one
+    b[::3, 0] = one
+    a[..., 1::3, lanes - 1] = f(1.0 + 2.0 ** -7)
+    b[1::3, lanes - 1] = f(1.0 + 2.0 ** -7)
+    add("fp_ties", a, b)
+    # extremes: largest normals (bf16: products overflow to Inf), smallest subnormals (products underflow)
+    big, small = f(3.3e38 if dtype != "fp16" else 65504.0), int(specials[specials > 0].min())
+    a = np.where(rng.random(a_shape(n)) < 0.5, big, small)
+    b = np.where(rng.random((n, lanes)) < 0.5, big, small) ^ np.where(rng.random((n, lanes)) < 0.5, sign, 0)
+    add("fp_extremes", a.astype(np.int64), b.astype(np.int64))
+
+
 def pe_streams(params, vectors: int, seed: int, *, tile: bool = False) -> list[Stream]:
     """Directed streams followed by ``vectors`` random ones.
 
@@ -69,10 +182,19 @@ def pe_streams(params, vectors: int, seed: int, *, tile: bool = False) -> list[S
     Random: sparsity cycling through :data:`SPARSITIES` on A, on B and on both;
     ragged lengths (1 .. ``6 D`` rows, the last row part zero padding). For the
     tile only B's zeros matter; A operands get their own random zeros.
+
+    Floating point (``params.dtype`` fp16/bf16/fp32): operands are bit patterns,
+    ``random_fp_bits`` values with 3% (random streams: none in every other
+    stream, 2% in the others) replaced by non-zero special values
+    (subnormals, largest/smallest normals, +-Inf, NaNs, values near 1); zeros
+    are +0 or -0 at random. The integer extremes section is replaced by
+    ``fp_specials`` (all operands special), ``fp_inf_times_zero``,
+    ``fp_cancellation``, ``fp_ties`` and ``fp_extremes``.
     """
     rng = np.random.default_rng(seed)
     lanes, depth = params.lanes, params.depth
     aw, bw, signed = params.a_width, params.b_width, params.signed
+    A, B = _Operands(rng, params, aw), _Operands(rng, params, bw)
     rows_r = params.rows if tile else None
     out: list[Stream] = []
 
@@ -84,57 +206,71 @@ def pe_streams(params, vectors: int, seed: int, *, tile: bool = False) -> list[S
 
     n = 2 * depth + 1
     add("empty", np.zeros(a_shape(0), np.int64), np.zeros((0, lanes), np.int64))
-    add("all_zero_a", np.zeros(a_shape(n), np.int64), _nonzero(rng, (n, lanes), bw, signed))
-    add("all_zero_b", _nonzero(rng, a_shape(n), aw, signed), np.zeros((n, lanes), np.int64))
-    add("all_zero_both", np.zeros(a_shape(n), np.int64), np.zeros((n, lanes), np.int64))
-    add("dense", _nonzero(rng, a_shape(n), aw, signed), _nonzero(rng, (n, lanes), bw, signed))
+    add("all_zero_a", A.zeros(a_shape(n)), B.nonzero((n, lanes)))
+    add("all_zero_b", A.nonzero(a_shape(n)), B.zeros((n, lanes)))
+    add("all_zero_both", A.zeros(a_shape(n)), B.zeros((n, lanes)))
+    add("dense", A.nonzero(a_shape(n)), B.nonzero((n, lanes)))
     # one effectual pair per row, at a random lane; the other pairs have a zero on a random side
     n = 3 * depth
-    a, b = _nonzero(rng, a_shape(n), aw, signed), _nonzero(rng, (n, lanes), bw, signed)
+    a, b = A.nonzero(a_shape(n)), B.nonzero((n, lanes))
+    za, zb = A.zeros(a_shape(n)), B.zeros((n, lanes))
     hit = rng.integers(0, lanes, n)
     for k in range(n):
         for l in range(lanes):
             if l != hit[k]:
                 if tile or rng.random() < 0.5:
-                    b[k, l] = 0
+                    b[k, l] = zb[k, l]
                 else:
-                    a[k, l] = 0
+                    a[k, l] = za[k, l]
     add("one_per_row", a, b)
     for lane in (0, lanes - 1):
-        a, b = _nonzero(rng, a_shape(n), aw, signed), _nonzero(rng, (n, lanes), bw, signed)
+        a, b = A.nonzero(a_shape(n)), B.nonzero((n, lanes))
         mask = np.arange(lanes) != lane
-        b[:, mask] = 0
+        b[:, mask] = B.zeros((n, lanes))[:, mask]
         add(f"only_lane{lane}", a, b)
-    lo_a, hi_a = _range(aw, signed)
-    lo_b, hi_b = _range(bw, signed)
-    big = max(((x, y) for x in (lo_a, hi_a) for y in (lo_b, hi_b) if x and y), key=lambda p: abs(p[0] * p[1]))
-    n = 4 * depth
-    add("extremes", np.full(a_shape(n), big[0], np.int64), np.full((n, lanes), big[1], np.int64))
+    if is_fp(params):
+        _fp_directed(params, rng, a_shape, add, tile)
+    else:
+        lo_a, hi_a = _range(aw, signed)
+        lo_b, hi_b = _range(bw, signed)
+        big = max(((x, y) for x in (lo_a, hi_a) for y in (lo_b, hi_b) if x and y),
+                  key=lambda p: abs(p[0] * p[1]))
+        n = 4 * depth
+        add("extremes", np.full(a_shape(n), big[0], np.int64), np.full((n, lanes), big[1], np.int64))
     # one effectual pair that lane 0 (first level) can reach only through option k: every option is used
     for k, (step, offset) in enumerate(pattern_options(params.pattern, lanes, depth)):
-        a, b = _nonzero(rng, a_shape(depth), aw, signed), np.zeros((depth, lanes), np.int64)
-        b[step, offset] = _nonzero(rng, (1,), bw, signed)[0]
+        a, b = A.nonzero(a_shape(depth)), B.zeros((depth, lanes))
+        b[step, offset] = B.nonzero((1,))[0]
         add(f"reach_option{k}", a, b)
     for n in (1, depth - 1):
-        add(f"rows{n}", _sparse(rng, a_shape(n), aw, signed, 0.3), _sparse(rng, (n, lanes), bw, signed, 0.3))
+        add(f"rows{n}", A.sparse(a_shape(n), 0.3), B.sparse((n, lanes), 0.3))
 
     for i in range(vectors):
         s = SPARSITIES[i % len(SPARSITIES)]
         side = ("a", "b", "both")[(i // len(SPARSITIES)) % 3]
         pairs = int(rng.integers(1, MAX_ROWS_PER_DEPTH * depth * lanes, endpoint=True))
         n = -(-pairs // lanes)
-        a = _sparse(rng, a_shape(n), aw, signed, s if side in ("a", "both") else 0.0)
-        b = _sparse(rng, (n, lanes), bw, signed, s if side in ("b", "both") else 0.0)
+        # fp: every other random stream has no special values, so that long finite sums are checked too
+        special = 0.02 * (i % 2)
+        a = A.sparse(a_shape(n), s if side in ("a", "both") else 0.0, special)
+        b = B.sparse((n, lanes), s if side in ("b", "both") else 0.0, special)
         pad = n * lanes - pairs
         if pad:
-            b[n - 1, lanes - pad:] = 0
-            a[..., n - 1, lanes - pad:] = 0
+            b[n - 1, lanes - pad:] = B.zeros((pad,))
+            a[..., n - 1, lanes - pad:] = A.zeros(a[..., n - 1, lanes - pad:].shape)
         add(f"random_{side}", a, b)
     return out
 
 
 def _trace(params, stream: Stream, tile: bool):
-    return simulate_pe(stream.a, stream.b, depth=params.depth, pattern=params.pattern, side="b" if tile else "both")
+    return simulate_pe(stream.a, stream.b, depth=params.depth, pattern=params.pattern, side="b" if tile else "both",
+                       dtype=getattr(params, "dtype", "int"),
+                       flush_subnormals=getattr(params, "flush_subnormals", False))
+
+
+def _acc_bits(params, value: int) -> int:
+    """The accumulator port's value: fp32 bits as they are, integers wrapped to ``acc_width``."""
+    return int(value) if is_fp(params) else wrap(int(value), params.acc_width, params.signed)
 
 
 def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] | None = None) -> CycleTable:
@@ -188,7 +324,7 @@ def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] 
         for l in range(lanes):
             exp[f"sel__{l}"].append(int(sel[l]) if sel is not None else 0)
         for name, v in zip(acc_names, acc):
-            exp[name].append(wrap(int(v), params.acc_width, params.signed))
+            exp[name].append(_acc_bits(params, v))
 
     for stream in streams:
         for _ in range(int(rng.choice([0, 0, 0, 1, 2]))):
@@ -312,7 +448,7 @@ def run_streams(params, streams: list[Stream], *, sim: str = "verilator", seed: 
     acc_names = [f"acc__{r}" for r in range(n_rows)] if tile else ["acc"]
     expect = {"cycles": np.array([t.cycles for t in traces], dtype=np.uint64)}
     for r, nm in enumerate(acc_names):
-        expect[nm] = to_bits([wrap(t.result[r], params.acc_width, params.signed) for t in traces], params.acc_width)
+        expect[nm] = to_bits([_acc_bits(params, t.result[r]) for t in traces], params.acc_width)
     table = CycleTable(inputs={"stream": np.arange(count, dtype=np.uint64)}, expect=expect,
                        info={"vectors": count})
     with tempfile.TemporaryDirectory(prefix="accelgen-td-") as tmp:

@@ -140,8 +140,19 @@ class TensorDashSchedParams(BlockParams):
     pattern: PatternName = Field("default", description="connectivity pattern (options beyond +D-1 dropped)")
 
 
+#: floating-point dtypes and their operand widths in bits (fp_spec: fp16 1/5/10, bf16 1/8/7, fp32 1/8/23)
+FP_OPERAND_WIDTHS = {"fp16": 16, "bf16": 16, "fp32": 32}
+Dtype = Literal["int", "fp16", "bf16", "fp32"]
+
+
 class TensorDashPEParams(TensorDashSchedParams):
-    """Parameters of :class:`TensorDashPE`."""
+    """Parameters of :class:`TensorDashPE`.
+
+    With a floating-point ``dtype`` the widths are implied (operands 16 or 32
+    bits, fp32 accumulator, ``signed`` true) and filled in when not given; an
+    explicit contradictory value is rejected naming the field, the value and what
+    the dtype allows.
+    """
 
     block = "tensordash_pe"
 
@@ -150,11 +161,46 @@ class TensorDashPEParams(TensorDashSchedParams):
     acc_width: int = Field(32, ge=2, le=64, description="accumulator width in bits; must be >= a_width + b_width")
     signed: bool = Field(True, description="two's-complement operands and accumulator (else unsigned)",
                          json_schema_extra={"cli_negative": "unsigned"})
+    dtype: Dtype = Field("int", description="operand datatype: 'int', or fp16/bf16/fp32 operands with fp32 "
+                                            "products and accumulation (widths implied)")
+    flush_subnormals: bool = Field(False, description="fp only: subnormal inputs and results of the multipliers "
+                                                      "and adders become zero of the same sign (DAZ+FTZ)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fp_implied(cls, data):
+        if not isinstance(data, dict):
+            return data
+        dtype = data.get("dtype", "int")
+        if not isinstance(dtype, str) or dtype not in FP_OPERAND_WIDTHS:
+            if data.get("flush_subnormals") is True and dtype == "int":
+                raise ValueError("flush_subnormals: True is not allowed with dtype='int'; it needs a "
+                                 "floating-point dtype ('fp16', 'bf16' or 'fp32')")
+            return data  # 'int' (or a bad dtype, which field validation reports)
+        w = FP_OPERAND_WIDTHS[dtype]
+        implied = {
+            "a_width": (w, f"{dtype} operands are {w} bits wide (a_width {w})"),
+            "b_width": (w, f"{dtype} operands are {w} bits wide (b_width {w})"),
+            "acc_width": (32, f"{dtype} operands accumulate in fp32 (acc_width 32)"),
+            "signed": (True, "floating-point operands carry their own sign (signed true)"),
+        }
+        out = dict(data)
+        for name, (value, allowed) in implied.items():
+            given = out.get(name)
+            if given is None:
+                out[name] = value
+            elif given != value or type(given) is not type(value):
+                raise ValueError(f"{name}: {given!r} is not allowed with dtype={dtype!r}; {allowed}")
+        return out
+
+    @property
+    def is_fp(self) -> bool:
+        return self.dtype != "int"
 
     @model_validator(mode="after")
     def _check_widths(self):
         need = self.a_width + self.b_width
-        if self.acc_width < need:
+        if not self.is_fp and self.acc_width < need:
             raise ValueError(f"acc_width={self.acc_width} is too narrow for a {self.a_width}x{self.b_width}-bit "
                              f"product; allowed: acc_width >= a_width + b_width = {need}")
         return self
@@ -166,6 +212,26 @@ class TensorDashTileParams(TensorDashPEParams):
     block = "tensordash_tile"
 
     rows: int = Field(4, ge=1, le=16, description="PE rows R sharing the B-side schedule")
+
+
+def _given(**kwargs):
+    """Keyword arguments without the ``None`` ones (so a params model fills in implied widths)."""
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def _op_shape(p, width: int) -> Shape:
+    """Shape of an operand / accumulator port: fp values are unsigned bit patterns."""
+    return Shape(width, p.signed and not p.is_fp)
+
+
+def _nonzero_detect(p, value):
+    """Zero detector: integers compare with 0; fp values are zero when exponent and fraction are 0."""
+    return value[:-1].any() if p.is_fp else value != 0
+
+
+def _idle_b(p) -> int:
+    """What an idle lane's B mux outputs: 0, or -0.0 in fp (so that the lane's product is -0.0)."""
+    return 1 << (p.b_width - 1) if p.is_fp else 0
 
 
 def _validated(model, kwargs, options):
@@ -282,8 +348,8 @@ def _stage(m: Module, regs, kept, window, start, step, shift) -> None:
                             m.d.sync += reg.eq(kept[src][l] if src < depth else window[src - depth][l])
 
 
-def _lane_mux(m: Module, sel, options, regs, lane: int, shape, name: str) -> Signal:
-    """The operand lane ``lane`` multiplies: option ``sel - 1`` of ``regs``, 0 when ``sel`` is 0."""
+def _lane_mux(m: Module, sel, options, regs, lane: int, shape, name: str, idle: int = 0) -> Signal:
+    """The operand lane ``lane`` multiplies: option ``sel - 1`` of ``regs``, ``idle`` when ``sel`` is 0."""
     lanes = len(regs[0])
     out = Signal(shape, name=name)
     with m.Switch(sel):
@@ -291,7 +357,7 @@ def _lane_mux(m: Module, sel, options, regs, lane: int, shape, name: str) -> Sig
             with m.Case(k + 1):
                 m.d.comb += out.eq(regs[step][(lane + offset) % lanes])
         with m.Default():
-            m.d.comb += out.eq(0)
+            m.d.comb += out.eq(idle)
     return out
 
 
@@ -311,6 +377,39 @@ def _used_slots(sel, options, depth: int, lanes: int) -> list[list[object]]:
     return used
 
 
+def _fp_accumulate(m: Module, a_ops, b_ops, start, step, dtype: str, flush: bool) -> Signal:
+    """fp32 datapath: one :class:`~accelgen.rtl.fp.FPMultiplier` per lane, the lane products summed by
+    an in-order pairwise tree of :class:`~accelgen.rtl.fp.FPAdder` (level by level: lanes (0,1), (2,3),
+    ...; an odd last value passes to the next level), then ``acc + tree`` into the fp32 accumulator.
+    ``start`` loads +0.0."""
+    from .fp import FPAdder, FPMultiplier
+
+    values = []
+    for lane, (x, y) in enumerate(zip(a_ops, b_ops)):
+        mul = m.submodules[f"fpmul{lane}"] = FPMultiplier(dtype, flush_subnormals=flush)
+        m.d.comb += [mul.a.eq(x), mul.b.eq(y)]
+        values.append(mul.product)
+    level = 0
+    while len(values) > 1:
+        nxt = []
+        for i in range(0, len(values), 2):
+            if i + 1 < len(values):
+                add = m.submodules[f"fpadd_t{level}_{i // 2}"] = FPAdder(flush_subnormals=flush)
+                m.d.comb += [add.a.eq(values[i]), add.b.eq(values[i + 1])]
+                nxt.append(add.sum)
+            else:
+                nxt.append(values[i])
+        values, level = nxt, level + 1
+    acc = Signal(32, name="acc_q")
+    add = m.submodules.fpadd_acc = FPAdder(flush_subnormals=flush)
+    m.d.comb += [add.a.eq(acc), add.b.eq(values[0])]
+    with m.If(start):
+        m.d.sync += acc.eq(0)
+    with m.Elif(step):
+        m.d.sync += acc.eq(add.sum)
+    return acc
+
+
 def _accumulate(m: Module, products, start, step, acc_shape) -> Signal:
     acc = Signal(acc_shape, name="acc_q")
     with m.If(start):
@@ -320,6 +419,31 @@ def _accumulate(m: Module, products, start, step, acc_shape) -> Signal:
         m.d.sync += acc.eq(acc + _sum_tree(products))
     return acc
 
+
+_FP_DOC = """
+    Floating point
+    --------------
+    With ``dtype`` fp16, bf16 or fp32 the operands are bit patterns of that
+    format (``a_width = b_width`` = 16 or 32, ``acc_width = 32``). The zero
+    detectors see an operand as zero when its exponent and fraction bits are
+    all 0 (+0 or -0); a pair with a zero operand is ineffectual and is never
+    multiplied, so a skipped pair contributes nothing (Inf x 0 is never formed
+    from a skipped pair; subnormals are not zero). Each lane's
+    :class:`~accelgen.rtl.fp.FPMultiplier` forms the fp32 product (RNE; exact
+    for fp16). An idle lane (select 0) multiplies +0 by -0: its product is
+    -0.0, the exact identity of fp32 RNE addition (x + -0 = x for every x,
+    +0 and -0 included), so idle lanes are bypassed without changing the
+    pairing. Each busy cycle computes, with fp32 RNE adders::
+
+        tree = pairwise(p[0], ..., p[L-1])   # level by level: (p0+p1), (p2+p3), ...;
+                                             # an odd last value moves up a level unchanged
+        acc  = acc + tree
+
+    e.g. for ``L = 4``: ``acc <- acc + ((p0 + p1) + (p2 + p3))``, with ``p[l]``
+    the product lane ``l`` formed this cycle. ``start`` loads +0.0. NaN results
+    are the canonical quiet NaN 0x7FC00000. The schedule, ``take``, ``done`` and
+    the cycle counts are those of the integer PE with the same zero pattern.
+"""
 
 _STREAM_DOC = """
     Operand streams
@@ -355,13 +479,19 @@ class TensorDashPE(wiring.Component):
         Accumulator width, ``a_width + b_width`` .. 64; wraps modulo ``2**acc_width``.
     signed : bool
         Two's-complement operands and accumulator (else unsigned).
+    dtype : str
+        ``"int"`` (integers as above), or ``"fp16"`` / ``"bf16"`` / ``"fp32"``
+        operands with fp32 products and fp32 accumulation (see "Floating point").
+    flush_subnormals : bool
+        Floating point only: the multipliers and adders treat subnormal inputs
+        as zero and flush subnormal results to zero (same sign).
 
     Ports
     -----
     start : In(1)
         Begin a new dot product: the buffers load window rows ``0..D-1``, the
-        accumulator clears; ``take`` is ``D`` in this cycle. Discards any
-        unfinished dot product.
+        accumulator clears (to +0.0 in floating point); ``take`` is ``D`` in this
+        cycle. Discards any unfinished dot product.
     a_next : In(a_width).array(D, L), signed if ``signed``
         Window of the A stream: ``a_next[k][l]`` is row ``p + k``, lane ``l``.
     b_next : In(b_width).array(D, L), signed if ``signed``
@@ -378,8 +508,8 @@ class TensorDashPE(wiring.Component):
         No dot product in progress (1 after reset and once the last row has
         left the buffer); ``acc`` then holds the result.
     acc : Out(acc_width), signed if ``signed``
-        The running sum; the dot product when ``done``.
-    """ + _STREAM_DOC + """
+        The running sum; the dot product when ``done``. fp32 bits in floating point.
+    """ + _STREAM_DOC + _FP_DOC + """
     Latency
     -------
     1 cycle: the products of a busy cycle are in ``acc`` in the next cycle. A
@@ -389,22 +519,23 @@ class TensorDashPE(wiring.Component):
     (``next_valid`` all 0 at start) needs 0 busy cycles.
     """
 
-    def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default", a_width: int = 8,
-                 b_width: int = 8, acc_width: int = 32, signed: bool = True,
+    def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default", a_width: int | None = None,
+                 b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
+                 dtype: str = "int", flush_subnormals: bool = False,
                  options: Sequence[tuple[int, int]] | None = None):
-        self.params, self.options, self.levels = _validated(TensorDashPEParams, dict(
+        self.params, self.options, self.levels = _validated(TensorDashPEParams, _given(
             lanes=lanes, depth=depth, pattern=pattern, a_width=a_width, b_width=b_width, acc_width=acc_width,
-            signed=signed), options)
+            signed=signed, dtype=dtype, flush_subnormals=flush_subnormals), options)
         p = self.params
         super().__init__({
             "start": In(1),
-            "a_next": In(Shape(p.a_width, p.signed)).array(p.depth, p.lanes),
-            "b_next": In(Shape(p.b_width, p.signed)).array(p.depth, p.lanes),
+            "a_next": In(_op_shape(p, p.a_width)).array(p.depth, p.lanes),
+            "b_next": In(_op_shape(p, p.b_width)).array(p.depth, p.lanes),
             "next_valid": In(p.depth),
             "take": Out(bits_for(p.depth)),
             "sel": Out(bits_for(len(self.options))).array(p.lanes),
             "done": Out(1),
-            "acc": Out(Shape(p.acc_width, p.signed)),
+            "acc": Out(_op_shape(p, p.acc_width)),
         })
 
     @classmethod
@@ -421,8 +552,8 @@ class TensorDashPE(wiring.Component):
         m = Module()
         sched = m.submodules.sched = TensorDashScheduler(lanes=lanes, depth=depth, options=self.options)
 
-        a = _regs("a", Shape(p.a_width, p.signed), depth, lanes)
-        b = _regs("b", Shape(p.b_width, p.signed), depth, lanes)
+        a = _regs("a", _op_shape(p, p.a_width), depth, lanes)
+        b = _regs("b", _op_shape(p, p.b_width), depth, lanes)
         live = _regs("live", 1, depth, lanes)
         valid = _regs("valid", 1, depth, 1)
         busy = valid[0][0]
@@ -433,8 +564,8 @@ class TensorDashPE(wiring.Component):
             m.d.comb += sched.z[s].eq(~Cat(live[s]))
         used = _used_slots(sched.sel, self.options, depth, lanes)
         # zero detectors on the rows entering the buffers
-        w_live = [[self.next_valid[s] & (self.a_next[s][l] != 0) & (self.b_next[s][l] != 0) for l in range(lanes)]
-                  for s in range(depth)]
+        w_live = [[self.next_valid[s] & _nonzero_detect(p, self.a_next[s][l]) & _nonzero_detect(p, self.b_next[s][l])
+                   for l in range(lanes)] for s in range(depth)]
         shift = sched.as_rows
         _stage(m, a, a, self.a_next, self.start, step, shift)
         _stage(m, b, b, self.b_next, self.start, step, shift)
@@ -442,12 +573,14 @@ class TensorDashPE(wiring.Component):
                self.start, step, shift)
         _stage(m, valid, valid, [[self.next_valid[s]] for s in range(depth)], self.start, step, shift)
 
-        products = []
-        for lane in range(lanes):
-            x = _lane_mux(m, sched.sel[lane], self.options, a, lane, Shape(p.a_width, p.signed), f"a_op{lane}")
-            y = _lane_mux(m, sched.sel[lane], self.options, b, lane, Shape(p.b_width, p.signed), f"b_op{lane}")
-            products.append(x * y)
-        acc = _accumulate(m, products, self.start, step, Shape(p.acc_width, p.signed))
+        xs = [_lane_mux(m, sched.sel[lane], self.options, a, lane, _op_shape(p, p.a_width), f"a_op{lane}")
+              for lane in range(lanes)]
+        ys = [_lane_mux(m, sched.sel[lane], self.options, b, lane, _op_shape(p, p.b_width), f"b_op{lane}",
+                        idle=_idle_b(p)) for lane in range(lanes)]
+        if p.is_fp:
+            acc = _fp_accumulate(m, xs, ys, self.start, step, p.dtype, p.flush_subnormals)
+        else:
+            acc = _accumulate(m, [x * y for x, y in zip(xs, ys)], self.start, step, Shape(p.acc_width, p.signed))
 
         m.d.comb += [
             self.take.eq(Mux(self.start, depth, Mux(busy, shift, 0))),
@@ -469,27 +602,32 @@ class TensorDashTileRow(wiring.Component):
     (the B operand each lane multiplies), ``acc``.
     """
 
-    def __init__(self, *, lanes: int, depth: int, a_width: int, b_width: int, acc_width: int, signed: bool,
-                 options: tuple[tuple[int, int], ...]):
-        self.lanes, self.depth, self.options = lanes, depth, options
-        self.a_shape, self.acc_shape = Shape(a_width, signed), Shape(acc_width, signed)
+    def __init__(self, *, params: "TensorDashTileParams", options: tuple[tuple[int, int], ...]):
+        p = self.params = params
+        self.lanes, self.depth, self.options = p.lanes, p.depth, options
+        self.a_shape, self.acc_shape = _op_shape(p, p.a_width), _op_shape(p, p.acc_width)
         super().__init__({
-            "a_next": In(self.a_shape).array(depth, lanes),
+            "a_next": In(self.a_shape).array(p.depth, p.lanes),
             "start": In(1),
             "step": In(1),
-            "shift": In(bits_for(depth)),
-            "sel": In(bits_for(len(options))).array(lanes),
-            "b_op": In(Shape(b_width, signed)).array(lanes),
+            "shift": In(bits_for(p.depth)),
+            "sel": In(bits_for(len(options))).array(p.lanes),
+            "b_op": In(_op_shape(p, p.b_width)).array(p.lanes),
             "acc": Out(self.acc_shape),
         })
 
     def elaborate(self, platform):
         m = Module()
+        p = self.params
         a = _regs("a", self.a_shape, self.depth, self.lanes)
         _stage(m, a, a, self.a_next, self.start, self.step, self.shift)
-        products = [_lane_mux(m, self.sel[lane], self.options, a, lane, self.a_shape, f"a_op{lane}") * self.b_op[lane]
-                    for lane in range(self.lanes)]
-        m.d.comb += self.acc.eq(_accumulate(m, products, self.start, self.step, self.acc_shape))
+        xs = [_lane_mux(m, self.sel[lane], self.options, a, lane, self.a_shape, f"a_op{lane}")
+              for lane in range(self.lanes)]
+        if p.is_fp:
+            acc = _fp_accumulate(m, xs, list(self.b_op), self.start, self.step, p.dtype, p.flush_subnormals)
+        else:
+            acc = _accumulate(m, [x * y for x, y in zip(xs, self.b_op)], self.start, self.step, self.acc_shape)
+        m.d.comb += self.acc.eq(acc)
         return m
 
 
@@ -497,7 +635,8 @@ class TensorDashTile(HierarchicalComponent):
     """``R`` TensorDash PE rows sharing one B stream, B staging buffer and schedule.
 
     Sparsity is taken from the B side only (a pair is ineffectual when its B
-    operand is zero); every row multiplies the B operands the shared schedule
+    operand is zero; in floating point a zero A operand is multiplied, so
+    ``0 x Inf`` gives NaN in the tile, unlike the PE); every row multiplies the B operands the shared schedule
     picks with its own A operands, selected by per-row A muxes driven by the
     same selects, so all rows advance together and finish together. Row ``r``
     computes ``sum_k A_r[k] * B[k]``. The row datapath is one cell module
@@ -505,8 +644,9 @@ class TensorDashTile(HierarchicalComponent):
 
     Parameters
     ----------
-    lanes, depth, pattern, options, a_width, b_width, acc_width, signed
-        As for :class:`TensorDashPE`.
+    lanes, depth, pattern, options, a_width, b_width, acc_width, signed, dtype, flush_subnormals
+        As for :class:`TensorDashPE` (floating point: each row sums its lane
+        products and accumulates exactly as the PE does, see there).
     rows : int
         PE rows ``R``, 1..16.
 
@@ -518,29 +658,30 @@ class TensorDashTile(HierarchicalComponent):
     a_next : In(a_width).array(R, D, L), signed if ``signed``
         ``a_next[r]`` is the window of row ``r``'s A stream.
     acc : Out(acc_width).array(R), signed if ``signed``
-        Running sum of each row; the dot products when ``done``.
+        Running sum of each row; the dot products when ``done``. fp32 bits in floating point.
     """ + _STREAM_DOC + """
     Latency
     -------
     As for :class:`TensorDashPE`: 1 cycle; done ``C + 1`` cycles after start.
     """
 
-    def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default", a_width: int = 8,
-                 b_width: int = 8, acc_width: int = 32, signed: bool = True, rows: int = 4,
+    def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default", a_width: int | None = None,
+                 b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
+                 dtype: str = "int", flush_subnormals: bool = False, rows: int = 4,
                  options: Sequence[tuple[int, int]] | None = None):
-        self.params, self.options, self.levels = _validated(TensorDashTileParams, dict(
+        self.params, self.options, self.levels = _validated(TensorDashTileParams, _given(
             lanes=lanes, depth=depth, pattern=pattern, a_width=a_width, b_width=b_width, acc_width=acc_width,
-            signed=signed, rows=rows), options)
+            signed=signed, dtype=dtype, flush_subnormals=flush_subnormals, rows=rows), options)
         p = self.params
         super().__init__({
             "start": In(1),
-            "a_next": In(Shape(p.a_width, p.signed)).array(p.rows, p.depth, p.lanes),
-            "b_next": In(Shape(p.b_width, p.signed)).array(p.depth, p.lanes),
+            "a_next": In(_op_shape(p, p.a_width)).array(p.rows, p.depth, p.lanes),
+            "b_next": In(_op_shape(p, p.b_width)).array(p.depth, p.lanes),
             "next_valid": In(p.depth),
             "take": Out(bits_for(p.depth)),
             "sel": Out(bits_for(len(self.options))).array(p.lanes),
             "done": Out(1),
-            "acc": Out(Shape(p.acc_width, p.signed)).array(p.rows),
+            "acc": Out(_op_shape(p, p.acc_width)).array(p.rows),
         })
 
     @classmethod
@@ -556,7 +697,7 @@ class TensorDashTile(HierarchicalComponent):
         lanes, depth = p.lanes, p.depth
         m = Module()
         sched = m.submodules.sched = TensorDashScheduler(lanes=lanes, depth=depth, options=self.options)
-        b = _regs("b", Shape(p.b_width, p.signed), depth, lanes)
+        b = _regs("b", _op_shape(p, p.b_width), depth, lanes)
         live = _regs("live", 1, depth, lanes)
         valid = _regs("valid", 1, depth, 1)
         busy = valid[0][0]
@@ -565,18 +706,18 @@ class TensorDashTile(HierarchicalComponent):
         for s in range(depth):
             m.d.comb += sched.z[s].eq(~Cat(live[s]))
         used = _used_slots(sched.sel, self.options, depth, lanes)
-        w_live = [[self.next_valid[s] & (self.b_next[s][l] != 0) for l in range(lanes)] for s in range(depth)]
+        w_live = [[self.next_valid[s] & _nonzero_detect(p, self.b_next[s][l]) for l in range(lanes)]
+                  for s in range(depth)]
         shift = sched.as_rows
         _stage(m, b, b, self.b_next, self.start, step, shift)
         _stage(m, live, [[live[s][l] & ~used[s][l] for l in range(lanes)] for s in range(depth)], w_live,
                self.start, step, shift)
         _stage(m, valid, valid, [[self.next_valid[s]] for s in range(depth)], self.start, step, shift)
-        b_op = [_lane_mux(m, sched.sel[lane], self.options, b, lane, Shape(p.b_width, p.signed), f"b_op{lane}")
-                for lane in range(lanes)]
+        b_op = [_lane_mux(m, sched.sel[lane], self.options, b, lane, _op_shape(p, p.b_width), f"b_op{lane}",
+                          idle=_idle_b(p)) for lane in range(lanes)]
 
         for r in range(p.rows):
-            cell = TensorDashTileRow(lanes=lanes, depth=depth, a_width=p.a_width, b_width=p.b_width,
-                                     acc_width=p.acc_width, signed=p.signed, options=self.options)
+            cell = TensorDashTileRow(params=p, options=self.options)
             ports = {"start": self.start, "step": step, "shift": shift, "acc": self.acc[r]}
             for s in range(depth):
                 for l in range(lanes):

@@ -22,6 +22,25 @@ Three layers:
   giving schedule, cycle count and dot products.
 * :func:`cycle_counts`: the same cycle count, vectorized over many streams with
   numpy, for the estimator on large tensors.
+
+Floating point
+--------------
+With ``dtype`` ``"fp16"``, ``"bf16"`` or ``"fp32"`` the streams hold bit
+patterns of that format and :func:`simulate_pe` accumulates in fp32 exactly as
+the documented hardware does (``DESIGN.md`` and ``docs`` of the PE; fp_spec):
+
+* an operand is zero when its exponent and fraction bits are 0 (+0 or -0); a
+  pair with a zero operand (the tile: a zero B operand) is ineffectual and never
+  multiplied, so it contributes nothing;
+* every busy cycle each lane that the scheduler gives a pair forms
+  ``p[l] = fp_mul(a, b)`` (fp32, RNE); a lane with nothing to multiply gives
+  ``p[l] = -0.0`` (the exact identity of fp32 addition);
+* the ``L`` lane values are summed by the in-order pairwise tree
+  (:func:`lane_tree_sum`: level by level ``(p0+p1), (p2+p3), ...``, an odd last
+  value moves up unchanged) and the accumulator becomes ``acc + tree``
+  (starting from +0.0).
+
+The arithmetic is :mod:`accelgen.cosim.models.fp` (numpy float32, bit views).
 """
 
 from __future__ import annotations
@@ -33,8 +52,36 @@ import numpy as np
 
 __all__ = [
     "TD_PATTERNS", "pattern_options", "schedule_levels", "schedule_step", "PETrace", "simulate_pe",
-    "cycle_counts", "dense_cycles", "ideal_speedup",
+    "cycle_counts", "dense_cycles", "ideal_speedup", "FP_WIDTHS", "fp_nonzero", "lane_tree_sum",
 ]
+
+#: operand widths of the floating-point dtypes
+FP_WIDTHS = {"fp16": 16, "bf16": 16, "fp32": 32}
+#: -0.0 in fp32: what an idle lane contributes (x + -0.0 == x bit for bit, for every x)
+NEG_ZERO_FP32 = 0x8000_0000
+
+
+def fp_nonzero(bits, dtype: str) -> np.ndarray:
+    """The zero detector of the fp PE: True unless exponent and fraction bits are all 0 (+0 and -0 are zero)."""
+    w = FP_WIDTHS[dtype]
+    return (np.asarray(bits, dtype=np.uint64) & np.uint64((1 << (w - 1)) - 1)) != 0
+
+
+def lane_tree_sum(products, flush_subnormals: bool = False) -> np.ndarray:
+    """Sum the lane products (``(..., L)`` fp32 bit patterns) by the PE's in-order pairwise tree.
+
+    Level by level: ``(v0 + v1), (v2 + v3), ...``; an odd last value moves to the
+    next level unchanged. ``L = 4``: ``(p0 + p1) + (p2 + p3)``; ``L = 3``:
+    ``(p0 + p1) + p2``. fp32 RNE additions (:func:`accelgen.cosim.models.fp.fp_add`).
+    Returns ``(...)`` uint32 bit patterns.
+    """
+    from .fp import fp_add
+
+    vals = [np.asarray(products, dtype=np.uint32)[..., i] for i in range(np.shape(products)[-1])]
+    while len(vals) > 1:
+        vals = [fp_add(vals[i], vals[i + 1], flush_subnormals=flush_subnormals) if i + 1 < len(vals) else vals[i]
+                for i in range(0, len(vals), 2)]
+    return np.asarray(vals[0], dtype=np.uint32)
 
 #: named connectivity patterns, options ``(time step ahead, lane offset)`` in priority order
 TD_PATTERNS: dict[str, tuple[tuple[int, int], ...]] = {
@@ -151,8 +198,9 @@ class PETrace:
 
     ``sel[t]``, ``as_rows[t]`` and ``acc[t]`` belong to busy cycle ``t``
     (``acc[t]`` is the running sum after that cycle's products). ``result`` is
-    the exact dot product (one per PE row for a tile); ``pairs_used`` counts
-    the multiplications by a lane (each effectual pair exactly once).
+    the exact dot product (one per PE row for a tile; fp32 bit patterns in
+    floating point); ``pairs_used`` counts the multiplications by a lane (each
+    effectual pair exactly once).
     """
 
     cycles: int
@@ -164,7 +212,7 @@ class PETrace:
 
 
 def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = None,
-                side: str = "both") -> PETrace:
+                side: str = "both", dtype: str = "int", flush_subnormals: bool = False) -> PETrace:
     """Cycle-accurate model of a TensorDash PE (``a`` of shape ``(N, L)``) or tile (``(R, N, L)``).
 
     ``side="both"``: a pair is ineffectual when either operand is zero (the PE);
@@ -174,6 +222,11 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
     cycle the scheduler picks, the lanes multiply, the first ``AS`` rows leave
     and the next ``AS`` stream rows enter; the PE is busy while the stream row
     in buffer row 0 exists.
+
+    ``dtype`` ``"int"``: exact integer sums (Python ints; the caller wraps).
+    ``"fp16"``, ``"bf16"``, ``"fp32"``: ``a`` and ``b`` hold bit patterns; sums
+    are fp32 bit patterns formed in the hardware's order (module docstring);
+    ``flush_subnormals`` selects DAZ+FTZ multipliers and adders.
     """
     b = np.asarray(b, dtype=object)
     a = np.asarray(a, dtype=object)
@@ -184,6 +237,12 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
         raise ValueError(f"a has shape {a.shape} but b has shape {b.shape}")
     if side not in ("both", "b"):
         raise ValueError(f"side={side!r}; allowed: 'both' or 'b'")
+    fp = dtype != "int"
+    if fp and dtype not in FP_WIDTHS:
+        raise ValueError(f"dtype={dtype!r}; allowed: 'int', 'fp16', 'bf16' or 'fp32'")
+    if fp:
+        from .fp import canonical, fp_add, fp_mul
+        op_type = np.uint16 if FP_WIDTHS[dtype] == 16 else np.uint32
     length = n if length is None else int(length)
     if not 0 <= length <= n:
         raise ValueError(f"length={length} outside 0..{n}")
@@ -193,6 +252,11 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
     def effectual(row: int) -> np.ndarray:
         if row >= length:
             return np.zeros(lanes, dtype=bool)
+        if fp:
+            nz = fp_nonzero(b[row].astype(np.uint64), dtype)
+            if side == "both":
+                nz &= fp_nonzero(a_rows[0, row].astype(np.uint64), dtype)
+            return nz
         nz = np.array([b[row, l] != 0 for l in range(lanes)])
         if side == "both":
             nz &= np.array([a_rows[0, row, l] != 0 for l in range(lanes)])
@@ -200,18 +264,30 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
 
     head = 0  # stream row in buffer row 0
     live = np.array([effectual(r) for r in range(depth)])
-    sums = [0] * a_rows.shape[0]
+    n_out = a_rows.shape[0]
+    sums = [0] * n_out
+    fp_acc = np.zeros(n_out, dtype=np.uint32)  # +0.0
     sels, ases, accs = [], [], []
     used = 0
     while head < length:
         sel, after, as_rows = schedule_step(live, options, levels)
+        products = np.full((n_out, lanes), NEG_ZERO_FP32, dtype=np.uint32)
         for lane in range(lanes):
             if sel[lane]:
                 step, offset = options[sel[lane] - 1]
                 row, col = head + step, (lane + offset) % lanes
                 used += 1
-                for r in range(a_rows.shape[0]):
-                    sums[r] += int(a_rows[r, row, col]) * int(b[row, col])
+                if fp:
+                    x = a_rows[:, row, col].astype(op_type)
+                    y = np.full(n_out, int(b[row, col]), dtype=op_type)
+                    products[:, lane] = fp_mul(x, y, dtype, flush_subnormals=flush_subnormals)
+                else:
+                    for r in range(n_out):
+                        sums[r] += int(a_rows[r, row, col]) * int(b[row, col])
+        if fp:
+            fp_acc = np.asarray(canonical(fp_add(fp_acc, lane_tree_sum(products, flush_subnormals),
+                                                 flush_subnormals=flush_subnormals)), dtype=np.uint32)
+            sums = [int(v) for v in fp_acc]
         sels.append(sel)
         ases.append(as_rows)
         accs.append(list(sums))
