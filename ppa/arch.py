@@ -147,6 +147,7 @@ class Memory(BaseModel):
     bandwidth_gbps: Optional[float] = Field(None, gt=0)     # target: choose banks to meet it
     latency_ns: Optional[float] = Field(None, gt=0)
     activity: float = Field(1.0, ge=0, le=1)                # accesses per cycle per port at full load
+    count: int = Field(1, ge=1, le=65536)   # identical independent instances (e.g. one scratch pad per PE)
 
     @model_validator(mode="after")
     def _fits(self):

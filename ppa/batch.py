@@ -26,6 +26,7 @@ import pandas as pd
 
 from .components import FittedCompute, steady_state_energy
 from .sram import sram_batch
+from .tech import STD_CELL_UTILIZATION
 
 
 @lru_cache(maxsize=16)
@@ -110,7 +111,7 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
     steady = steady_state_energy(model, given, nd)  # same per-MAC energy rule as the estimator
     if steady is not None:
         tu["energy_pj"] = steady[0]
-    tu_area = tu["area_um2"]
+    tu_area = tu["area_um2"] / STD_CELL_UTILIZATION   # placed area, as the estimator
     tu_dyn_pj = np.asarray(r, dtype=float) * c * tu.get("energy_pj", 0.0)   # per unit per cycle: every MAC
     tu_leak_mw = tu.get("leakage_uw", 0.0) * 1e-3
 

@@ -26,7 +26,7 @@ from .arch import Arch, Core, RegisterFile, load_arch, parse_arch
 from .components import (Component, FittedCompute, bisection_bits_per_cycle, dram_phy, noc, pcie, scalar_core,
                          wire)
 from .sram import SRAM, dff_array
-from .tech import TechNode, technology
+from .tech import STD_CELL_UTILIZATION, TechNode, technology
 
 # family of each compute component, and what one of its "operations" is
 _REDUCTION_FAMILY = {"fan": "fan", "linear": "fan_linear", "tree": "adder_tree"}
@@ -38,7 +38,8 @@ def _fitted(fc: FittedCompute, family: str, params: dict, tech: TechNode, path: 
     vals, trace = fc.predict(family, {**params, "density": density}, tech.node_nm, path, dtype=dtype)
     trace["component"] = path
     traces.append(trace)
-    return Component(name, family, count=count, area_um2_each=vals.get("area_um2", 0.0),
+    # synthesized cell area -> placed area (standard-cell utilization, same for every chip)
+    return Component(name, family, count=count, area_um2_each=vals.get("area_um2", 0.0) / STD_CELL_UTILIZATION,
                      leakage_mw_each=vals.get("leakage_uw", 0.0) * 1e-3,
                      energy_pj={"op": vals.get("energy_pj", 0.0)}, actions_per_cycle={"op": actions_per_cycle},
                      delay_ns=vals.get("delay_ns", 0.0), ops_per_cycle_each=ops_per_cycle,
@@ -74,7 +75,7 @@ def _memory(m, tech: TechNode, path: str, clock_mhz: float | None) -> Component:
         params = {"cell": m.cell, "organization": r.organization, "access_time_ns": round(r.access_time_ns, 4)}
     # full activity: every bank and port does one access per cycle, reads and writes equally
     apc = banks * m.ports * m.activity
-    return Component(m.name, "memory", area_um2_each=area, leakage_mw_each=leak,
+    return Component(m.name, "memory", count=m.count, area_um2_each=area, leakage_mw_each=leak,
                      energy_pj={"read": er, "write": ew}, actions_per_cycle={"read": apc / 2, "write": apc / 2},
                      delay_ns=delay, activity_key="memory",
                      params={"capacity_bytes": m.capacity_bytes, "block_bytes": m.block_bytes, "banks": banks,

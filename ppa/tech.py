@@ -49,6 +49,13 @@ import numpy as np
 
 from ..errors import ConfigError
 
+#: Placed-and-routed area of synthesized standard-cell logic = cell area / utilization. The fitted models give
+#: cell area (synthesized gates, no placement); standard-cell blocks are placed at a row utilization of about
+#: 70% to leave room for routing, buffering and clock-tree insertion (Kahng, Lienig, Markov, Hu, *VLSI Physical
+#: Design: From Graph Partitioning to Timing Closure*, Springer 2011, the placement chapter (target density and whitespace);
+#: 0.7 is the common target utilization of commercial place-and-route flows). Same value for every chip and node.
+STD_CELL_UTILIZATION = 0.7
+
 SOURCES = {
     "itrs-hp": "ITRS 2007 PIDS high-performance logic tables (as used by CACTI 6.5/7, HPL-2009-85)",
     "finfet": "Wu et al., IEDM 2013 (TSMC 16FF+); Jan et al., IEDM 2016 (TSMC 7 nm)",

@@ -11,6 +11,7 @@ from accelgen.fit.model import FitRangeWarning, load_model
 from accelgen.ppa.batch import evaluate_batch, group
 from accelgen.ppa.components import steady_state_energy
 from accelgen.ppa.sram import sram_batch
+from accelgen.ppa.tech import STD_CELL_UTILIZATION
 
 
 def _direct(p, i):
@@ -23,7 +24,7 @@ def _direct(p, i):
         tu["energy_pj"] = steady[0]
     s = sram_batch(p["sram_bytes"][i], 64, 4, p["node_nm"][i], cell="sram_lp")
     units, cores, f_ghz = p["units"][i], p["cores"][i], p["clock_mhz"][i] * 1e-3
-    area = cores * (units * tu["area_um2"] + s["area_um2"]) * 1e-6 / 0.9
+    area = cores * (units * tu["area_um2"] / STD_CELL_UTILIZATION + s["area_um2"]) * 1e-6 / 0.9
     dyn = (p["rows"][i] * p["cols"][i] * units * tu["energy_pj"] + 2 * (s["read_energy_pj"] + s["write_energy_pj"])) \
         * f_ghz
     leak = units * tu["leakage_uw"] * 1e-3 + s["leakage_mw"]

@@ -168,3 +168,33 @@ def test_validate_chips_and_plot(models, tmp_path, capsys):
     p.write_text(json.dumps(_arch(models=models)))
     assert main(["estimate", str(p), "--plot", str(png)]) == 0
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_memory_count_is_identical_instances(models):
+    """``count`` private memories (one per PE): count x the area, leakage and power of one; the breakdown sums."""
+    def mem(count):
+        a = _arch()
+        a["core"] = dict(a["core"], memories=[{"name": "spad", "capacity_bytes": 4096, "block_bytes": 8, "banks": 1,
+                                               "count": count}])
+        e = estimate(a, model_paths=models)
+        return next(n for _, n in flatten(e.breakdown) if n["name"] == "spad"), e
+    one, _ = mem(1)
+    many, est = mem(168)
+    assert many["count"] == 168
+    for k in ("area_mm2", "tdp_w", "leakage_w"):
+        assert many[k] == pytest.approx(168 * one[k], rel=1e-9), k
+    tree = est.breakdown
+    assert tree["area_mm2"] == pytest.approx(sum(c["area_mm2"] for c in tree["children"]), rel=1e-9)
+    with pytest.raises(ConfigError, match=r"core\.memories\[0\]\.count: 0"):
+        parse_arch(_arch(core={"tensor_units": [{"rows": 4, "cols": 4}],
+                               "memories": [{"name": "m", "capacity_bytes": 4096, "count": 0}]}))
+
+
+def test_fitted_logic_area_is_placed_area(models):
+    """Synthesized cell area / standard-cell utilization, for every fitted unit (same factor for every chip)."""
+    from accelgen.ppa.tech import STD_CELL_UTILIZATION
+    e = estimate(_arch(), model_paths=models)
+    tu = next(n for _, n in flatten(e.breakdown) if n["name"] == "tensor_unit0")
+    cell = components.FittedCompute(models).predict("systolic", {"rows": 32, "cols": 32}, 28, "x")[0]["area_um2"]
+    assert tu["area_mm2"] == pytest.approx(cell / STD_CELL_UTILIZATION * 1e-6, rel=1e-9)
+    assert 0.5 <= STD_CELL_UTILIZATION <= 0.9
