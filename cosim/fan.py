@@ -1,26 +1,22 @@
-"""Host side of FAN / linear-chain / adder-tree co-simulation: cluster layouts and expected slots."""
+"""Host side of FAN / linear-chain / adder-tree co-simulation: cluster layouts and expected slots.
+
+With ``dtype="fp32"`` the values are fp32 bit patterns and the expected sums are
+computed in each network's documented association order
+(:mod:`accelgen.cosim.models.fan`), so every output is compared bit-exactly.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .models.fan import dot_sum, segmented_sums
+from .models.fan import dot_sum, fan_top_adder, segmented_sums
 from .vectors import CycleTable, to_bits
 
 
 def fan_slot(start: int, end: int) -> int:
     """The FAN output slot of cluster ``start..end``: the singleton's own index, else the
     adder with the most trailing one bits among ``start..end-1`` (the cluster's highest adder)."""
-    if start == end:
-        return start
-
-    def ones(i):
-        t = 0
-        while i >> t & 1:
-            t += 1
-        return t
-
-    return max(range(start, end), key=ones)
+    return start if start == end else fan_top_adder(start, end)
 
 
 def linear_slot(start: int, end: int) -> int:
@@ -39,6 +35,71 @@ def _random_sizes(n: int, rng, p_cut: float) -> list[int]:
     return [int(s) for s in np.diff(edges)]
 
 
+FP32_SIGN, FP32_MAX, FP32_INF, FP32_QNAN = 0x8000_0000, 0x7F7F_FFFF, 0x7F80_0000, 0x7FC0_0000
+
+#: kinds of fp32 value vectors (:func:`fp32_values`)
+FP_KINDS = ("random", "scales", "special", "ties", "cancel", "subnormal", "overflow")
+
+_TIE_VALUES = np.array([2.0 ** 24, -2.0 ** 24, 2.0 ** 25, 1.0, 3.0, 5.0, -1.0, -3.0, 0.5, 1.5, 2.0 ** -24,
+                        1 + 2.0 ** -23, 2.0 ** -25, 1.0], dtype=np.float32).view(np.uint32)
+
+
+def fp32_values(rng, n: int, kind: str | None = None) -> np.ndarray:
+    """``n`` fp32 bit patterns (as ``int64``) of one ``kind`` (drawn at random when None):
+
+    * ``random``: :func:`~accelgen.cosim.models.fp.random_fp_bits` (normal values, scale 10**-3..10**3,
+      10% zeros), 5% of them replaced by :func:`~accelgen.cosim.models.fp.special_values`;
+    * ``scales``: normal values times 2**-140..2**120 (mixed magnitudes: absorption, rounding);
+    * ``special``: 40% special values (+-0, subnormals, +-Inf, NaNs incl. a signalling one, extremes);
+    * ``ties``: integers around 2**24 and 1 with 2**-24 .. (sums that round at a tie, both ways);
+    * ``cancel``: large values each followed by its negation, small ones between (catastrophic
+      cancellation; x + (-x) = +0);
+    * ``subnormal``: random subnormals (both signs) and the smallest normals;
+    * ``overflow``: values near the largest normal, both signs (sums overflow to +-Inf, Inf - Inf = NaN).
+    """
+    from .models.fp import random_fp_bits, special_values
+
+    kind = kind or str(rng.choice(["random", "random", "random", *FP_KINDS[1:]]))
+    if kind == "random":
+        x = np.asarray(random_fp_bits(rng, n, "fp32", density=0.9, scale=float(10.0 ** rng.uniform(-3, 3))),
+                       dtype=np.int64)
+        sp = np.asarray(special_values("fp32"), dtype=np.int64)
+        pick = rng.random(n) < 0.05
+        x[pick] = rng.choice(sp, int(pick.sum()))
+        return x
+    if kind == "scales":
+        v = rng.standard_normal(n) * 2.0 ** rng.integers(-140, 121, n)
+        with np.errstate(all="ignore"):
+            return v.astype(np.float32).view(np.uint32).astype(np.int64)
+    if kind == "special":
+        x = fp32_values(rng, n, "random")
+        sp = np.asarray(special_values("fp32"), dtype=np.int64)
+        pick = rng.random(n) < 0.4
+        x[pick] = rng.choice(sp, int(pick.sum()))
+        return x
+    if kind == "ties":
+        return rng.choice(_TIE_VALUES, n).astype(np.int64)
+    if kind == "cancel":
+        v = (rng.standard_normal(n) * 2.0 ** rng.integers(20, 60, n)).astype(np.float32)
+        small = rng.random(n) < 0.3
+        v[small] = rng.standard_normal(int(small.sum())).astype(np.float32)
+        x = v.view(np.uint32).astype(np.int64)
+        for i in range(1, n):
+            if rng.random() < 0.5 and not small[i - 1]:
+                x[i] = x[i - 1] ^ FP32_SIGN
+        return x
+    if kind == "subnormal":
+        x = rng.integers(1, 1 << 23, n) | (rng.integers(0, 2, n) << 31)
+        norm = rng.random(n) < 0.2
+        x[norm] = (1 << 23) | (rng.integers(0, 2, int(norm.sum())) << 31)
+        return x.astype(np.int64)
+    if kind == "overflow":
+        x = FP32_MAX - rng.integers(0, 1 << 20, n)
+        x = x | (rng.integers(0, 2, n) * (rng.random(n) < 0.3) << 31)
+        return x.astype(np.int64)
+    raise ValueError(f"kind={kind!r} is not allowed; allowed: {', '.join(FP_KINDS)}")
+
+
 def fan_stimulus(params, vectors: int, seed: int) -> dict:
     """Vectors of ``(values, vec_ids, valid)``: directed layouts first, then ``vectors`` random ones.
 
@@ -50,16 +111,27 @@ def fan_stimulus(params, vectors: int, seed: int) -> dict:
     uniform with 15% extremes, 10% invalid inputs, 3% idle vectors, and 10% of
     the vectors label clusters alternately 0/1 (an id that recurs after a
     different one starts a new cluster).
+
+    fp32 (``params.dtype == "fp32"``): the values are fp32 bit patterns from
+    :func:`fp32_values` (the extremes are -/+ the largest normal, so a whole
+    cluster of them overflows to -/+Inf), and one cluster spanning all inputs
+    plus two random layouts of every kind in :data:`FP_KINDS` are added to the
+    directed vectors.
     """
     n, w, signed = params.n, params.width, params.signed
     idw = params.id_width
+    fp = getattr(params, "dtype", "int") != "int"
     rng = np.random.default_rng(seed)
     lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if signed else (0, (1 << w) - 1)
+    if fp:
+        lo, hi = FP32_MAX | FP32_SIGN, FP32_MAX     # -max normal, +max normal (sums overflow to -Inf / +Inf)
     vecs, sections = [], {}
 
     def values(extreme=None):
         if extreme is not None:
             return np.full(n, extreme, dtype=np.int64)
+        if fp:
+            return fp32_values(rng, n)
         x = rng.integers(lo, hi, n, endpoint=True)
         pick = rng.random(n)
         x[pick < 0.075] = lo
@@ -89,6 +161,11 @@ def fan_stimulus(params, vectors: int, seed: int) -> dict:
     add("growing", sizes + ([n - sum(sizes)] if n > sum(sizes) else []))
     if n >= 4:
         add("straddling", [1] + [3] * ((n - 1) // 3) + ([(n - 1) % 3] if (n - 1) % 3 else []))
+    if fp:
+        for kind in FP_KINDS:
+            add(f"fp_{kind}", [n], x=fp32_values(rng, n, kind))
+            for p_cut in (0.2, 0.5):
+                add(f"fp_{kind}", _random_sizes(n, rng, p_cut), x=fp32_values(rng, n, kind))
     for _ in range(vectors):
         sizes = _random_sizes(n, rng, float(rng.choice([0.05, 0.2, 0.5, 0.9])))
         valid = rng.random(n) >= 0.1
@@ -118,7 +195,7 @@ def _inputs(params, vecs, total, with_ids=True):
     return ins
 
 
-def _slot_table(params, vectors: int, seed: int, slot_of) -> CycleTable:
+def _slot_table(params, vectors: int, seed: int, slot_of, order: str) -> CycleTable:
     stim = fan_stimulus(params, vectors, seed)
     vecs = stim["vectors"]
     n, lat = params.n, params.latency
@@ -132,7 +209,7 @@ def _slot_table(params, vectors: int, seed: int, slot_of) -> CycleTable:
     clusters = 0
     for t, (x, ids, valid) in enumerate(vecs):
         row = t + lat
-        for c in segmented_sums(x, ids, valid):
+        for c in segmented_sums(x, ids, valid, dtype=getattr(params, "dtype", "int"), order=order):
             if not c.valid:
                 continue
             clusters += 1
@@ -146,19 +223,22 @@ def _slot_table(params, vectors: int, seed: int, slot_of) -> CycleTable:
                             "latency": lat})
 
 
-def fan_table(params, vectors: int = 1024, seed: int = 1) -> CycleTable:
+def fan_table(params, vectors: int = 1024, seed: int = 1, order: str = "fan") -> CycleTable:
     """Cycle table for :class:`~accelgen.rtl.FAN`: a new vector every cycle; every slot's
-    valid flag is checked in every cycle (so the latency is exact), sums and ids where valid."""
-    return _slot_table(params, vectors, seed, fan_slot)
+    valid flag is checked in every cycle (so the latency is exact), sums and ids where valid.
+    fp32 sums are expected in the FAN's association ``order`` (another order is a mutant)."""
+    return _slot_table(params, vectors, seed, fan_slot, order)
 
 
-def fan_linear_table(params, vectors: int = 1024, seed: int = 1) -> CycleTable:
-    """Cycle table for :class:`~accelgen.rtl.FanLinear` (clusters reported at their last input)."""
-    return _slot_table(params, vectors, seed, linear_slot)
+def fan_linear_table(params, vectors: int = 1024, seed: int = 1, order: str = "linear") -> CycleTable:
+    """Cycle table for :class:`~accelgen.rtl.FanLinear` (clusters reported at their last input;
+    fp32 sums left to right)."""
+    return _slot_table(params, vectors, seed, linear_slot, order)
 
 
 def adder_tree_table(params, vectors: int = 1024, seed: int = 1) -> CycleTable:
-    """Cycle table for :class:`~accelgen.rtl.AdderTree`: the whole vector is one dot product."""
+    """Cycle table for :class:`~accelgen.rtl.AdderTree`: the whole vector is one dot product
+    (fp32: summed level by level)."""
     stim = fan_stimulus(params, vectors, seed)
     vecs = stim["vectors"]
     lat = params.latency
@@ -167,7 +247,7 @@ def adder_tree_table(params, vectors: int = 1024, seed: int = 1) -> CycleTable:
     sv = np.zeros(total, dtype=np.uint64)
     chk = np.zeros(total, dtype=bool)
     for t, (x, _, valid) in enumerate(vecs):
-        tot, any_valid = dot_sum(x, valid)
+        tot, any_valid = dot_sum(x, valid, dtype=getattr(params, "dtype", "int"))
         sv[t + lat] = int(any_valid)
         if any_valid:
             s[t + lat] = to_bits([tot], params.sum_width)[0]

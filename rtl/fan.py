@@ -10,11 +10,28 @@
 All three share the input side (``value``, ``valid`` per input; FAN and the
 chain also ``vec_id``), the same input register stage and exact output widths,
 so that synthesizing them side by side compares them on equal terms.
+
+Datatypes (``dtype``): ``"int"`` (two's-complement or unsigned integers of
+``width`` bits, exact sums ``width + log2 n`` bits wide) or ``"fp32"`` (IEEE
+binary32 bit patterns in and out, ``width`` 32 and ``signed`` implied). In fp32
+every adder is an :class:`~accelgen.rtl.fp.FPAdder` (combinational fp32 adder,
+round to nearest even, subnormals exact, canonical NaN 0x7FC00000) placed
+between the same registers as the integer adder, so the latency and the
+pipeline are those of the integer network. Bypassed operands (singleton
+clusters, level-0 bypasses, the first input of a chain cluster) pass
+bit-exactly through the muxes. Because fp32 addition is not associative, the
+association order is part of the specification; each network's order is
+documented in :mod:`accelgen.cosim.models.fan` (FAN: the in-order tree, a
+cluster split recursively at its highest-level adder; chain: left to right;
+tree: level by level), and the golden model follows it exactly. Invalid
+inputs enter as +0.0 (bit pattern 0) at their position in that order.
 """
 
 from __future__ import annotations
 
-from amaranth import Cat, Const, Module, Mux, Shape, Signal
+from typing import Literal
+
+from amaranth import Cat, Const, Module, Mux, Shape, Signal, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
@@ -35,9 +52,28 @@ def fan_level(i: int) -> int:
 
 class _ReductionParams(BlockParams):
     n: int = Field(8, ge=2, le=512, description="number of inputs, a power of two")
-    width: int = Field(8, ge=1, le=32, description="input value width in bits")
-    signed: bool = Field(True, description="two's-complement values (else unsigned)",
+    width: int = Field(8, ge=1, le=32, description="input value width in bits (fp32: 32)")
+    signed: bool = Field(True, description="two's-complement values (else unsigned; fp32 is signed)",
                          json_schema_extra={"cli_negative": "unsigned"})
+    dtype: Literal["int", "fp32"] = Field("int", description="int: exact integer sums; fp32: IEEE binary32 "
+                                                              "values and fp32 adders (round to nearest even)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_fp(cls, data):
+        """fp32 implies ``width`` 32 and ``signed`` true: filled in when not given, a contradiction is an error."""
+        if not isinstance(data, dict) or data.get("dtype", "int") != "fp32":
+            return data
+        data = dict(data)
+        if "width" in data and data["width"] != 32:
+            raise ValueError(f"width={data['width']!r} is not allowed with dtype='fp32'; fp32 values are 32 bits "
+                             "wide (width 32, or leave it out)")
+        if "signed" in data and data["signed"] is not True:
+            raise ValueError(f"signed={data['signed']!r} is not allowed with dtype='fp32'; fp32 values carry a "
+                             "sign bit (signed true, or leave it out)")
+        data.setdefault("width", 32)
+        data.setdefault("signed", True)
+        return data
 
     @model_validator(mode="after")
     def _check_pow2(self):
@@ -46,13 +82,21 @@ class _ReductionParams(BlockParams):
         return self
 
     @property
+    def fp(self) -> bool:
+        return self.dtype != "int"
+
+    @property
     def log2n(self) -> int:
         return self.n.bit_length() - 1
 
     @property
     def sum_width(self) -> int:
-        """Output width ``width + log2 n``: any sum of up to ``n`` inputs fits exactly."""
-        return self.width + self.log2n
+        """Output width ``width + log2 n``: any sum of up to ``n`` inputs fits exactly (fp32: 32)."""
+        return 32 if self.fp else self.width + self.log2n
+
+    def value_shape(self, grow: int = 0) -> Shape:
+        """Shape of a partial sum ``grow`` bits wider than an input (fp32: always 32-bit patterns)."""
+        return unsigned(32) if self.fp else Shape(self.width + grow, self.signed)
 
     @property
     def id_width(self) -> int:
@@ -105,6 +149,11 @@ class FanLinearParams(_ReductionParams):
 
 # --------------------------------------------------------------------------- shared helpers
 
+def _given(**kwargs) -> dict:
+    """Constructor arguments that were given (``None``: the schema's default, or implied by ``dtype``)."""
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
 class _Pipe:
     """Delay lines created on demand: ``put(key, stage, value)``, then ``at(key, stage)``
     returns the value registered as often as needed to reach ``stage``."""
@@ -135,7 +184,7 @@ def _input_stage(m: Module, component, p, with_ids: bool):
     """Input registers (stage 0): values masked by their valid bit, valid bits, vecIDs."""
     x, v, ids = [], [], []
     for i in range(p.n):
-        xi = Signal(Shape(p.width, p.signed), name=f"x{i}")
+        xi = Signal(p.value_shape(), name=f"x{i}")
         vi = Signal(name=f"v{i}")
         m.d.sync += [xi.eq(Mux(component.valid[i], component.value[i], 0)), vi.eq(component.valid[i])]
         x.append(xi)
@@ -148,15 +197,30 @@ def _input_stage(m: Module, component, p, with_ids: bool):
 
 
 def _reduction_ports(p, with_ids: bool, slots: bool) -> dict:
-    ports = {"value": In(Shape(p.width, p.signed)).array(p.n), "valid": In(1).array(p.n)}
+    ports = {"value": In(p.value_shape()).array(p.n), "valid": In(1).array(p.n)}
     if with_ids:
         ports["vec_id"] = In(p.id_width).array(p.n)
     if slots:
-        ports |= {"sum": Out(Shape(p.sum_width, p.signed)).array(p.n), "sum_id": Out(p.id_width).array(p.n),
+        ports |= {"sum": Out(p.value_shape(p.log2n)).array(p.n), "sum_id": Out(p.id_width).array(p.n),
                   "sum_valid": Out(1).array(p.n)}
     else:
-        ports |= {"sum": Out(Shape(p.sum_width, p.signed)), "sum_valid": Out(1)}
+        ports |= {"sum": Out(p.value_shape(p.log2n)), "sum_valid": Out(1)}
     return ports
+
+
+def _shape(width: int, signed: bool, fp: bool) -> Shape:
+    return unsigned(32) if fp else Shape(width, signed)
+
+
+def _adder(m: Module, fp: bool, a, b):
+    """``a + b``: an integer adder (one bit wider), or an fp32 adder (:class:`~accelgen.rtl.fp.FPAdder`,
+    combinational, round to nearest even) instantiated as submodule ``add``."""
+    if not fp:
+        return a + b
+    from .fp import FPAdder
+    m.submodules.add = add = FPAdder()
+    m.d.comb += [add.a.eq(a), add.b.eq(b)]
+    return add.sum
 
 
 # --------------------------------------------------------------------------- FAN cells
@@ -171,18 +235,18 @@ class FanNode0(wiring.Component):
     finished cluster (the pair, or the singleton ``j``) with a valid member.
     """
 
-    def __init__(self, width: int, signed: bool):
-        self.width, self.signed = width, signed
+    def __init__(self, width: int, signed: bool, fp: bool = False):
+        self.width, self.signed, self.fp = width, signed, fp
         super().__init__({
-            "a": In(Shape(width, signed)), "b": In(Shape(width, signed)), "va": In(1), "vb": In(1), "eqw": In(3),
-            "y": Out(Shape(width + 1, signed)), "yv": Out(1), "yr": Out(Shape(width + 1, signed)), "yrv": Out(1),
-            "sv": Out(1),
+            "a": In(_shape(width, signed, fp)), "b": In(_shape(width, signed, fp)), "va": In(1), "vb": In(1),
+            "eqw": In(3), "y": Out(_shape(width + 1, signed, fp)), "yv": Out(1),
+            "yr": Out(_shape(width + 1, signed, fp)), "yrv": Out(1), "sv": Out(1),
         })
 
     def elaborate(self, platform):
         m = Module()
         left, eq, right = self.eqw[0], self.eqw[1], self.eqw[2]
-        total = self.a + self.b
+        total = _adder(m, self.fp, self.a, self.b)
         both = self.va | self.vb
         yv = Mux(eq, both, self.va)
         occupied = Mux(eq, ~left & ~right, ~left)
@@ -210,14 +274,14 @@ class FanNode(wiring.Component):
     (``j`` is its highest adder), or input ``j`` is a singleton.
     """
 
-    def __init__(self, width: int, signed: bool, level: int):
-        self.width, self.signed, self.level = width, signed, level
+    def __init__(self, width: int, signed: bool, level: int, fp: bool = False):
+        self.width, self.signed, self.level, self.fp = width, signed, level, fp
         w = width + level
         super().__init__({
-            "a_cand": In(Shape(w, signed)).array(level), "a_v": In(1).array(level),
-            "b_cand": In(Shape(w, signed)).array(level), "b_v": In(1).array(level),
+            "a_cand": In(_shape(w, signed, fp)).array(level), "a_v": In(1).array(level),
+            "b_cand": In(_shape(w, signed, fp)).array(level), "b_v": In(1).array(level),
             "eqw": In(2 ** (level + 1) + 1),
-            "y": Out(Shape(w + 1, signed)), "yv": Out(1), "sv": Out(1),
+            "y": Out(_shape(w + 1, signed, fp)), "yv": Out(1), "sv": Out(1),
         })
 
     def elaborate(self, platform):
@@ -237,7 +301,8 @@ class FanNode(wiring.Component):
         eq = e[c]
         yv = Mux(eq, av | bv, av)
         occupied = Mux(eq, ~reach_left & ~reach_right, ~e[c - 1])
-        m.d.sync += [self.y.eq(Mux(eq, a + b, a)), self.yv.eq(yv), self.sv.eq(occupied & yv)]
+        total = _adder(m, self.fp, a, b)
+        m.d.sync += [self.y.eq(Mux(eq, total, a)), self.yv.eq(yv), self.sv.eq(occupied & yv)]
         return m
 
 
@@ -266,11 +331,13 @@ class FAN(HierarchicalComponent):
         Value width in bits, 1..32.
     signed : bool
         Two's-complement values and sums (else unsigned).
+    dtype : str
+        ``"int"`` or ``"fp32"`` (fp32 adders; ``width`` 32; see the module docstring).
 
     Ports
     -----
     value : In(width).array(n), signed if ``signed``
-        The inputs of one vector, a new vector every cycle.
+        The inputs of one vector, a new vector every cycle (fp32: bit patterns).
     valid : In(1).array(n)
         Input ``i`` is present (else its value counts as 0).
     vec_id : In(max(1, log2 n)).array(n)
@@ -280,7 +347,8 @@ class FAN(HierarchicalComponent):
         highest adder is adder ``j`` (the adder of largest level among the
         cluster's internal boundaries) or, if input ``j`` is a singleton
         cluster, its value; slot ``n-1`` holds input ``n-1`` when it is a
-        singleton. Each cluster appears in exactly one slot. Sums are exact.
+        singleton. Each cluster appears in exactly one slot. Sums are exact
+        (fp32: 32-bit patterns, rounded at every adder in the FAN's order).
     sum_id : Out(max(1, log2 n)).array(n)
         The vecID of the cluster in slot ``j`` (that of input ``j``).
     sum_valid : Out(1).array(n)
@@ -295,8 +363,8 @@ class FAN(HierarchicalComponent):
     new vector per cycle; after reset all ``sum_valid`` are 0.
     """
 
-    def __init__(self, *, n: int = 8, width: int = 8, signed: bool = True):
-        self.params = FANParams.validate_kwargs(dict(n=n, width=width, signed=signed))
+    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int"):
+        self.params = FANParams.validate_kwargs(_given(n=n, width=width, signed=signed, dtype=dtype))
         super().__init__(_reduction_ports(self.params, with_ids=True, slots=True))
 
     @classmethod
@@ -336,10 +404,10 @@ class FAN(HierarchicalComponent):
                 m.d.comb += eqw.eq(window(j, level))
                 sv = Signal(name=f"sv{j}")
                 if level == 0:
-                    y, yr = (Signal(Shape(w + 1, p.signed), name=nm) for nm in (f"y{j}", f"yr{j}"))
+                    y, yr = (Signal(p.value_shape(1), name=nm) for nm in (f"y{j}", f"yr{j}"))
                     yv, yrv = Signal(name=f"yv{j}"), Signal(name=f"yrv{j}")
                     m.submodules[f"node_{j}"] = self.cell_instance(
-                        "node0", FanNode0(w, p.signed), a=x[j], b=x[j + 1], va=v[j], vb=v[j + 1], eqw=eqw,
+                        "node0", FanNode0(w, p.signed, p.fp), a=x[j], b=x[j + 1], va=v[j], vb=v[j + 1], eqw=eqw,
                         y=y, yv=yv, yr=yr, yrv=yrv, sv=sv)
                     pipe.put(("yr", j), 1, yr)
                     pipe.put(("yrv", j), 1, yrv)
@@ -350,14 +418,14 @@ class FAN(HierarchicalComponent):
                         left, right = j - 2 ** (mm - 1), j + 2 ** (mm - 1)
                         lkey = "yr" if mm == 1 else "y"
                         for side, src, key in (("a", left, lkey), ("b", right, "y")):
-                            cand = Signal(Shape(cw, p.signed), name=f"{side}{j}_{mm}")
+                            cand = Signal(p.value_shape(level), name=f"{side}{j}_{mm}")
                             m.d.comb += cand.eq(pipe.at((key, src), level))
                             ports[f"{side}_cand__{mm - 1}"] = cand
                             ports[f"{side}_v__{mm - 1}"] = pipe.at((key + "v", src), level)
-                    y = Signal(Shape(w + level + 1, p.signed), name=f"y{j}")
+                    y = Signal(p.value_shape(level + 1), name=f"y{j}")
                     yv = Signal(name=f"yv{j}")
                     m.submodules[f"node_{j}"] = self.cell_instance(
-                        f"node{level}", FanNode(w, p.signed, level), eqw=eqw, y=y, yv=yv, sv=sv, **ports)
+                        f"node{level}", FanNode(w, p.signed, level, p.fp), eqw=eqw, y=y, yv=yv, sv=sv, **ports)
                 pipe.put(("y", j), level + 1, y)
                 pipe.put(("yv", j), level + 1, yv)
                 pipe.put(("sv", j), level + 1, sv)
@@ -376,17 +444,24 @@ class FAN(HierarchicalComponent):
 # --------------------------------------------------------------------------- linear chain
 
 class ChainAdder(wiring.Component):
-    """One adder of the linear chain (combinational): ``s = x + (link ? carry : 0)``."""
+    """One adder of the linear chain (combinational): ``s = x + (link ? carry : 0)``.
 
-    def __init__(self, width: int, signed: bool):
-        self.width, self.signed = width, signed
-        super().__init__({"x": In(Shape(width, signed)), "vx": In(1), "carry": In(Shape(width, signed)),
-                          "vc": In(1), "link": In(1), "s": Out(Shape(width, signed)), "vs": Out(1)})
+    fp32: ``s = link ? carry + x : x`` (the fp32 adder's result, or ``x`` passed bit-exactly
+    when the cluster starts here)."""
+
+    def __init__(self, width: int, signed: bool, fp: bool = False):
+        self.width, self.signed, self.fp = width, signed, fp
+        sh = _shape(width, signed, fp)
+        super().__init__({"x": In(sh), "vx": In(1), "carry": In(sh),
+                          "vc": In(1), "link": In(1), "s": Out(sh), "vs": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
-        m.d.comb += [self.s.eq(self.x + Mux(self.link, self.carry, 0)),
-                     self.vs.eq(self.vx | (self.link & self.vc))]
+        if self.fp:
+            m.d.comb += self.s.eq(Mux(self.link, _adder(m, True, self.carry, self.x), self.x))
+        else:
+            m.d.comb += self.s.eq(self.x + Mux(self.link, self.carry, 0))
+        m.d.comb += self.vs.eq(self.vx | (self.link & self.vc))
         return m
 
 
@@ -402,7 +477,7 @@ class FanLinear(HierarchicalComponent):
 
     Parameters
     ----------
-    n, width, signed :
+    n, width, signed, dtype :
         As for :class:`FAN`.
     stage_adders : int
         Chain adders per pipeline stage, ``1..n-1`` (``n-1``: one combinational chain).
@@ -420,9 +495,10 @@ class FanLinear(HierarchicalComponent):
     stages), one new vector per cycle.
     """
 
-    def __init__(self, *, n: int = 8, width: int = 8, signed: bool = True, stage_adders: int = 1):
-        self.params = FanLinearParams.validate_kwargs(dict(n=n, width=width, signed=signed,
-                                                           stage_adders=stage_adders))
+    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
+                 stage_adders: int = 1):
+        self.params = FanLinearParams.validate_kwargs(_given(n=n, width=width, signed=signed, dtype=dtype,
+                                                             stage_adders=stage_adders))
         super().__init__(_reduction_ports(self.params, with_ids=True, slots=True))
 
     @classmethod
@@ -448,9 +524,10 @@ class FanLinear(HierarchicalComponent):
         for i in range(n - 1):
             pipe.put(("eq", i), 0, eq[i])
         final = p.chain_stages
-        cell = ChainAdder(sw, p.signed)
+        cell = ChainAdder(sw, p.signed, p.fp)
+        shape = p.value_shape(p.log2n)
 
-        s0 = Signal(Shape(sw, p.signed), name="s0")
+        s0 = Signal(shape, name="s0")
         sv0 = Signal(name="sv0")
         m.d.comb += [s0.eq(x[0]), sv0.eq(~eq[0] & v[0])]
         pipe.put(("s", 0), 0, s0)
@@ -461,15 +538,15 @@ class FanLinear(HierarchicalComponent):
             c = -(-i // r)                 # chain stage of adder i; it reads stage c-1 values
             if prev_stage < c - 1:         # carry crosses a register boundary
                 s_prev, v_prev = pipe.at(("s", i - 1), c - 1), pipe.at(("vs", i - 1), c - 1)
-            s = Signal(Shape(sw, p.signed), name=f"s{i}_c")
+            s = Signal(shape, name=f"s{i}_c")
             vs = Signal(name=f"vs{i}_c")
-            xi = Signal(Shape(sw, p.signed), name=f"x{i}_ext")   # Instance ports do not sign-extend
+            xi = Signal(shape, name=f"x{i}_ext")   # Instance ports do not sign-extend
             m.d.comb += xi.eq(pipe.at(("x", i), c - 1))
             m.submodules[f"adder_{i}"] = self.cell_instance(
                 "adder", cell, clocked=False, x=xi, vx=pipe.at(("v", i), c - 1),
                 carry=s_prev, vc=v_prev, link=pipe.at(("eq", i - 1), c - 1), s=s, vs=vs)
             # register at the end of chain stage c
-            s_q = Signal(Shape(sw, p.signed), name=f"s{i}")
+            s_q = Signal(shape, name=f"s{i}")
             vs_q = Signal(name=f"vs{i}")
             m.d.sync += [s_q.eq(s), vs_q.eq(vs)]
             pipe.put(("vs", i), c, vs_q)
@@ -492,14 +569,14 @@ class FanLinear(HierarchicalComponent):
 class TreeAdder(wiring.Component):
     """Two-input adder with output register: ``y = a + b`` (one bit wider), ``yv = va | vb``."""
 
-    def __init__(self, width: int, signed: bool):
-        self.width, self.signed = width, signed
-        super().__init__({"a": In(Shape(width, signed)), "b": In(Shape(width, signed)), "va": In(1), "vb": In(1),
-                          "y": Out(Shape(width + 1, signed)), "yv": Out(1)})
+    def __init__(self, width: int, signed: bool, fp: bool = False):
+        self.width, self.signed, self.fp = width, signed, fp
+        super().__init__({"a": In(_shape(width, signed, fp)), "b": In(_shape(width, signed, fp)), "va": In(1),
+                          "vb": In(1), "y": Out(_shape(width + 1, signed, fp)), "yv": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
-        m.d.sync += [self.y.eq(self.a + self.b), self.yv.eq(self.va | self.vb)]
+        m.d.sync += [self.y.eq(_adder(m, self.fp, self.a, self.b)), self.yv.eq(self.va | self.vb)]
         return m
 
 
@@ -512,7 +589,7 @@ class AdderTree(HierarchicalComponent):
 
     Parameters
     ----------
-    n, width, signed :
+    n, width, signed, dtype :
         As for :class:`FAN`.
 
     Ports
@@ -531,8 +608,8 @@ class AdderTree(HierarchicalComponent):
     ``log2 n + 1`` cycles (input registers, then one stage per level), as :class:`FAN`.
     """
 
-    def __init__(self, *, n: int = 8, width: int = 8, signed: bool = True):
-        self.params = AdderTreeParams.validate_kwargs(dict(n=n, width=width, signed=signed))
+    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int"):
+        self.params = AdderTreeParams.validate_kwargs(_given(n=n, width=width, signed=signed, dtype=dtype))
         super().__init__(_reduction_ports(self.params, with_ids=False, slots=False))
 
     @classmethod
@@ -548,10 +625,10 @@ class AdderTree(HierarchicalComponent):
         m = Module()
         x, v, _ = _input_stage(m, self, p, with_ids=False)
         for level in range(p.log2n):
-            cell = TreeAdder(p.width + level, p.signed)
+            cell = TreeAdder(p.width + level, p.signed, p.fp)
             nx, nv = [], []
             for i in range(len(x) // 2):
-                y = Signal(Shape(p.width + level + 1, p.signed), name=f"l{level + 1}_{i}")
+                y = Signal(p.value_shape(level + 1), name=f"l{level + 1}_{i}")
                 yv = Signal(name=f"l{level + 1}_{i}_v")
                 m.submodules[f"add_{level}_{i}"] = self.cell_instance(
                     f"add{level}", cell, a=x[2 * i], b=x[2 * i + 1], va=v[2 * i], vb=v[2 * i + 1], y=y, yv=yv)

@@ -15,7 +15,11 @@ GENERATORS = [(FAN, FANParams), (FanLinear, FanLinearParams), (AdderTree, AdderT
 def test_constructor_defaults_match_schema(cls, params):
     sig = inspect.signature(cls.__init__)
     for name, field in params.model_fields.items():
-        assert sig.parameters[name].default == field.default, name
+        if name in ("width", "signed"):   # None: the schema default, or implied by dtype (fp32: 32, signed)
+            assert sig.parameters[name].default is None, name
+            assert params().model_dump()[name] == field.default
+        else:
+            assert sig.parameters[name].default == field.default, name
         assert sig.parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
 
 
