@@ -858,7 +858,7 @@ def evaluate_point(plan: dict, point: dict) -> dict:
     row.update(area_mm2=est.area_mm2, tdp_w=est.tdp_w, peak_tops=est.peak_tops, clock_mhz=est.clock_mhz,
                achievable_clock_mhz=est.achievable_clock_mhz, meets_timing=bool(est.meets_timing), cores=arch.cores,
                leakage_w=est.leakage_w, peak_tops_per_w=est.peak_tops / est.tdp_w if est.tdp_w else float("nan"),
-               peak_tops_per_mm2=est.peak_tops / est.area_mm2, estimator_warnings=len(ctx.warnings))
+               peak_tops_per_mm2=est.peak_tops / est.area_mm2)
     why = _check(row, plan["constraints"], CHIP_METRICS)
     if why:
         row["reason"] = why
