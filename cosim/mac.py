@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .models.mac import mac_reference
+from .models import fp as fpm
+from .models.mac import mac_reference, mac_reference_fp
 from .vectors import CycleTable, operand_range, to_bits
 
 #: directed overflow runs are included when they wrap the accumulator within this many cycles
@@ -88,13 +89,98 @@ def mac_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
     return stim
 
 
+def mac_fp_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
+    """Floating-point operand pairs (bit patterns) with ``en`` and ``clear``: directed sections, then
+    ``vectors`` random pairs.
+
+    Directed sections: ``specials`` (every ordered pair of :func:`~accelgen.cosim.models.fp.special_values`,
+    accumulated, with a clear every few cycles so that NaN and Inf do not stick), ``en_clear`` (every ordered
+    pair of the four ``(en, clear)`` combinations), ``signed_zero`` (products that cancel, -0 products after
+    a clear, -0 addends), ``ties`` (1 + 2**-24 and (1 + 2**-23) + 2**-24 built from products; the small
+    terms are fp16 subnormals), ``overflow`` (the largest products accumulated until Inf). Random pairs:
+    realistic values (:func:`~accelgen.cosim.models.fp.random_fp_bits`, scales 1e-3..1e3) with 10% special
+    values and 5% uniformly random bit patterns (any exponent, NaNs, subnormals); ``en`` 90%, ``clear`` 3%.
+    With ``addend_input``, ``c_in`` is random fp32 (realistic, 25% special values).
+    """
+    rng = np.random.default_rng(seed)
+    dt = params.dtype
+    bt = fpm.bits_dtype(dt)
+    one = int(fpm.from_float32(np.float32(1.0), dt))
+    neg = 1 << (fpm.fp_width(dt) - 1)
+    a, b, en, clear, sections = [], [], [], [], {}
+
+    def emit(name, xs, ys, es, cs):
+        sections[name] = sections.get(name, 0) + len(xs)
+        a.extend(int(x) for x in xs)
+        b.extend(int(y) for y in ys)
+        en.extend(int(e) for e in es)
+        clear.extend(int(c) for c in cs)
+
+    sv = fpm.special_values(dt)
+    xs, ys = np.repeat(sv, len(sv)), np.tile(sv, len(sv))
+    emit("specials", xs, ys, [1] * len(xs), rng.random(len(xs)) < 0.25)
+
+    combos = [(e, c) for e in (0, 1) for c in (0, 1)]
+    seq = [x for p in combos for q in combos for x in (p, q)]
+    emit("en_clear", fpm.random_fp_bits(rng, len(seq), dt), fpm.random_fp_bits(rng, len(seq), dt),
+         [e for e, _ in seq], [c for _, c in seq])
+
+    # x*y then x*(-y): the sum cancels to +0; -0 products added to +0 give +0 (the accumulator can only
+    # become -0 from a -0 c_in, see the addend_input stimulus)
+    x, y = fpm.random_fp_bits(rng, 8, dt), fpm.random_fp_bits(rng, 8, dt)
+    for xi, yi in zip(x, y):
+        emit("signed_zero", [xi, xi, 0, neg], [yi, int(yi) ^ neg, neg, one], [1, 1, 1, 1], [1, 0, 0, 0])
+    emit("signed_zero", [0, neg, 0], [one, one, neg], [0, 1, 1], [1, 1, 0])
+
+    small = [int(fpm.from_float32(np.float32(v), dt)) for v in (2.0 ** -23, 2.0 ** -24, 3 * 2.0 ** -24)]
+    # 1 + 2**-24 (tie -> 1), again, + 3 * 2**-24 (-> 1 + 2**-22); 1 + 2**-23, + 2**-24 (tie -> up to even), again
+    emit("ties", [one, small[1], small[1], small[2], one, small[0], small[1], small[1]],
+         [one] * 8, [1] * 8, [1, 0, 0, 0, 1, 0, 0, 0])
+
+    # products near the top of fp32 whose sum overflows to +-Inf in the adder (bf16, fp32); fp16 products
+    # cannot get there: the largest fp16 products are accumulated instead
+    e_bits, f_bits = fpm.FP_FORMATS[dt]
+    if e_bits == 8:
+        x, y = fpm.from_float32(np.float32([2.0 ** 64, 1.75 * 2.0 ** 63]), dt)
+    else:
+        x = y = ((1 << e_bits) - 2) << f_bits | ((1 << f_bits) - 1)
+    n_over = 6
+    for sign in (0, neg):
+        emit("overflow", [int(x) | sign] * n_over, [y] * n_over, [1] * n_over, [1] + [0] * (n_over - 1))
+
+    scale = 10.0 ** rng.uniform(-3, 3, vectors)
+    ra = fpm.from_float32((rng.normal(0, 1, vectors) * scale).astype(np.float32), dt)
+    rb = fpm.random_fp_bits(rng, vectors, dt, density=0.9)
+    for r in (ra, rb):
+        pick = rng.random(vectors)
+        r[pick < 0.10] = rng.choice(sv, int(np.count_nonzero(pick < 0.10)))
+        uni = (pick >= 0.10) & (pick < 0.15)
+        r[uni] = rng.integers(0, 1 << fpm.fp_width(dt), int(np.count_nonzero(uni)), dtype=np.uint64).astype(bt)
+    emit("random", ra, rb, rng.random(vectors) < 0.9, rng.random(vectors) < 0.03)
+
+    stim = {"a": np.array(a, dtype=np.uint64), "b": np.array(b, dtype=np.uint64),
+            "en": np.array(en), "clear": np.array(clear), "sections": sections}
+    if params.addend_input:
+        c = fpm.random_fp_bits(rng, len(a), "fp32", scale=10.0).astype(np.uint32)
+        pick = rng.random(len(a)) < 0.25
+        c[pick] = rng.choice(fpm.special_values("fp32"), int(np.count_nonzero(pick)))
+        stim["c_in"] = c.astype(np.uint64)
+    return stim
+
+
 def mac_table(params, vectors: int = 4096, seed: int = 1) -> CycleTable:
     """The cycle table for one MAC cosim run (the RTL latency comes from the spec)."""
-    stim = mac_stimulus(params, vectors, seed)
-    n = len(stim["a"])
     latency = params.latency
-    acc = mac_reference(stim["a"], stim["b"], stim["en"], stim["clear"],
-                        acc_width=params.acc_width, signed=params.signed, c_in=stim.get("c_in"))
+    if getattr(params, "is_fp", False):
+        stim = mac_fp_stimulus(params, vectors, seed)
+        acc = mac_reference_fp(stim["a"], stim["b"], stim["en"], stim["clear"], dtype=params.dtype,
+                               flush_subnormals=params.flush_subnormals, zero_gating=params.zero_gating,
+                               c_in=stim.get("c_in"))
+    else:
+        stim = mac_stimulus(params, vectors, seed)
+        acc = mac_reference(stim["a"], stim["b"], stim["en"], stim["clear"],
+                            acc_width=params.acc_width, signed=params.signed, c_in=stim.get("c_in"))
+    n = len(stim["a"])
     pad = latency  # idle cycles at the end so the last pair reaches the output
     total = n + pad
 

@@ -79,7 +79,7 @@ class BlockFamily:
 FAMILIES: dict[str, BlockFamily] = {
     "mac": BlockFamily(
         name="mac",
-        summary="multiply-accumulate cell (integer; clear/enable, pipeline registers, zero gating)",
+        summary="multiply-accumulate cell (int, or fp16/bf16/fp32 with fp32 accumulation; clear/enable, pipeline registers, zero gating)",
         params_model=MACParams,
         build_component=MAC.from_params,
         cycle_table=mac_table,
@@ -195,6 +195,12 @@ FAMILIES["systolic"] = _replace(FAMILIES["systolic"], activity_table=systolic_ac
 from ..fit.stimuli import tensordash_sched_activity  # noqa: E402
 
 FAMILIES["tensordash_sched"] = _replace(FAMILIES["tensordash_sched"], activity_table=tensordash_sched_activity)
+
+from ..fit.stimuli import tensordash_activity  # noqa: E402
+
+# fp dtypes: density-aware fp operand streams; int: the cosim stimulus as before
+FAMILIES["tensordash_pe"] = _replace(FAMILIES["tensordash_pe"], activity_table=tensordash_activity)
+FAMILIES["tensordash_tile"] = _replace(FAMILIES["tensordash_tile"], activity_table=tensordash_activity)
 
 
 def family(name: str, path: str = "block") -> BlockFamily:

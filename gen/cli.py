@@ -331,7 +331,8 @@ def _short_params(params: dict) -> str:
     for k, v in params.items():
         if isinstance(v, bool):
             if k == "signed":
-                parts.append("signed" if v else "unsigned")
+                if params.get("dtype", "int") == "int":  # fp values carry their own sign
+                    parts.append("signed" if v else "unsigned")
             elif v:
                 parts.append(k)
         elif k != "dtype" or v != "int":

@@ -7,11 +7,17 @@ import pytest
 from accelgen.rtl import MAC, MACParams
 
 
+#: constructor parameters whose default (None) means "the schema default, or implied by an fp dtype"
+DTYPE_IMPLIED = {"a_width", "b_width", "acc_width", "signed"}
+
+
 def test_constructor_defaults_match_schema():
     sig = inspect.signature(MAC.__init__)
     for name, field in MACParams.model_fields.items():
-        assert sig.parameters[name].default == field.default, name
+        expected = None if name in DTYPE_IMPLIED else field.default
+        assert sig.parameters[name].default == expected, name
         assert sig.parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
+    assert MAC().params == MACParams()
 
 
 def test_defaults_build():
@@ -36,7 +42,14 @@ def test_latency_counts_pipeline_registers(regs, latency):
     ({"acc_width": 100}, r"acc_width: 100 .*2\.\.64"),
     ({"acc_width": 12}, r"acc_width=12 is too narrow for a 8x8-bit product; allowed: acc_width >= a_width \+ b_width = 16"),
     ({"zero_gating": True}, r"zero_gating=true requires input_reg=true"),
-    ({"dtype": "fp16"}, r"dtype: 'fp16' is not allowed; expected 'int'"),
+    ({"dtype": "fp8"}, r"dtype: 'fp8' is not allowed; expected 'int' or 'fp16' or 'bf16' or 'fp32'"),
+    ({"dtype": "fp16", "acc_width": 24},
+     r"mac: acc_width: 24 is not allowed with dtype='fp16'; fp16 operands accumulate in fp32 \(acc_width 32\)"),
+    ({"dtype": "bf16", "a_width": 8}, r"a_width: 8 is not allowed with dtype='bf16'; bf16 operands are 16 bits"),
+    ({"dtype": "fp32", "b_width": 16}, r"b_width: 16 is not allowed with dtype='fp32'; fp32 operands are 32 bits"),
+    ({"dtype": "bf16", "signed": True}, r"signed: true is not allowed with dtype='bf16'; floating-point operands"),
+    ({"flush_subnormals": True}, r"flush_subnormals=true requires a floating-point dtype"),
+    ({"dtype": "fp16", "zero_gating": True}, r"zero_gating=true requires input_reg=true"),
 ])
 def test_impossible_values_raise_value_error(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -67,3 +80,15 @@ def test_all_problems_reported_together():
 def test_degenerate_one_bit_operands():
     assert MAC(a_width=1, b_width=1, acc_width=2, signed=False).latency == 1
     assert MAC(a_width=1, b_width=1, acc_width=2, signed=True).params.product_width == 2
+
+
+@pytest.mark.parametrize("dtype,w", [("fp16", 16), ("bf16", 16), ("fp32", 32)])
+def test_fp_dtype_implies_widths(dtype, w):
+    mac = MAC(dtype=dtype, input_reg=True, product_reg=True)
+    p = mac.params
+    assert (p.a_width, p.b_width, p.acc_width, p.signed, p.product_width) == (w, w, 32, False, 32)
+    assert mac.latency == 3  # the same as the integer MAC with the same registers
+    assert mac.signature.members["acc"].shape.width == 32
+    # explicit values that agree with the dtype are accepted
+    assert MACParams(dtype=dtype, a_width=w, b_width=w, acc_width=32, signed=False) == MACParams(dtype=dtype)
+    assert MAC.from_params(p).params == p

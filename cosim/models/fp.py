@@ -72,7 +72,8 @@ def to_float32(bits, dtype: str, flush_subnormals: bool = False) -> np.ndarray:
 
 def float32_bits(x) -> np.ndarray:
     """The uint32 bit patterns of float32 values."""
-    return np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32)
+    v = np.asarray(x, dtype=np.float32)
+    return np.ascontiguousarray(v).view(np.uint32).reshape(v.shape)
 
 
 def from_float32(x, dtype: str) -> np.ndarray:
@@ -80,7 +81,7 @@ def from_float32(x, dtype: str) -> np.ndarray:
     _check(dtype)
     with np.errstate(all="ignore"):
         v = np.asarray(x, dtype=np.float32).astype(_NP_TYPE[dtype])
-    return np.ascontiguousarray(v).view(bits_dtype(dtype))
+    return np.ascontiguousarray(v).view(bits_dtype(dtype)).reshape(v.shape)
 
 
 def is_nan(bits32) -> np.ndarray:

@@ -33,3 +33,36 @@ def mac_reference(a, b, en, clear, *, acc_width: int, signed: bool, c_in=None) -
         acc = wrap(acc, acc_width, signed)
         out[t] = acc
     return out
+
+
+def mac_reference_fp(a, b, en, clear, *, dtype: str, flush_subnormals: bool = False, zero_gating: bool = False,
+                     c_in=None) -> np.ndarray:
+    """Floating-point MAC: fp32 accumulator bits after each input cycle (``np.uint32``).
+
+    In the association order of :class:`accelgen.rtl.MAC`:
+    ``acc[t] = fp_add(c_in[t] if clear[t] else acc[t-1], fp_mul(a[t], b[t]))`` when ``en[t]``,
+    ``c_in[t]`` when ``clear[t]`` without ``en[t]``, else ``acc[t-1]``; ``acc[-1] = +0``;
+    ``c_in`` is +0.0 when not given. With ``zero_gating`` a pair with a +-0 operand does
+    not count as enabled (skipped). ``a``, ``b`` are ``dtype`` bit patterns, ``c_in`` fp32
+    bits; NaNs come out canonical (``0x7FC00000``).
+    """
+    from .fp import fp_add, fp_mul, is_zero
+
+    a = np.asarray(a).astype(np.uint64)
+    b = np.asarray(b).astype(np.uint64)
+    en = np.asarray(en).astype(bool)
+    clear = np.asarray(clear).astype(bool)
+    if zero_gating:
+        en = en & ~is_zero(a, dtype) & ~is_zero(b, dtype)
+    prod = fp_mul(a, b, dtype, flush_subnormals)
+    addend = np.zeros(len(a), np.uint32) if c_in is None else np.asarray(c_in).astype(np.uint32)
+    out = np.empty(len(a), np.uint32)
+    acc = np.zeros(1, np.uint32)
+    for t in range(len(a)):
+        base = addend[t:t + 1] if clear[t] else acc
+        if en[t]:
+            acc = fp_add(base, prod[t:t + 1], flush_subnormals)
+        else:
+            acc = base
+        out[t] = acc[0]
+    return out
