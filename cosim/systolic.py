@@ -8,6 +8,20 @@ from :func:`accelgen.cosim.models.systolic.systolic_cycles`, so a passing cosim
 proves that model on the emitted Verilog. :func:`assemble` rebuilds ``C`` from
 the outputs the simulator really produced (de-skew, host accumulation of
 K-folds for WS) and measures each GEMM's cycle count from the ``out_valid`` bits.
+
+Floating-point arrays (``params.dtype`` fp16 / bf16 / fp32): operands are bit
+patterns of the dtype (unsigned integers), outputs fp32 bit patterns. Every
+partial sum in the table is the bit-exact golden value
+(:mod:`accelgen.cosim.models.systolic`, NaN as the canonical 0x7FC00000 the
+hardware produces). The host combines a WS output's K-fold partial sums in fold
+order in fp32: ``C = ((fold_0 + fold_1) + fold_2) + ...`` (folds over rows
+``0..rows-1``, ``rows..2*rows-1``, ...); OS needs no combination. Together with
+the PEs' order (WS: ``+0.0`` at the top of each column, rows top to bottom; OS:
+``+0.0``, then k in order) this fixes every rounding, so :func:`verify` compares
+``C`` bit for bit with :func:`~accelgen.cosim.models.systolic.fp_gemm_reference`.
+Stimulus: :func:`random_operands` (``random_fp_bits`` plus sprinkled special
+values) and, without ``--gemm``, the directed special-value GEMMs of
+:func:`fp_directed_gemms`.
 """
 
 from __future__ import annotations
@@ -17,7 +31,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .models.systolic import fold_partial_sums, required_acc_width, systolic_cycles, wrap_array
+from .models.systolic import (fold_partial_sums, fp_combine_folds, fp_gemm_reference, fp_os_tile, fp_ws_fold,
+                              required_acc_width, systolic_cycles, wrap_array)
+from .models.fp import bits_equal, from_float32, random_fp_bits, special_values, to_float32
 from .vectors import CycleTable, from_bits, operand_range
 
 
@@ -42,13 +58,19 @@ def check_operands(params, A: np.ndarray, B: np.ndarray) -> None:
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0] or 0 in A.shape or 0 in B.shape:
         raise ValueError(f"GEMM operands have shapes A{A.shape} and B{B.shape}; "
                          "allowed: A[M,K] and B[K,N] with M, N, K >= 1")
+    fp = getattr(params, "dtype", "int") != "int"
     for name, X, width in (("A", A, params.a_width), ("B", B, params.b_width)):
+        if fp:
+            if X.min() < 0 or X.max() >= 1 << width:
+                raise ValueError(f"operand {name} has values in {int(X.min())}..{int(X.max())}; allowed for "
+                                 f"{params.dtype}: bit patterns 0..{(1 << width) - 1}")
+            continue
         lo, hi = operand_range(width, params.signed)
         if X.min() < lo or X.max() > hi:
             raise ValueError(f"operand {name} has values in {int(X.min())}..{int(X.max())}; allowed for "
                              f"{'signed' if params.signed else 'unsigned'} {width}-bit: {lo}..{hi}")
     need = required_acc_width(params.a_width, params.b_width, params.signed, A.shape[1])
-    if params.acc_width < need:
+    if not fp and params.acc_width < need:
         warnings.warn(f"acc_width={params.acc_width} cannot hold a K={A.shape[1]}-long dot product of "
                       f"{params.a_width}x{params.b_width}-bit operands; it must be at least {need} bits wide "
                       "(results will wrap around)", stacklevel=3)
@@ -66,8 +88,11 @@ class _Columns:
 
 
 def gemm_schedule(params, gemms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[CycleTable, list[GemmRun]]:
-    """Schedule ``gemms`` back to back on the array described by ``params`` (a SystolicParams)."""
+    """Schedule ``gemms`` back to back on the array described by ``params`` (a SystolicParams).
+
+    Operands are integers, or bit patterns of ``params.dtype`` for a floating-point array."""
     R, C, df = params.rows, params.cols, params.dataflow
+    dtype = getattr(params, "dtype", "int")
     runs: list[GemmRun] = []
     pieces: list[dict[str, np.ndarray]] = []
     base = 0
@@ -100,7 +125,10 @@ def gemm_schedule(params, gemms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[C
                     W[: k1 - k0, : n1 - n0] = B[k0:k1, n0:n1]
                     Af = np.zeros((M, R), dtype=np.int64)
                     Af[:, : k1 - k0] = A[:, k0:k1]
-                    part = fold_partial_sums(Af, W, 0, R, params.acc_width, params.signed)
+                    if dtype == "int":
+                        part = fold_partial_sums(Af, W, 0, R, params.acc_width, params.signed)
+                    else:
+                        part = fp_ws_fold(Af, W, dtype)
                     L = f * P
                     s = L + R
                     w_load[L:L + R] = 1
@@ -127,7 +155,10 @@ def gemm_schedule(params, gemms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[C
                     Af[: m1 - m0] = A[m0:m1]
                     Bf = np.zeros((K, C), dtype=np.int64)
                     Bf[:, : n1 - n0] = B[:, n0:n1]
-                    sums = wrap_array(Af.astype(object) @ Bf.astype(object), params.acc_width, params.signed)
+                    if dtype == "int":
+                        sums = wrap_array(Af.astype(object) @ Bf.astype(object), params.acc_width, params.signed)
+                    else:
+                        sums = fp_os_tile(Af, Bf, dtype)
                     s = f * P
                     X = s + P
                     for r in range(R):
@@ -186,9 +217,11 @@ def assemble(params, runs: list[GemmRun], recorded: dict[str, np.ndarray]) -> li
     """Rebuild each GEMM's ``C`` from recorded outputs; return ``(C, measured_cycles)`` per GEMM.
 
     ``measured_cycles`` runs from the GEMM's first input cycle to the last cycle in
-    which any ``out_valid`` was high, inclusive.
+    which any ``out_valid`` was high, inclusive. For a floating-point array ``C`` is
+    a ``uint32`` array of fp32 bit patterns, WS K-folds added in fold order in fp32.
     """
     R, C = params.rows, params.cols
+    fp = getattr(params, "dtype", "int") != "int"
     data_port = "psum_out" if params.dataflow == "ws" else "c_out"
     valid_any = np.zeros(len(next(iter(recorded.values()))), dtype=bool)
     for c in range(C):
@@ -196,11 +229,18 @@ def assemble(params, runs: list[GemmRun], recorded: dict[str, np.ndarray]) -> li
     out = []
     for run in runs:
         M, N, K = run.shape
-        Cm = np.zeros((M, N), dtype=object)
+        Cm = np.zeros((M, N), dtype=np.uint32 if fp else object)
         for row0, n0, ncols, m0, mcount, k0, k1 in run.folds:
             for c in range(ncols):
                 col = recorded[f"{data_port}__{c}"]
-                if params.dataflow == "ws":
+                if fp and params.dataflow == "ws":
+                    vals = np.array([int(col[t]) for t in row0 + c + np.arange(M)], dtype=np.uint32)
+                    # run.folds lists a column block's K-folds in k order: add them in that order
+                    Cm[:, n0 + c] = vals if k0 == 0 else fp_combine_folds([Cm[:, n0 + c], vals])
+                elif fp:
+                    for r in range(mcount):
+                        Cm[m0 + r, n0 + c] = int(col[row0 + (R - 1 - r)])
+                elif params.dataflow == "ws":
                     rows = row0 + c + np.arange(M)
                     vals = [from_bits(col[t], params.acc_width, params.signed) for t in rows]
                     Cm[:, n0 + c] += np.array(vals, dtype=object)
@@ -233,8 +273,22 @@ def directed_shapes(rows: int, cols: int) -> list[tuple[int, int, int]]:
     return out
 
 
-def random_operands(params, shape, rng, zero_fraction: float = 0.15):
+def random_operands(params, shape, rng, zero_fraction: float = 0.15, special_fraction: float = 0.04):
+    """Random ``A[M,K]``, ``B[K,N]``: integers uniform over their range, or for a floating-point array
+    bit patterns of ``random_fp_bits`` (normal(0, 1) values rounded to the dtype) with
+    ``special_fraction`` of the operands replaced by special values (+-0, subnormals, extremes,
+    +-Inf, NaNs, tie makers); zero with probability ``zero_fraction`` either way."""
     M, N, K = shape
+    dtype = getattr(params, "dtype", "int")
+    if dtype != "int":
+        specials = np.asarray(special_values(dtype)).astype(np.int64)
+        out = []
+        for dims in ((M, K), (K, N)):
+            X = np.asarray(random_fp_bits(rng, dims, dtype, density=1.0 - zero_fraction)).astype(np.int64)
+            pick = rng.random(dims) < special_fraction
+            X[pick] = rng.choice(specials, int(pick.sum()))
+            out.append(X)
+        return tuple(out)
     lo_a, hi_a = operand_range(params.a_width, params.signed)
     lo_b, hi_b = operand_range(params.b_width, params.signed)
     A = rng.integers(lo_a, hi_a, (M, K), endpoint=True)
@@ -242,6 +296,53 @@ def random_operands(params, shape, rng, zero_fraction: float = 0.15):
     A[rng.random(A.shape) < zero_fraction] = 0
     B[rng.random(B.shape) < zero_fraction] = 0
     return A, B
+
+
+def fp_directed_gemms(params, rng) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Directed special-value GEMMs (bit patterns of ``params.dtype``) for a floating-point array.
+
+    * every product of two special values (``A`` a column of the specials, ``B`` a row, K = 1);
+    * every sum of two special values (``A[i] = [s_i, 1]``, ``B[:, j] = [1, s_j]``, K = 2);
+    * cancellation across K-folds: ``A[m] = [x_0 .. x_h, -x_0 .. -x_h]``, ``B[:, n] = [y, y]``, terms
+      whose exact sum is 0 (the fp32 result is the order-dependent rounding residue, or +0.0 when it
+      cancels exactly), magnitudes 2**-10..2**10 side by side; odd rows get every fifth term
+      replaced so they do not cancel; K = 2*rows + 2 (three folds);
+    * ties: unit products mixed with 2**-24-sized ones (half an fp32 ulp of 1), whose sums round at
+      exact ties to even, K = rows + 5.
+    """
+    dtype = params.dtype
+    R = params.rows
+    S = np.asarray(special_values(dtype)).astype(np.int64)
+    n = len(S)
+
+    def bits(x):
+        return np.asarray(from_float32(np.asarray(x, dtype=np.float32), dtype)).astype(np.int64)
+
+    one = int(bits([1.0])[0])
+    gemms = [(S[:, None].copy(), S[None, :].copy())]
+    A2 = np.stack([S, np.full(n, one)], axis=1)
+    B2 = np.stack([np.full(n, one), S], axis=0)
+    gemms.append((A2, B2))
+
+    # cancellation: x_0..x_h then -x_0..-x_h (times y), big and small magnitudes interleaved
+    K = 2 * R + 2
+    h = K // 2
+    M, N = R + 1, max(2, params.cols - 1)
+    mags = np.float32(2.0) ** rng.integers(-10, 11, (M, h)).astype(np.float32)
+    x = to_float32(bits(rng.standard_normal((M, h)).astype(np.float32) * mags), dtype)
+    Ac = np.concatenate([x, -x], axis=1)[:, :K]
+    Ac[1::2, ::5] = to_float32(bits(rng.standard_normal(Ac[1::2, ::5].shape).astype(np.float32)), dtype)
+    By = to_float32(bits(rng.standard_normal((h, N)).astype(np.float32)), dtype)
+    Bc = np.concatenate([By, By], axis=0)[:K]
+    gemms.append((bits(Ac), bits(Bc)))
+
+    # ties: products of 1-sized and 2**-12-sized operands; 1 + 2**-24 is an exact tie in fp32
+    K = R + 5
+    vals = np.array([1.0, -1.0, 1.5, 2.0 ** -12, -(2.0 ** -12), 3 * 2.0 ** -12, 1.0 + 2.0 ** -7], dtype=np.float32)
+    At = rng.choice(vals, (R + 2, K))
+    Bt = rng.choice(vals, (K, params.cols + 1))
+    gemms.append((bits(At), bits(Bt)))
+    return gemms
 
 
 def parse_gemm(text: str) -> tuple[int, int, int]:
@@ -266,21 +367,39 @@ def systolic_table(params, vectors: int, seed: int, gemm: tuple = ()) -> tuple[C
         lim = 3 * max(params.rows, params.cols)
         shapes += [tuple(int(x) for x in rng.integers(1, lim, 3, endpoint=True)) for _ in range(vectors)]
     gemms = [random_operands(params, s, rng) for s in shapes]
+    if getattr(params, "dtype", "int") != "int" and not gemm:
+        gemms = fp_directed_gemms(params, rng) + gemms
     return gemm_schedule(params, gemms)
 
 
 def verify(params, table: CycleTable, runs: list[GemmRun], recorded: dict) -> list[str]:
-    """Host-side checks on recorded outputs: ``C`` equals numpy, measured cycles equal the model."""
+    """Host-side checks on recorded outputs: ``C`` equals numpy (floating point: bit-equal to
+    :func:`~accelgen.cosim.models.systolic.fp_gemm_reference`, all NaNs equal), measured cycles equal
+    the model."""
     problems = []
+    dtype = getattr(params, "dtype", "int")
     for run, (Cm, measured) in zip(runs, assemble(params, runs, recorded)):
         M, N, K = run.shape
-        expect = run.A.astype(object) @ run.B.astype(object)
-        if params.acc_width < required_acc_width(params.a_width, params.b_width, params.signed, K):
-            expect = None  # sums may wrap: the per-cycle table already checks the wrapped values
-        if expect is not None and not np.array_equal(Cm, expect):
-            bad = np.argwhere(Cm != expect)[0]
-            problems.append(f"GEMM {M}x{N}x{K}: C{tuple(int(i) for i in bad)} = {Cm[tuple(bad)]}, "
-                            f"numpy gives {expect[tuple(bad)]}")
+        if dtype != "int":
+            expect = fp_gemm_reference(run.A, run.B, dtype, params.rows, params.dataflow)
+            bad = np.argwhere(~bits_equal(Cm, expect))
+            if len(bad):
+                i = tuple(int(v) for v in bad[0])
+                got, exp = int(Cm[i]), int(expect[i])
+                problems.append(f"GEMM {M}x{N}x{K}: C{i} = 0x{got:08x} ({_f32(got)!r}), golden gives "
+                                f"0x{exp:08x} ({_f32(exp)!r}); {len(bad)} of {M * N} outputs differ")
+        else:
+            expect = run.A.astype(object) @ run.B.astype(object)
+            if params.acc_width < required_acc_width(params.a_width, params.b_width, params.signed, K):
+                expect = None  # sums may wrap: the per-cycle table already checks the wrapped values
+            if expect is not None and not np.array_equal(Cm, expect):
+                bad = np.argwhere(Cm != expect)[0]
+                problems.append(f"GEMM {M}x{N}x{K}: C{tuple(int(i) for i in bad)} = {Cm[tuple(bad)]}, "
+                                f"numpy gives {expect[tuple(bad)]}")
         if measured != run.cycles:
             problems.append(f"GEMM {M}x{N}x{K}: measured {measured} cycles, model predicts {run.cycles}")
     return problems
+
+
+def _f32(bits: int) -> float:
+    return float(np.array([bits], dtype=np.uint32).view(np.float32)[0])

@@ -302,7 +302,9 @@ def systolic_activity(params, density: float, cycles: int, seed: int) -> Activit
     a MAC. The streamed dimension (WS: M, with K = rows, N = cols; OS: K, with M = rows, N = cols)
     is ``rows + cols + cycles + 2``, so that after the weight load (WS) and the input skew
     (``rows + cols`` cycles, not counted: warm-up) the whole array is busy for the counted window;
-    the drain after it is not simulated. Operands are zero with probability ``1 - density``. One
+    the drain after it is not simulated. Operands are zero with probability ``1 - density``, else
+    uniform over their range (``int``) or ``random_fp_bits`` values (fp16/bf16/fp32: normal(0, 1)
+    rounded to the dtype, so exponents and significands switch as in real data). One
     operation is one MAC (dense count: zero operands still count), ``rows * cols`` per counted cycle,
     so the energy is the steady-state energy per MAC of a large GEMM (fill and drain amortized away)."""
     from ..cosim.systolic import gemm_schedule
@@ -313,8 +315,16 @@ def systolic_activity(params, density: float, cycles: int, seed: int) -> Activit
     warm = (R if ws else 0) + R + C + 1
     stream = R + C + cycles + 2
     M, N, K = (stream, C, R) if ws else (R, C, stream)
-    A = np.stack([_operands(rng, K, params.a_width, params.signed, density) for _ in range(M)])
-    B = np.stack([_operands(rng, N, params.b_width, params.signed, density) for _ in range(K)])
+    dtype = getattr(params, "dtype", "int")
+    if dtype != "int":
+        # realistic fp operands: normal(0, 1) rounded to the dtype, zero (+-0) with probability 1 - density
+        from ..cosim.models.fp import random_fp_bits
+
+        A = random_fp_bits(rng, (M, K), dtype, density=density).astype(np.int64)
+        B = random_fp_bits(rng, (K, N), dtype, density=density).astype(np.int64)
+    else:
+        A = np.stack([_operands(rng, K, params.a_width, params.signed, density) for _ in range(M)])
+        B = np.stack([_operands(rng, N, params.b_width, params.signed, density) for _ in range(K)])
     table, _ = gemm_schedule(params, [(A, B)])
     ins = {k: np.asarray(v, dtype=object)[:warm + cycles] for k, v in table.inputs.items()}
     return Activity(ins, ops=R * C * cycles, per="MAC (steady state: every PE busy, dense count)", warmup=warm,

@@ -32,9 +32,9 @@ Output-stationary (``dataflow="os"``)
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from amaranth import Const, Module, Shape, Signal
+from amaranth import Const, Module, Mux, Shape, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
@@ -43,7 +43,11 @@ from ._cells import HierarchicalComponent
 from ._params import BlockParams
 from .mac import MAC
 
-__all__ = ["SystolicParams", "SystolicArray", "WSProcessingElement", "OSProcessingElement"]
+__all__ = ["SystolicParams", "SystolicArray", "WSProcessingElement", "OSProcessingElement", "SYSTOLIC_DTYPES"]
+
+#: operand datatypes of the array; the floating-point ones accumulate in fp32
+SYSTOLIC_DTYPES = ("int", "fp16", "bf16", "fp32")
+_FP_OPERAND_WIDTH = {"fp16": 16, "bf16": 16, "fp32": 32}
 
 
 class SystolicParams(BlockParams):
@@ -61,14 +65,51 @@ class SystolicParams(BlockParams):
                          json_schema_extra={"cli_negative": "unsigned"})
     weight_load: Literal["shift"] = Field(
         "shift", description="WS weight loading: 'shift' moves weights down the columns, one row per cycle")
+    dtype: Literal["int", "fp16", "bf16", "fp32"] = Field(
+        "int", description="operand datatype: 'int' (widths and signed as given) or fp16/bf16/fp32 operands "
+                           "with fp32 products and accumulation (widths implied)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_fp_widths(cls, data: Any) -> Any:
+        """An fp ``dtype`` implies the widths: fill them in, reject contradictory explicit values."""
+        if not isinstance(data, dict) or data.get("dtype") not in _FP_OPERAND_WIDTH:
+            return data
+        dtype = data["dtype"]
+        w = _FP_OPERAND_WIDTH[dtype]
+        implied = {"a_width": (w, f"{dtype} operands are {w} bits wide (a_width {w})"),
+                   "b_width": (w, f"{dtype} operands are {w} bits wide (b_width {w})"),
+                   "acc_width": (32, f"{dtype} operands accumulate in fp32 (acc_width 32)"),
+                   "signed": (False, "floating-point operands carry their own sign bit (signed is not used; "
+                                     "leave it out)")}
+        out = dict(data)
+        for field, (value, why) in implied.items():
+            given = out.get(field)
+            if given is None:
+                out[field] = value
+            elif given != value:
+                shown = str(given).lower() if isinstance(given, bool) else repr(given)
+                raise ValueError(f"{field}: {shown} is not allowed with dtype={dtype!r}; {why}")
+        return out
 
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "SystolicParams":
-        if self.acc_width < self.a_width + self.b_width:
+        if self.dtype == "int" and self.acc_width < self.a_width + self.b_width:
             raise ValueError(
                 f"acc_width={self.acc_width} is too narrow for a {self.a_width}x{self.b_width}-bit product; "
                 f"allowed: acc_width >= a_width + b_width = {self.a_width + self.b_width}")
         return self
+
+    @property
+    def is_fp(self) -> bool:
+        """Floating-point operands (fp32 products and accumulation)."""
+        return self.dtype != "int"
+
+    @property
+    def shapes(self) -> tuple[Shape, Shape, Shape]:
+        """Amaranth shapes of operand A, operand B and the partial sums (fp: unsigned bit patterns)."""
+        sg = self.signed and not self.is_fp
+        return Shape(self.a_width, sg), Shape(self.b_width, sg), Shape(self.acc_width, sg)
 
     @property
     def pes(self) -> int:
@@ -77,6 +118,17 @@ class SystolicParams(BlockParams):
 
 def _pe_mac(p: SystolicParams, *, addend: bool) -> MAC:
     return MAC(a_width=p.a_width, b_width=p.b_width, acc_width=p.acc_width, signed=p.signed, addend_input=addend)
+
+
+def _fp_units(m: Module, p: SystolicParams):
+    """The floating-point datapath of a PE: an ``FPMultiplier`` (operands -> fp32 product, exact for
+    fp16/bf16) feeding an fp32 ``FPAdder``, both combinational, between the same registers as the
+    integer MAC (so the array's latency and cycle counts are those of the integer array)."""
+    from .fp import FPAdder, FPMultiplier
+
+    m.submodules.mul = mul = FPMultiplier(p.dtype)
+    m.submodules.add = add = FPAdder()
+    return mul, add
 
 
 class WSProcessingElement(wiring.Component):
@@ -91,13 +143,15 @@ class WSProcessingElement(wiring.Component):
 
     def __init__(self, params: SystolicParams):
         self.params = p = params
-        a, b, acc = Shape(p.a_width, p.signed), Shape(p.b_width, p.signed), Shape(p.acc_width, p.signed)
+        a, b, acc = p.shapes
         super().__init__({
             "a_in": In(a), "a_valid_in": In(1), "w_in": In(b), "w_load": In(1), "psum_in": In(acc),
             "a_out": Out(a), "a_valid_out": Out(1), "w_out": Out(b), "psum_out": Out(acc), "valid_out": Out(1),
         })
 
     def elaborate(self, platform):
+        if self.params.is_fp:
+            return self._elaborate_fp()
         m = Module()
         m.submodules.mac = mac = _pe_mac(self.params, addend=True)
         weight = Signal.like(self.w_in, name="weight")
@@ -109,6 +163,21 @@ class WSProcessingElement(wiring.Component):
             self.psum_out.eq(mac.acc), self.w_out.eq(weight),
         ]
         m.d.sync += [self.a_out.eq(self.a_in), self.a_valid_out.eq(self.a_valid_in),
+                     self.valid_out.eq(self.a_valid_in)]
+        return m
+
+    def _elaborate_fp(self):
+        # psum_out <= a_valid ? fp32(psum_in + fp32(a_in * weight)) : psum_in   (RNE, IEEE specials)
+        m = Module()
+        mul, add = _fp_units(m, self.params)
+        weight = Signal.like(self.w_in, name="weight")
+        psum = Signal(32, name="psum_q")
+        with m.If(self.w_load):
+            m.d.sync += weight.eq(self.w_in)
+        m.d.comb += [mul.a.eq(self.a_in), mul.b.eq(weight), add.a.eq(self.psum_in), add.b.eq(mul.product),
+                     self.psum_out.eq(psum), self.w_out.eq(weight)]
+        m.d.sync += [psum.eq(Mux(self.a_valid_in, add.sum, self.psum_in)),
+                     self.a_out.eq(self.a_in), self.a_valid_out.eq(self.a_valid_in),
                      self.valid_out.eq(self.a_valid_in)]
         return m
 
@@ -125,7 +194,7 @@ class OSProcessingElement(wiring.Component):
 
     def __init__(self, params: SystolicParams):
         self.params = p = params
-        a, b, acc = Shape(p.a_width, p.signed), Shape(p.b_width, p.signed), Shape(p.acc_width, p.signed)
+        a, b, acc = p.shapes
         super().__init__({
             "a_in": In(a), "a_valid_in": In(1), "a_first_in": In(1), "b_in": In(b), "capture": In(1),
             "out_in": In(acc), "out_valid_in": In(1),
@@ -135,20 +204,32 @@ class OSProcessingElement(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.mac = mac = _pe_mac(self.params, addend=False)
-        m.d.comb += [mac.a.eq(self.a_in), mac.b.eq(self.b_in), mac.en.eq(self.a_valid_in),
-                     mac.clear.eq(self.a_first_in)]
+        if self.params.is_fp:
+            # acc <= fp32((a_first ? +0.0 : acc) + fp32(a_in * b_in)) when a_valid; +0.0 on a_first alone
+            mul, add = _fp_units(m, self.params)
+            acc = Signal(32, name="acc_q")
+            m.d.comb += [mul.a.eq(self.a_in), mul.b.eq(self.b_in), add.a.eq(Mux(self.a_first_in, 0, acc)),
+                         add.b.eq(mul.product)]
+            with m.If(self.a_valid_in):
+                m.d.sync += acc.eq(add.sum)
+            with m.Elif(self.a_first_in):
+                m.d.sync += acc.eq(0)
+        else:
+            m.submodules.mac = mac = _pe_mac(self.params, addend=False)
+            m.d.comb += [mac.a.eq(self.a_in), mac.b.eq(self.b_in), mac.en.eq(self.a_valid_in),
+                         mac.clear.eq(self.a_first_in)]
+            acc = mac.acc
         m.d.sync += [self.a_out.eq(self.a_in), self.a_valid_out.eq(self.a_valid_in),
                      self.a_first_out.eq(self.a_first_in), self.b_out.eq(self.b_in)]
         with m.If(self.capture):
-            m.d.sync += [self.out_out.eq(mac.acc), self.out_valid_out.eq(1)]
+            m.d.sync += [self.out_out.eq(acc), self.out_valid_out.eq(1)]
         with m.Else():
             m.d.sync += [self.out_out.eq(self.out_in), self.out_valid_out.eq(self.out_valid_in)]
         return m
 
 
 class SystolicArray(HierarchicalComponent):
-    """A ``rows x cols`` systolic array of MAC processing elements.
+    """A ``rows x cols`` systolic array of MAC processing elements (integer or floating point).
 
     Parameters
     ----------
@@ -160,7 +241,22 @@ class SystolicArray(HierarchicalComponent):
         each PE keeps one output element, then drains).
     a_width, b_width, acc_width, signed
         Operand and partial-sum widths, as for :class:`~accelgen.rtl.mac.MAC`.
-        Sums wrap around modulo ``2**acc_width``.
+        Sums wrap around modulo ``2**acc_width``. Implied by a floating-point
+        ``dtype`` (16 or 32 / 16 or 32 / 32, no ``signed``); an explicit
+        contradictory value is rejected.
+    dtype : ``"int"``, ``"fp16"``, ``"bf16"`` or ``"fp32"``
+        Operand datatype. With a floating-point dtype every PE multiplies with an
+        :class:`~accelgen.rtl.fp.FPMultiplier` (fp32 product: exact for fp16 and
+        bf16, RNE for fp32) and adds with an fp32 :class:`~accelgen.rtl.fp.FPAdder`
+        (RNE, IEEE signed zeros, infinities, canonical NaN, subnormals exact),
+        both combinational between the registers of the integer PE, so latency
+        and cycle counts are those of the integer array. Association order (the
+        golden model, :func:`accelgen.cosim.models.systolic.fp_gemm_reference`,
+        follows it exactly): WS - each column's partial sum enters the top PE as
+        +0.0 and PE row ``r`` computes ``psum + A[m, r] * W[r, c]``, rows top to
+        bottom (a cycle without ``a_valid`` passes ``psum`` through unchanged);
+        OS - each PE computes ``acc <- acc + A[r, k] * B[k, c]`` in ``k`` order
+        starting from +0.0 at ``a_first``.
     weight_load : ``"shift"``
         WS weight loading: while ``w_load`` is high, every column's weight
         registers shift down one row per cycle (``rows`` cycles for a full load).
@@ -188,12 +284,15 @@ class SystolicArray(HierarchicalComponent):
     ``capture`` (row ``rows-1-j``). All PEs advance every cycle; there is no stall.
     """
 
-    def __init__(self, *, rows: int = 4, cols: int = 4, dataflow: str = "ws", a_width: int = 8, b_width: int = 8,
-                 acc_width: int = 32, signed: bool = True, weight_load: str = "shift"):
+    def __init__(self, *, rows: int = 4, cols: int = 4, dataflow: str = "ws", a_width: int | None = None,
+                 b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
+                 weight_load: str = "shift", dtype: str = "int"):
+        # widths and signed left out (None) take the schema default: 8/8/32/signed for "int", implied for fp
+        given = dict(a_width=a_width, b_width=b_width, acc_width=acc_width, signed=signed)
         self.params = p = SystolicParams.validate_kwargs(dict(
-            rows=rows, cols=cols, dataflow=dataflow, a_width=a_width, b_width=b_width, acc_width=acc_width,
-            signed=signed, weight_load=weight_load))
-        a, b, acc = Shape(p.a_width, p.signed), Shape(p.b_width, p.signed), Shape(p.acc_width, p.signed)
+            rows=rows, cols=cols, dataflow=dataflow, weight_load=weight_load, dtype=dtype,
+            **{k: v for k, v in given.items() if v is not None}))
+        a, b, acc = p.shapes
         if p.dataflow == "ws":
             members = {"a_in": In(a).array(p.rows), "a_valid": In(1).array(p.rows),
                        "w_in": In(b).array(p.cols), "w_load": In(1),
@@ -223,7 +322,7 @@ class SystolicArray(HierarchicalComponent):
 
     def _elaborate_ws(self, p):
         m = Module()
-        a_sh, b_sh, acc_sh = Shape(p.a_width, p.signed), Shape(p.b_width, p.signed), Shape(p.acc_width, p.signed)
+        a_sh, b_sh, acc_sh = p.shapes
         a_out, av_out = self._grid(p, "a", a_sh), self._grid(p, "av", 1)
         w_out, psum, valid = self._grid(p, "w", b_sh), self._grid(p, "psum", acc_sh), self._grid(p, "v", 1)
         for r in range(p.rows):
@@ -243,7 +342,7 @@ class SystolicArray(HierarchicalComponent):
 
     def _elaborate_os(self, p):
         m = Module()
-        a_sh, b_sh, acc_sh = Shape(p.a_width, p.signed), Shape(p.b_width, p.signed), Shape(p.acc_width, p.signed)
+        a_sh, b_sh, acc_sh = p.shapes
         a_out, av_out, af_out = self._grid(p, "a", a_sh), self._grid(p, "av", 1), self._grid(p, "af", 1)
         b_out, out, ov = self._grid(p, "b", b_sh), self._grid(p, "out", acc_sh), self._grid(p, "ov", 1)
         for r in range(p.rows):

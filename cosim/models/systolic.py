@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .fp import canonical, float32_bits, to_float32
+
 DATAFLOWS = ("ws", "os")
 
 
@@ -118,3 +120,74 @@ def fold_partial_sums(A: np.ndarray, B: np.ndarray, k0: int, k1: int, acc_width:
     """Exact ``A[:, k0:k1] @ B[k0:k1, :]`` wrapped to ``acc_width`` (what one fold's hardware produces)."""
     part = A[:, k0:k1].astype(object) @ B[k0:k1, :].astype(object)
     return wrap_array(part, acc_width, signed)
+
+
+# --------------------------------------------------------------------------- floating-point golden GEMM
+#
+# Association order (the hardware's, documented in rtl/systolic.py and cosim/systolic.py):
+#   products    p = fp32_RNE(a * b) of the operands widened exactly to fp32 (exact for fp16/bf16);
+#   WS          per K-fold of ``rows`` rows: psum = +0.0, then psum = fp32(psum + p[r]) for r top to
+#               bottom (rows padded with zero operands add fp32(+0 * +0) = +0.0, which leaves every
+#               chain value unchanged: a chain that starts at +0.0 is never -0.0); the host combines
+#               the folds of one output in fold (k) order: C = ((fold_0 + fold_1) + fold_2) + ...;
+#   OS          acc = +0.0, then acc = fp32(acc + p[k]) for k = 0..K-1 (no host combination).
+# numpy float32 arithmetic is IEEE binary32 with round to nearest even and subnormals, i.e. exactly
+# the hardware's adder and multiplier; every NaN is reported as the canonical 0x7FC00000.
+
+FP_DTYPES = ("fp16", "bf16", "fp32")
+
+
+def _f32(bits, dtype: str) -> np.ndarray:
+    return to_float32(np.asarray(bits), dtype)
+
+
+def _canonical_bits(x: np.ndarray) -> np.ndarray:
+    """float32 values -> uint32 bit patterns, every NaN as ``CANONICAL_NAN`` (0x7FC00000)."""
+    return canonical(float32_bits(x))
+
+
+def fp_dot_chain(A32: np.ndarray, B32: np.ndarray) -> np.ndarray:
+    """``C[m, n]``: ``+0.0`` then ``acc = fp32(acc + fp32(A[m, k] * B[k, n]))`` for ``k`` in order (float32)."""
+    M, K = A32.shape
+    acc = np.zeros((M, B32.shape[1]), dtype=np.float32)
+    with np.errstate(all="ignore"):
+        for k in range(K):
+            acc = acc + A32[:, k, None] * B32[None, k, :]
+    return acc
+
+
+def fp_ws_fold(A_bits: np.ndarray, W_bits: np.ndarray, dtype: str) -> np.ndarray:
+    """One WS fold: the partial sums (fp32 bits, canonical NaN) leaving the bottom of the columns for
+    activations ``A[M, rows]`` and stationary weights ``W[rows, cols]`` (already zero-padded)."""
+    return _canonical_bits(fp_dot_chain(_f32(A_bits, dtype), _f32(W_bits, dtype)))
+
+
+def fp_os_tile(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str) -> np.ndarray:
+    """One OS tile: every PE's accumulator (fp32 bits, canonical NaN) for ``A[rows, K]``, ``B[K, cols]``."""
+    return _canonical_bits(fp_dot_chain(_f32(A_bits, dtype), _f32(B_bits, dtype)))
+
+
+def fp_combine_folds(parts: list[np.ndarray]) -> np.ndarray:
+    """Host combination of WS K-fold partial sums (fp32 bits) in fold order: ``((p0 + p1) + p2) + ...``."""
+    acc = np.asarray(parts[0], dtype=np.uint32).view(np.float32)
+    with np.errstate(all="ignore"):
+        for p in parts[1:]:
+            acc = acc + np.asarray(p, dtype=np.uint32).view(np.float32)
+    return _canonical_bits(acc)
+
+
+def fp_gemm_reference(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str, rows: int, dataflow: str) -> np.ndarray:
+    """Golden ``C = A @ B`` (fp32 bit patterns, NaN canonical) of a ``dtype`` GEMM on an array with
+    ``rows`` rows, in the array's association order (see above): WS folds K in chunks of ``rows`` and
+    the host adds the chunks' sums in order; OS sums each output over k in order. (``cols`` and the
+    M/N folds do not change any result.)"""
+    if dtype not in FP_DTYPES:
+        raise ValueError(f"dtype={dtype!r} is not allowed; allowed: {', '.join(FP_DTYPES)}")
+    if dataflow not in DATAFLOWS:
+        raise ValueError(f"dataflow={dataflow!r} is not allowed; allowed: {', '.join(DATAFLOWS)}")
+    A32, B32 = _f32(A_bits, dtype), _f32(B_bits, dtype)
+    K = A32.shape[1]
+    if dataflow == "os":
+        return _canonical_bits(fp_dot_chain(A32, B32))
+    parts = [_canonical_bits(fp_dot_chain(A32[:, k0:k0 + rows], B32[k0:k0 + rows])) for k0 in range(0, K, rows)]
+    return fp_combine_folds(parts)
