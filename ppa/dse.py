@@ -163,6 +163,7 @@ class PlotSpec(BaseModel):
     logy: bool = False
     feasible_only: bool = True
     title: Optional[str] = None
+    filter: dict[str, Scalar] = {}               # only the points with these parameter values
 
 
 class Space(BaseModel):
@@ -587,6 +588,9 @@ def resolve(data: dict, root: str | Path = ".", source: str | None = None) -> di
             v = getattr(pl, fld)
             if v is not None and v not in columns:
                 problems.append((f"plots[{i}].{fld}", f"{v!r} is not a parameter or metric"))
+        for k in pl.filter:
+            if k not in pnames:
+                problems.append((f"plots[{i}].filter.{k}", f"{k!r} is not a parameter; allowed: {', '.join(pnames)}"))
     if mode == "chip" and not problems:
         for i, p in enumerate(params):
             bad = [q for q in p["paths"] if q not in _BATCH_PATHS]
@@ -696,16 +700,12 @@ def sample(plan: dict) -> pd.DataFrame:
 
 
 def _take(values: list, ix: np.ndarray) -> np.ndarray:
-    arr = np.asarray(values, dtype=object)
-    out = arr[ix]
-    try:
-        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
-            return out.astype(np.int64)
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-            return out.astype(float)
-    except (TypeError, ValueError):
-        pass
-    return out
+    """``values[ix]`` as int64 (all ints), float (all numbers) or object (anything else) array."""
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
+        return np.asarray(values, dtype=np.int64)[ix]
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return np.asarray(values, dtype=float)[ix]
+    return np.asarray(values, dtype=object)[ix]
 
 
 def _env(df_or_point, plan: dict) -> dict:
@@ -760,7 +760,8 @@ def arch_for_point(plan: dict, point: dict) -> tuple[Arch, str]:
 
 
 def _workloads_for_point(plan: dict, point: dict) -> list:
-    from .workload import parse_workload
+    """The workloads with the point's ``workload.*`` values (``workload.b_density``,
+    ``workload.b_density.value``, ...) set in every one."""
     over = {}
     for p in plan["params"]:
         for path in p["paths"]:
@@ -770,7 +771,16 @@ def _workloads_for_point(plan: dict, point: dict) -> list:
     for path, expr in plan["set"].items():
         if path.startswith("workload."):
             over[path.removeprefix("workload.")] = _py(np.asarray(_eval(_compile(expr, set(env)), env)).item())
-    return [_parsed_workload(canonical_json({**w, **over})) for w in plan["workloads"]]
+    out = []
+    for w in plan["workloads"]:
+        d = copy.deepcopy(w)
+        for path, v in sorted(over.items(), key=lambda kv: kv[0].count(".")):
+            head = path.split(".")[0]
+            if "." in path and not isinstance(d.get(head), dict):
+                d[head] = {"value": d[head]} if isinstance(d.get(head), (int, float)) else (d.get(head) or {})
+            set_path(d, path, v)
+        out.append(_parsed_workload(canonical_json(d)))
+    return out
 
 
 @functools.lru_cache(maxsize=256)
@@ -1012,9 +1022,25 @@ def _json_value(v):
 
 
 def pareto_mask(values: np.ndarray, goals: list[str]) -> np.ndarray:
-    """Non-dominated rows of ``values`` (n x k) under ``goals`` ('max'/'min' per column)."""
+    """Non-dominated rows of ``values`` (n x k) under ``goals`` ('max'/'min' per column); rows with identical
+    objective vectors are kept together. Two objectives: O(n log n) by sorting; more: each point is compared
+    with the front found so far (points taken best-first on the first objective)."""
     v = np.asarray(values, dtype=float) * np.array([1.0 if g == "max" else -1.0 for g in goals])
     n = len(v)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    if v.shape[1] == 2:
+        order = np.lexsort((-v[:, 1], -v[:, 0]))          # first objective descending, then the second
+        a, b = v[order, 0], v[order, 1]
+        new_group = np.r_[True, a[1:] != a[:-1]]
+        gid = np.cumsum(new_group) - 1
+        gmax = np.full(gid[-1] + 1, -np.inf)
+        np.maximum.at(gmax, gid, b)
+        better_before = np.r_[-np.inf, np.maximum.accumulate(gmax)[:-1]]   # best b among strictly larger a
+        dominated = (better_before[gid] >= b) | (gmax[gid] > b)
+        keep = np.empty(n, dtype=bool)
+        keep[order] = ~dominated
+        return keep
     keep = np.ones(n, dtype=bool)
     order = np.lexsort(tuple(-v[:, j] for j in reversed(range(v.shape[1]))))  # best first on column 0
     front: list[int] = []
@@ -1026,7 +1052,6 @@ def pareto_mask(values: np.ndarray, goals: list[str]) -> np.ndarray:
                 keep[i] = False
                 continue
         front.append(i)
-    # ties (identical objective vectors) stay on the front together
     return keep
 
 
@@ -1184,7 +1209,9 @@ def write_results(plan: dict, table: pd.DataFrame, fronts: list[dict], best: dic
     for f in fronts:
         p = out / ("pareto_" + "_vs_".join(x.replace(".", "-") for x in f["objectives"]) + ".csv")
         cols = [c for c in (*pnames, *f["objectives"], "area_mm2", "tdp_w", "peak_tops") if c in table.columns]
-        write_atomic(p, table[table[f["column"]]][list(dict.fromkeys(cols))].to_csv(index=False))
+        goal = next(o["goal"] for o in plan["objectives"] if o["metric"] == f["objectives"][0])
+        front = table[table[f["column"]]].sort_values(f["objectives"][0], ascending=goal == "min")
+        write_atomic(p, front[list(dict.fromkeys(cols))].to_csv(index=False))
         files.append(p)
     if plots and len(table):
         from .dse_plot import plot_front, plot_spec

@@ -73,6 +73,8 @@ def plot_spec(plan: dict, table: pd.DataFrame, spec: dict, out: Path, index: int
     """One plot of the space's ``plots:`` list: ``y`` against ``x``, one line/colour per ``group``."""
     plt = _plt()
     df = table[table["feasible"]] if spec["feasible_only"] else table
+    for k, v in spec.get("filter", {}).items():
+        df = df[df[k] == v]
     fig, ax = plt.subplots(figsize=(7, 5))
     groups = [(None, df)] if not spec["group"] else list(df.groupby(spec["group"], sort=True))
     for g, sub in groups:
@@ -92,7 +94,11 @@ def plot_spec(plan: dict, table: pd.DataFrame, spec: dict, out: Path, index: int
     if spec["group"]:
         ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    ax.set_title(spec["title"] or f"{plan['name']}: {spec['y']} vs {spec['x']}", fontsize=9)
+    where = ", ".join(f"{k}={v}" for k, v in spec.get("filter", {}).items())
+    ax.set_title(spec["title"] or f"{plan['name']}: {spec['y']} vs {spec['x']}" + (f" ({where})" if where else ""),
+                 fontsize=9)
     fig.tight_layout()
     name = f"plot{index}_{spec['y']}_vs_{spec['x']}".replace(".", "-").replace("/", "-")
+    if spec.get("filter"):
+        name += "_" + "_".join(f"{k}-{v}" for k, v in spec["filter"].items())
     return _save(fig, out / f"{name}.png")
