@@ -169,6 +169,14 @@ def _fp_directed(params, rng, a_shape, add, tile: bool) -> None:
     a = np.where(rng.random(a_shape(n)) < 0.5, big, small)
     b = np.where(rng.random((n, lanes)) < 0.5, big, small) ^ np.where(rng.random((n, lanes)) < 0.5, sign, 0)
     add("fp_extremes", a.astype(np.int64), b.astype(np.int64))
+    # underflow: smallest normals times 0.5 .. 0.9 (bf16 / fp32: fp32 subnormal products and sums)
+    tiny_n = int(specials[(specials > 0) & (specials < sign)].min())  # smallest positive subnormal
+    low = np.array([f(v) for v in (2.0 ** -126, 1.5 * 2.0 ** -126, 2.0 ** -125)] if dtype != "fp16"
+                   else [f(2.0 ** -14), f(1.5 * 2.0 ** -14), tiny_n], np.int64)
+    half = np.array([f(v) for v in (0.5, 0.75, 0.875, 0.25)], np.int64)
+    a = low[rng.integers(0, low.size, a_shape(n))] ^ np.where(rng.random(a_shape(n)) < 0.5, sign, 0)
+    b = half[rng.integers(0, half.size, (n, lanes))]
+    add("fp_underflow", a, b)
 
 
 def pe_streams(params, vectors: int, seed: int, *, tile: bool = False) -> list[Stream]:
@@ -189,7 +197,7 @@ def pe_streams(params, vectors: int, seed: int, *, tile: bool = False) -> list[S
     (subnormals, largest/smallest normals, +-Inf, NaNs, values near 1); zeros
     are +0 or -0 at random. The integer extremes section is replaced by
     ``fp_specials`` (all operands special), ``fp_inf_times_zero``,
-    ``fp_cancellation``, ``fp_ties`` and ``fp_extremes``.
+    ``fp_cancellation``, ``fp_ties``, ``fp_extremes`` and ``fp_underflow``.
     """
     rng = np.random.default_rng(seed)
     lanes, depth = params.lanes, params.depth
@@ -273,11 +281,12 @@ def _acc_bits(params, value: int) -> int:
     return int(value) if is_fp(params) else wrap(int(value), params.acc_width, params.signed)
 
 
-def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] | None = None) -> CycleTable:
+def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] | None = None,
+             gaps: bool = True) -> CycleTable:
     """Cycle table for a :class:`~accelgen.rtl.tensordash.TensorDashPE` or ``TensorDashTile`` run.
 
     Each stream is started once the previous one is done (sometimes after a few
-    idle cycles with garbage on the inputs). Every cycle checks ``take``, every
+    idle cycles with garbage on the inputs; ``gaps=False``: never). Every cycle checks ``take``, every
     lane's ``sel``, ``done`` and ``acc`` (each row's for the tile) against the
     golden model; window rows past the end of a stream carry random nonzero
     garbage with ``next_valid`` low.
@@ -327,7 +336,7 @@ def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] 
             exp[name].append(_acc_bits(params, v))
 
     for stream in streams:
-        for _ in range(int(rng.choice([0, 0, 0, 1, 2]))):
+        for _ in range(int(rng.choice([0, 0, 0, 1, 2])) if gaps else 0):
             cycle(0, None, 0, 0, None, 1, acc_now)
         tr = _trace(params, stream, tile)
         traces.append(tr)

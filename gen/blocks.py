@@ -196,6 +196,12 @@ from ..fit.stimuli import tensordash_sched_activity  # noqa: E402
 
 FAMILIES["tensordash_sched"] = _replace(FAMILIES["tensordash_sched"], activity_table=tensordash_sched_activity)
 
+from ..fit.stimuli import tensordash_activity  # noqa: E402
+
+# fp dtypes: density-aware fp operand streams; int: the cosim stimulus as before
+FAMILIES["tensordash_pe"] = _replace(FAMILIES["tensordash_pe"], activity_table=tensordash_activity)
+FAMILIES["tensordash_tile"] = _replace(FAMILIES["tensordash_tile"], activity_table=tensordash_activity)
+
 
 def family(name: str, path: str = "block") -> BlockFamily:
     try:
