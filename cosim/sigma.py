@@ -26,6 +26,21 @@ every cycle; :func:`assemble` rebuilds ``C`` from the slots the simulator really
 produced (adding the partial sums of rows split across folds in the host) and
 measures each GEMM's cycles; :func:`verify` compares ``C`` with numpy and the
 measured cycles with the model.
+
+Floating point (``params.dtype`` fp16 / bf16 / fp32): matrices hold bit patterns
+of that format (``int64`` arrays). A zero is any pattern with zero exponent and
+fraction (+0 and -0, :func:`accelgen.cosim.models.fp.is_zero`): only the other
+entries are set in the bitmaps, so zero operands are never mapped, streamed or
+multiplied (``Inf x 0`` is never formed; a skipped pair contributes nothing, not
+a signed zero or a NaN). Each FAN slot is the fp32 sum of the cluster's fp32
+products in the FAN's association order (:mod:`accelgen.cosim.models.fan`),
+an absent product entering as +0.0 at its multiplier's position. The host
+combines the partial sums of a row split across folds in fold order, left to
+right in fp32: ``C = ((p_f0 + p_f1) + p_f2) ...`` over the folds that produced a
+slot for it (the first partial taken as it is); an entry no fold produced is
++0.0. :func:`verify` compares ``C`` bit-exactly (NaNs equal) with
+:func:`accelgen.cosim.models.sigma.flexdpe_fp_reference`, which recomputes it from
+the mapping alone.
 """
 
 from __future__ import annotations
@@ -36,8 +51,9 @@ import numpy as np
 
 from .benes_router import ctrl_words, route_permutation
 from .fan import fan_slot
-from .models.fan import segmented_sums
-from .models.sigma import STATIONARY, GemmMap, SigmaCycles, orient, sigma_cycles
+from .models.fan import fp32_add, segmented_sums
+from .models.fp import bits_equal, fp_mul, is_zero
+from .models.sigma import STATIONARY, GemmMap, SigmaCycles, flexdpe_fp_reference, orient, sigma_cycles
 from .vectors import CycleTable, from_bits, operand_range
 
 __all__ = ["BitmapMatrix", "StreamStep", "FoldPlan", "GemmPlan", "plan_gemm", "gemm_schedule", "assemble",
@@ -66,11 +82,13 @@ class BitmapMatrix:
             raise ValueError("values holds a zero; a bitmap-compressed matrix stores non-zeros only")
 
     @classmethod
-    def from_dense(cls, dense) -> "BitmapMatrix":
+    def from_dense(cls, dense, dtype: str = "int") -> "BitmapMatrix":
+        """Compress a dense integer matrix; with an fp ``dtype`` its entries are bit patterns and
+        +0 and -0 (zero exponent and fraction) are the zeros."""
         d = np.asarray(dense)
         if d.ndim != 2 or not np.issubdtype(d.dtype, np.integer):
             raise ValueError(f"expected a 2-D integer matrix, got {d.dtype} with shape {d.shape}")
-        bm = d != 0
+        bm = d != 0 if dtype == "int" else ~is_zero(d, dtype)
         return cls(bm, d[bm].astype(np.int64))
 
     @property
@@ -151,11 +169,18 @@ def _check_operands(params, A: np.ndarray, B: np.ndarray) -> None:
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0] or 0 in A.shape or 0 in B.shape:
         raise ValueError(f"GEMM operands have shapes A{A.shape} and B{B.shape}; "
                          "allowed: A[M,K] and B[K,N] with M, N, K >= 1")
-    lo, hi = operand_range(params.width, params.signed)
+    fp = _fp(params)
+    lo, hi = operand_range(params.width, params.signed and not fp)
     for name, X in (("A", A), ("B", B)):
         if X.min() < lo or X.max() > hi:
+            kind = (f"{params.dtype} bit patterns" if fp else
+                    f"{'signed' if params.signed else 'unsigned'} {params.width}-bit")
             raise ValueError(f"operand {name} has values in {int(X.min())}..{int(X.max())}; allowed for "
-                             f"{'signed' if params.signed else 'unsigned'} {params.width}-bit: {lo}..{hi}")
+                             f"{kind}: {lo}..{hi}")
+
+
+def _fp(params) -> bool:
+    return getattr(params, "dtype", "int") != "int"
 
 
 def plan_gemm(params, A, B, stationary: str = "auto") -> GemmPlan:
@@ -163,7 +188,8 @@ def plan_gemm(params, A, B, stationary: str = "auto") -> GemmPlan:
     A, B = np.asarray(A, dtype=np.int64), np.asarray(B, dtype=np.int64)
     _check_operands(params, A, B)
     k = params.k
-    a_bm, b_bm = BitmapMatrix.from_dense(A), BitmapMatrix.from_dense(B)
+    dtype = getattr(params, "dtype", "int")
+    a_bm, b_bm = BitmapMatrix.from_dense(A, dtype), BitmapMatrix.from_dense(B, dtype)
     model, gm = sigma_cycles(a_bm.bitmap, b_bm.bitmap, k, stationary, params.benes_pipeline_every, with_map=True)
     S_bm, T_bm = (b_bm.T, a_bm) if gm.stationary == "weights" else (a_bm, b_bm.T)
     ident = route_permutation(np.arange(k))
@@ -197,7 +223,10 @@ def plan_gemm(params, A, B, stationary: str = "auto") -> GemmPlan:
             if port < k:
                 head[port] = True                                    # ports past the copies carry no word
             products = np.zeros(k, dtype=np.int64)
-            products[:u] = stat[:u] * tv
+            if dtype == "int":
+                products[:u] = stat[:u] * tv
+            else:    # fp32 products of the pairs that meet; an absent product is +0.0 (bits 0)
+                products[:u] = np.where(need, fp_mul(stat[:u], tv, dtype), 0)
             pvalid = np.zeros(k, dtype=bool)
             pvalid[:u] = need
             steps.append(StreamStep(v, words, valid, head, sources, route_permutation(sources), products, pvalid))
@@ -268,7 +297,8 @@ def gemm_schedule(params, gemms, stationary: str = "auto") -> tuple[CycleTable, 
                 cycle(load=0, **drive(step.words, step.valid, step.head, step.settings))
                 step.cycle = len(rows) - 1
                 expect = {}
-                for cl in segmented_sums(step.products, fold.vec_ids, step.product_valid):
+                for cl in segmented_sums(step.products, fold.vec_ids, step.product_valid,
+                                         dtype="fp32" if _fp(params) else "int"):
                     if cl.valid:
                         slot = fan_slot(cl.start, cl.end)
                         expect[slot] = (cl.total, cl.vec_id)
@@ -308,29 +338,41 @@ def gemm_schedule(params, gemms, stationary: str = "auto") -> tuple[CycleTable, 
 def assemble(params, plans: list[GemmPlan], recorded: dict) -> list[tuple[np.ndarray, int]]:
     """Rebuild each GEMM's ``C`` from the recorded FAN slots; return ``(C, measured_cycles)`` per GEMM.
 
+    fp: ``C`` holds fp32 bit patterns; partial sums of one entry from several folds are added in
+    fold order (left to right, fp32), an entry with no partial is +0.0.
+
     Slot sums are attributed by their ``sum_id`` (the vecID -> row of the fold), so a
     slot in the wrong place or with the wrong id shows up in ``C``. ``measured_cycles``
     runs from the GEMM's first input cycle to the last cycle with any ``sum_valid``.
     """
     k, L = params.k, params.latency
+    fp = _fp(params)
     valid = np.stack([recorded[f"sum_valid__{i}"].astype(bool) for i in range(k)])
     any_valid = valid.any(axis=0)
     out = []
+    poison = object()
     for plan in plans:
         M, N, _ = plan.shape
         st = plan.model.stationary
         R, V = (N, M) if st == "weights" else (M, N)
-        O = np.zeros((R, V), dtype=object)
+        O = np.full((R, V), None, dtype=object) if fp else np.zeros((R, V), dtype=object)
         for fold in plan.folds:
             for step in fold.steps:
                 t = step.cycle + L
                 for i in np.flatnonzero(valid[:, t]).tolist():
                     vid = int(recorded[f"sum_id__{i}"][t])
                     if vid >= len(fold.cluster_rows):
-                        O[0, 0] = None          # a slot for a cluster that does not exist: poison C
+                        O[0, 0] = poison if fp else None   # a slot for a cluster that does not exist: poison C
                         continue
-                    O[fold.cluster_rows[vid], step.v] += from_bits(recorded[f"sum__{i}"][t], params.sum_width,
-                                                                  params.signed)
+                    r, part = fold.cluster_rows[vid], int(recorded[f"sum__{i}"][t])
+                    if not fp:
+                        O[r, step.v] += from_bits(part, params.sum_width, params.signed)
+                    elif O[r, step.v] is poison:
+                        continue
+                    else:      # fp32: fold partials left to right, the first one as it is
+                        O[r, step.v] = part if O[r, step.v] is None else fp32_add(O[r, step.v], part)
+        if fp:
+            O = np.where(O == None, 0, O)  # noqa: E711  (no fold produced it: +0.0)
         C = O.T if st == "weights" else O
         window = np.flatnonzero(any_valid[plan.start: plan.start + plan.cycles + L])
         out.append((C, int(window[-1]) + 1 if len(window) else 0))
@@ -338,12 +380,21 @@ def assemble(params, plans: list[GemmPlan], recorded: dict) -> list[tuple[np.nda
 
 
 def verify(params, table: CycleTable, plans: list[GemmPlan], recorded: dict) -> list[str]:
-    """Host-side checks: ``C`` rebuilt from recorded slots equals numpy; measured cycles equal the model."""
+    """Host-side checks: ``C`` rebuilt from recorded slots equals numpy (fp: equals the fp32 reference
+    bit for bit, NaNs equal); measured cycles equal the model."""
     problems = []
     for plan, (C, measured) in zip(plans, assemble(params, plans, recorded)):
         M, N, K = plan.shape
-        expect = plan.A.astype(object) @ plan.B.astype(object)
-        if not np.array_equal(C, expect):
+        if _fp(params):
+            expect = flexdpe_fp_reference(plan.A, plan.B, plan.mapping, params.dtype)
+            bad = [(i, j) for i, j in np.ndindex(C.shape) if not isinstance(C[i, j], int)
+                   or not bits_equal(C[i, j], expect[i, j])]
+            if bad:
+                i, j = bad[0]
+                got = f"{C[i, j]:#010x}" if isinstance(C[i, j], int) else "a slot of a non-existent cluster"
+                problems.append(f"GEMM {M}x{N}x{K}: C({i}, {j}) = {got}, the fp32 reference (FAN order, "
+                                f"folds left to right) gives {int(expect[i, j]):#010x}; {len(bad)} entries differ")
+        elif not np.array_equal(C, (expect := plan.A.astype(object) @ plan.B.astype(object))):
             bad = np.argwhere(C != expect)[0]
             problems.append(f"GEMM {M}x{N}x{K}: C{tuple(int(i) for i in bad)} = {C[tuple(bad)]}, "
                             f"numpy gives {expect[tuple(bad)]}")
@@ -354,9 +405,62 @@ def verify(params, table: CycleTable, plans: list[GemmPlan], recorded: dict) -> 
 
 # --------------------------------------------------------------------------- stimulus
 
-def sparse_operands(params, shape, sparsity_a: float, sparsity_b: float, rng):
-    """Random ``A[M,K]``, ``B[K,N]`` with the given fractions of zeros (non-zeros uniform, 15% extremes)."""
+def fp_operand_values(dtype: str, shape, rng, kind: str = "random") -> np.ndarray:
+    """Non-zero ``dtype`` bit patterns (``int64``) of one ``kind``:
+
+    * ``random``: :func:`~accelgen.cosim.models.fp.random_fp_bits` (scale 10**-2..10**2), 5% replaced by
+      :func:`~accelgen.cosim.models.fp.special_values` (subnormals, extremes, +-Inf, NaNs, values near 1);
+    * ``special``: 40% special values;
+    * ``ties``: 1, 3, 2**-8, 2**-9, 2**-24, 2**-25, 1.5, ... (fp16: scaled into range), both signs —
+      products whose fp32 sums round at a tie;
+    * ``huge`` / ``tiny``: magnitudes near the top / bottom of the format (fp32 products overflow to
+      +-Inf, Inf - Inf = NaN / products underflow into fp32 subnormals or to zero; bf16 and fp32 only
+      reach these, fp16 products stay normal).
+    Zeros drawn here are replaced by 1.0, so the caller controls sparsity.
+    """
+    from .models.fp import from_float32, random_fp_bits, special_values
+
+    one = int(from_float32(np.float32(1.0), dtype))
+    if kind == "random":
+        x = np.asarray(random_fp_bits(rng, shape, dtype, scale=float(10.0 ** rng.uniform(-2, 2))), dtype=np.int64)
+        pick = rng.random(shape) < 0.05
+        x[pick] = rng.choice(np.asarray(special_values(dtype), dtype=np.int64), int(pick.sum()))
+    elif kind == "special":
+        x = fp_operand_values(dtype, shape, rng, "random")
+        pick = rng.random(shape) < 0.4
+        x[pick] = rng.choice(np.asarray(special_values(dtype), dtype=np.int64), int(pick.sum()))
+    elif kind == "ties":
+        base = np.array([1.0, 3.0, 1.5, 2.0 ** -8, 2.0 ** -9, 2.0 ** -24, 2.0 ** -25, 0.75, 5.0, 2.0 ** 8],
+                        dtype=np.float32)
+        v = rng.choice(base, shape) * np.where(rng.random(shape) < 0.3, -1, 1).astype(np.float32)
+        x = np.asarray(from_float32(v, dtype), dtype=np.int64)
+    elif kind in ("huge", "tiny"):
+        e = 120 if kind == "huge" else -100
+        if dtype == "fp16":
+            e = 14 if kind == "huge" else -14
+        v = rng.uniform(1, 2, shape) * 2.0 ** (e + rng.integers(-3, 4, shape))
+        v *= np.where(rng.random(shape) < 0.5, -1, 1)
+        x = np.asarray(from_float32(v.astype(np.float32), dtype), dtype=np.int64)
+    else:
+        raise ValueError(f"kind={kind!r} is not allowed; allowed: random, special, ties, huge, tiny")
+    x[np.asarray(is_zero(x, dtype))] = one
+    return x
+
+
+def _fp_sparse(params, shape, sparsity: float, rng, kind: str = "random") -> np.ndarray:
+    x = fp_operand_values(params.dtype, shape, rng, kind)
+    sign = 1 << (params.width - 1)
+    zero = rng.random(shape) < sparsity
+    x[zero] = np.where(rng.random(int(zero.sum())) < 0.5, 0, sign)     # +0 and -0
+    return x
+
+
+def sparse_operands(params, shape, sparsity_a: float, sparsity_b: float, rng, kind: str = "random"):
+    """Random ``A[M,K]``, ``B[K,N]`` with the given fractions of zeros (non-zeros uniform, 15% extremes;
+    fp dtypes: bit patterns from :func:`fp_operand_values` of ``kind``, zeros +0 or -0 at random)."""
     M, N, K = shape
+    if _fp(params):
+        return _fp_sparse(params, (M, K), sparsity_a, rng, kind), _fp_sparse(params, (K, N), sparsity_b, rng, kind)
     lo, hi = operand_range(params.width, params.signed)
 
     def draw(sh, s):
@@ -372,14 +476,22 @@ def sparse_operands(params, shape, sparsity_a: float, sparsity_b: float, rng):
 
 
 def directed_gemms(params, rng) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """Dense regular, dense irregular, sparse irregular and adversarial GEMMs for a ``k``-multiplier Flex-DPE."""
+    """Dense regular, dense irregular, sparse irregular and adversarial GEMMs for a ``k``-multiplier Flex-DPE
+    (fp dtypes: also special values, ties, cancellation, overflow and underflow)."""
     k = params.k
     out = []
 
-    def add(name, shape, sa=0.0, sb=0.0):
-        A, B = sparse_operands(params, shape, sa, sb, rng)
+    def add(name, shape, sa=0.0, sb=0.0, kind="random"):
+        A, B = sparse_operands(params, shape, sa, sb, rng, kind)
         out.append((name, A, B))
         return A, B
+
+    if _fp(params):
+        for kind in ("special", "ties", "huge", "tiny"):
+            add(f"fp_{kind}", (k + 3, k // 2 + 1, 2 * k + 1), 0.3, 0.3, kind)
+        A, B = add("fp_cancel", (5, 6, 2 * k), 0.0, 0.0)       # B's rows pairwise negated: x + (-x) = +0
+        B[1::2] = B[0::2] ^ (1 << (params.width - 1))
+        A[:, 1::2] = A[:, 0::2]
 
     add("dense_regular", (k, k, k))
     add("dense_k_small", (k, k, 2))
@@ -399,7 +511,11 @@ def directed_gemms(params, rng) -> list[tuple[str, np.ndarray, np.ndarray]]:
     A, B = add("all_zero_a", (4, 3, 5))
     A[:] = 0
     A, B = add("single_nonzero", (5, 6, 7), 1.0, 1.0)
-    A[2, 3], B[3, 1] = operand_range(params.width, params.signed)[1], 1
+    if _fp(params):
+        from .models.fp import from_float32
+        A[2, 3], B[3, 1] = (int(from_float32(np.float32(v), params.dtype)) for v in (1.5, -3.0))
+    else:
+        A[2, 3], B[3, 1] = operand_range(params.width, params.signed)[1], 1
     A, B = add("one_dense_row", (6, 4, 3 * k), 0.95, 0.0)
     A[1] = sparse_operands(params, (1, 1, 3 * k), 0.0, 0.0, rng)[0][0]
     A, B = add("diagonal", (k, k, k))

@@ -32,14 +32,33 @@ Datapath (one word vector per cycle)::
 * **FAN** (:class:`~accelgen.rtl.fan.FAN`, instance ``<top>__fan``,
   ``2*width``-bit products) reduces each run of equal vecIDs.
 
+Datatypes (``dtype``)
+---------------------
+``"int"``: two's-complement (or unsigned) ``width``-bit operands, exact
+``2*width``-bit products and exact sums. ``"fp16"``, ``"bf16"`` (SIGMA's), ``"fp32"``:
+operands are bit patterns of that format (``width`` 16, 16 or 32, implied), the
+Benes carries the operand words (``width + 1`` bits with the valid bit), each
+multiplier is an :class:`~accelgen.rtl.fp.FPMultiplier` (fp32 product, RNE; fp16
+and bf16 products have exact significands) between the same registers as the
+integer multiplier, and the FAN is the fp32 FAN (:class:`~accelgen.rtl.fan.FAN`
+with ``dtype="fp32"``: FPAdder in every adder, association order as documented
+there). Latency and cycle counts are those of the integer Flex-DPE. Zero
+operands are never multiplied: the sparsity controller treats every bit pattern
+with zero exponent and fraction (+0 and -0) as zero and maps / streams only
+non-zeros, so a skipped pair contributes nothing (``Inf x 0`` is never formed)
+and a product whose streaming word is absent enters the FAN as +0.0.
+
 Parameters
 ----------
 k : int
     Multipliers, a power of two in 4..256.
 width : int
-    Operand width in bits (both operands), 1..16; products are ``2*width`` bits.
+    Operand width in bits (both operands): int 1..16, products are ``2*width`` bits;
+    implied by an fp ``dtype`` (16 or 32; products and sums are fp32).
 signed : bool
-    Two's-complement operands and sums (else unsigned).
+    Two's-complement operands and sums (else unsigned); fp dtypes are signed.
+dtype : str
+    ``"int"``, ``"fp16"``, ``"bf16"`` or ``"fp32"`` (see above).
 benes_pipeline_every : int
     Register after every this many Benes stages (0: combinational Benes).
 
@@ -56,7 +75,8 @@ load : In(1)
 vec_id : In(max(1, log2 k)).array(k)
     The FAN cluster of each multiplier, captured in load cycles.
 ctrl : the Benes ``ctrl`` port (see :class:`~accelgen.rtl.benes.Benes`), applied with this cycle's words.
-sum, sum_id, sum_valid : the FAN output slots (see :class:`~accelgen.rtl.fan.FAN`), ``2*width + log2 k`` bits.
+sum, sum_id, sum_valid : the FAN output slots (see :class:`~accelgen.rtl.fan.FAN`), ``2*width + log2 k`` bits
+    (fp: fp32 bit patterns).
 
 Latency
 -------
@@ -70,7 +90,9 @@ no valid slot. One new vector per cycle.
 
 from __future__ import annotations
 
-from amaranth import Cat, Module, Mux, Shape, Signal
+from typing import Literal
+
+from amaranth import Cat, Module, Mux, Shape, Signal, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
@@ -79,6 +101,7 @@ from ._cells import HierarchicalComponent
 from ._params import BlockParams
 from .benes import Benes
 from .fan import FAN
+from .fp import FPMultiplier, fp_width
 
 __all__ = ["FlexDPEParams", "FlexDPE", "FlexMultiplier", "flexdpe_latency"]
 
@@ -99,14 +122,40 @@ class FlexDPEParams(BlockParams):
     block = "flexdpe"
 
     k: int = Field(8, ge=4, le=256, description="multipliers, a power of two")
-    width: int = Field(8, ge=1, le=16, description="operand width in bits (products are 2*width)")
-    signed: bool = Field(True, description="two's-complement operands and sums (else unsigned)",
+    width: int = Field(8, ge=1, le=32, description="operand width in bits (int: 1..16, products are 2*width; "
+                                                   "fp: implied, 16 or 32)")
+    signed: bool = Field(True, description="two's-complement operands and sums (else unsigned; fp is signed)",
                          json_schema_extra={"cli_negative": "unsigned"})
+    dtype: Literal["int", "fp16", "bf16", "fp32"] = Field(
+        "int", description="int: integer operands and exact sums; fp16/bf16/fp32: operands of that format, "
+                           "fp32 products and fp32 FAN reduction")
     benes_pipeline_every: int = Field(0, ge=0, le=15, description="register after every this many Benes stages "
                                                                    "(0: combinational)")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_fp(cls, data):
+        """An fp ``dtype`` implies ``width`` (16 or 32) and ``signed``: filled in when not given, a
+        contradicting value is an error naming the field, the value and what the dtype allows."""
+        if not isinstance(data, dict) or data.get("dtype", "int") not in ("fp16", "bf16", "fp32"):
+            return data
+        data, dt = dict(data), data["dtype"]
+        w = fp_width(dt)
+        if "width" in data and data["width"] != w:
+            raise ValueError(f"width={data['width']!r} is not allowed with dtype={dt!r}; {dt} operands are {w} "
+                             f"bits wide (width {w}, or leave it out) and products and sums are fp32")
+        if "signed" in data and data["signed"] is not True:
+            raise ValueError(f"signed={data['signed']!r} is not allowed with dtype={dt!r}; floating-point "
+                             "operands carry a sign bit (signed true, or leave it out)")
+        data.setdefault("width", w)
+        data.setdefault("signed", True)
+        return data
+
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "FlexDPEParams":
+        if self.dtype == "int" and self.width > 16:
+            raise ValueError(f"width={self.width} is not allowed with dtype='int'; allowed: 1..16 "
+                             "(products are 2*width bits)")
         if self.k & (self.k - 1):
             raise ValueError(f"k={self.k} is not a power of two; allowed: 4, 8, 16, 32, 64, 128, 256")
         if self.benes_pipeline_every > self.benes_stages:
@@ -127,12 +176,20 @@ class FlexDPEParams(BlockParams):
         return max(1, self.log2k)
 
     @property
+    def fp(self) -> bool:
+        return self.dtype != "int"
+
+    @property
     def product_width(self) -> int:
-        return 2 * self.width
+        return 32 if self.fp else 2 * self.width
 
     @property
     def sum_width(self) -> int:
-        return self.product_width + self.log2k
+        return 32 if self.fp else self.product_width + self.log2k
+
+    @property
+    def sum_shape(self) -> Shape:
+        return unsigned(32) if self.fp else Shape(self.sum_width, self.signed)
 
     @property
     def mask_words(self) -> int:
@@ -153,17 +210,21 @@ class FlexMultiplier(wiring.Component):
     Clocked: with ``load`` the cell stores ``word`` as the stationary operand,
     ``wvalid`` as "mapped" and ``vid_in``; without, ``word``/``wvalid`` as the
     streaming operand. Combinational outputs: ``product = stationary *
-    streaming`` (``2*width`` bits), ``pvalid`` = both valid, ``vid``.
+    streaming`` (``2*width`` bits; fp dtypes: the fp32 product of an
+    :class:`~accelgen.rtl.fp.FPMultiplier`, submodule ``mul``), ``pvalid`` = both valid, ``vid``.
     """
 
-    def __init__(self, width: int, signed: bool, id_width: int):
-        self.width, self.signed, self.id_width = width, signed, id_width
+    def __init__(self, width: int, signed: bool, id_width: int, dtype: str = "int"):
+        self.width, self.signed, self.id_width, self.dtype = width, signed, id_width, dtype
+        fp = dtype != "int"
         super().__init__({"word": In(width), "wvalid": In(1), "load": In(1), "vid_in": In(id_width),
-                          "product": Out(Shape(2 * width, signed)), "pvalid": Out(1), "vid": Out(id_width)})
+                          "product": Out(unsigned(32) if fp else Shape(2 * width, signed)), "pvalid": Out(1),
+                          "vid": Out(id_width)})
 
     def elaborate(self, platform):
         m = Module()
-        shape = Shape(self.width, self.signed)
+        fp = self.dtype != "int"
+        shape = unsigned(self.width) if fp else Shape(self.width, self.signed)
         stat, stream = Signal(shape, name="stationary"), Signal(shape, name="streaming")
         stat_v, stream_v = Signal(name="stationary_valid"), Signal(name="streaming_valid")
         vid = Signal(self.id_width, name="vid_q")
@@ -171,16 +232,22 @@ class FlexMultiplier(wiring.Component):
             m.d.sync += [stat.eq(self.word), stat_v.eq(self.wvalid), vid.eq(self.vid_in), stream_v.eq(0)]
         with m.Else():
             m.d.sync += [stream.eq(self.word), stream_v.eq(self.wvalid)]
-        m.d.comb += [self.product.eq(stat * stream), self.pvalid.eq(stat_v & stream_v), self.vid.eq(vid)]
+        if fp:
+            m.submodules.mul = mul = FPMultiplier(self.dtype)
+            m.d.comb += [mul.a.eq(stat), mul.b.eq(stream), self.product.eq(mul.product)]
+        else:
+            m.d.comb += self.product.eq(stat * stream)
+        m.d.comb += [self.pvalid.eq(stat_v & stream_v), self.vid.eq(vid)]
         return m
 
 
 class FlexDPE(HierarchicalComponent):
     __doc__ = __doc__
 
-    def __init__(self, *, k: int = 8, width: int = 8, signed: bool = True, benes_pipeline_every: int = 0):
-        self.params = FlexDPEParams.validate_kwargs(dict(k=k, width=width, signed=signed,
-                                                         benes_pipeline_every=benes_pipeline_every))
+    def __init__(self, *, k: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
+                 benes_pipeline_every: int = 0):
+        given = dict(k=k, width=width, signed=signed, dtype=dtype, benes_pipeline_every=benes_pipeline_every)
+        self.params = FlexDPEParams.validate_kwargs({n: v for n, v in given.items() if v is not None})
         p = self.params
         self._benes = Benes(n=p.k, width=p.width + 1, pipeline_every=p.benes_pipeline_every)
         bp = self._benes.params
@@ -191,7 +258,7 @@ class FlexDPE(HierarchicalComponent):
             "load": In(1),
             "vec_id": In(p.id_width).array(p.k),
             "ctrl": In(bp.ctrl_word_width).array(bp.stages * bp.ctrl_words_per_stage),
-            "sum": Out(Shape(p.sum_width, p.signed)).array(p.k),
+            "sum": Out(p.sum_shape).array(p.k),
             "sum_id": Out(p.id_width).array(p.k),
             "sum_valid": Out(1).array(p.k),
         })
@@ -264,11 +331,11 @@ class FlexDPE(HierarchicalComponent):
             load3, vid3 = nl, nv
 
         # multipliers (stage 3 registers inside), then the FAN
-        cell = FlexMultiplier(w, p.signed, p.id_width)
-        fan = FAN(n=k, width=p.product_width, signed=p.signed)
+        cell = FlexMultiplier(w, p.signed, p.id_width, p.dtype)
+        fan = FAN(n=k, dtype="fp32") if p.fp else FAN(n=k, width=p.product_width, signed=p.signed)
         fan_ports = {}
         for i in range(k):
-            prod = Signal(Shape(p.product_width, p.signed), name=f"prod{i}")
+            prod = Signal(unsigned(32) if p.fp else Shape(p.product_width, p.signed), name=f"prod{i}")
             pv = Signal(name=f"pvalid{i}")
             vid = Signal(p.id_width, name=f"vid{i}")
             m.submodules[f"mult_{i}"] = self.cell_instance(

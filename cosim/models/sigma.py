@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["STATIONARY", "FoldMap", "GemmMap", "SigmaCycles", "flexdpe_latency", "map_gemm", "sigma_cycles",
-           "orient", "random_bitmap"]
+           "orient", "random_bitmap", "flexdpe_fp_reference"]
 
 STATIONARY = ("weights", "inputs")
 
@@ -185,3 +185,46 @@ def random_bitmap(shape, sparsity: float, rng: np.random.Generator) -> np.ndarra
     if not 0.0 <= sparsity <= 1.0:
         raise ValueError(f"sparsity={sparsity!r} is not allowed; expected a fraction in 0..1")
     return rng.random(shape) >= sparsity
+
+
+def flexdpe_fp_reference(A_bits, B_bits, gm: GemmMap, dtype: str) -> np.ndarray:
+    """Bit-exact floating-point ``C = A @ B`` of a Flex-DPE that runs the mapping ``gm``.
+
+    ``A_bits`` / ``B_bits`` hold ``dtype`` (fp16 / bf16 / fp32) bit patterns; ``C`` holds fp32 bit
+    patterns (``uint32``). The order of operations is the Flex-DPE's specification:
+
+    * a zero is any pattern with zero exponent and fraction (+0, -0); only pairs of non-zeros are
+      multiplied, each product is the fp32 RNE product (:func:`~accelgen.cosim.models.fp.fp_mul`);
+    * in each fold, row ``r`` of ``S`` occupies the consecutive multipliers ``a..b`` (its FAN
+      cluster); for streamed vector ``v`` the cluster's products (+0.0 where ``T[v, c]`` is zero)
+      are summed in the FAN's association order over the absolute positions ``a..b``
+      (:func:`~accelgen.cosim.models.fan.fan_order_sum`); no partial when none of them is non-zero;
+    * the partials of one ``O[r, v]`` from several folds are added in fold order, left to right in
+      fp32 (the first taken as it is); an entry without any partial is +0.0.
+    """
+    from .fan import fan_order_sum
+    from .fp import fp_add, fp_mul, is_zero
+
+    S, T = orient(np.asarray(A_bits, dtype=np.int64), np.asarray(B_bits, dtype=np.int64), gm.stationary)
+    R, V = S.shape[0], T.shape[0]
+    O = np.zeros((R, V), dtype=np.uint32)
+    have = np.zeros((R, V), dtype=bool)
+    add = lambda x, y: fp_add(x, y)  # noqa: E731  (vectorized over the V streamed vectors)
+    for fm in gm.folds:
+        rows, cols = np.asarray(fm.rows), np.asarray(fm.cols)
+        a = 0
+        while a < len(rows):
+            b = a
+            while b + 1 < len(rows) and rows[b + 1] == rows[a]:
+                b += 1
+            r = int(rows[a])
+            t = T[:, cols[a:b + 1]]                                   # V x (b-a+1) streamed words
+            need = ~is_zero(t, dtype)
+            prods = np.where(need, fp_mul(np.broadcast_to(S[r, cols[a:b + 1]], t.shape), t, dtype), 0)
+            values = {a + j: prods[:, j].astype(np.uint32) for j in range(b - a + 1)}
+            part = fan_order_sum(values, a, b, add)
+            got = need.any(axis=1)
+            O[r] = np.where(got, np.where(have[r], fp_add(O[r], part), part), O[r])
+            have[r] |= got
+            a = b + 1
+    return O.T if gm.stationary == "weights" else O
