@@ -240,3 +240,16 @@ def test_mutant_rtl_zero_detector_misses_negative_zero_fails(tmp_path, monkeypat
     assert not result.passed and result.mismatches > 0
     ports = {m["port"] for m in result.first_mismatches}
     assert "acc" in ports or any(p.startswith(("sel", "take")) for p in ports)
+
+
+@pytest.mark.cosim
+@pytest.mark.slow
+def test_pe_bf16_flush_subnormals_bit_exact(tmp_path):
+    """DAZ+FTZ multipliers and adders (subnormal operands are not zero for the scheduler: they are
+    multiplied, as zeros of their sign). Slow: one more Verilator build."""
+    params = TensorDashPEParams(lanes=4, depth=3, dtype="bf16", flush_subnormals=True)
+    table = pe_table(params, vectors=48, seed=9)
+    accs = np.concatenate([v for k, v in table.expect.items() if k.startswith("acc")]).astype(np.uint32)
+    assert (accs == NEG_ZERO).any()  # a flushed negative subnormal sum: only FTZ makes the accumulator -0
+    result = _cosim(params, table, tmp_path, "tdpe_bf16_ftz")
+    assert result.passed, result.summary() + str(result.first_mismatches[:3])
