@@ -196,6 +196,13 @@ from ..fit.stimuli import tensordash_sched_activity  # noqa: E402
 
 FAMILIES["tensordash_sched"] = _replace(FAMILIES["tensordash_sched"], activity_table=tensordash_sched_activity)
 
+from ..fit.stimuli import flexdpe_activity, reduction_activity  # noqa: E402
+
+# int: the cosim stimulus as before; fp: random_fp_bits operand streams of the swept density (issue 12)
+for _name in ("fan", "fan_linear", "adder_tree"):
+    FAMILIES[_name] = _replace(FAMILIES[_name], activity_table=reduction_activity)
+FAMILIES["flexdpe"] = _replace(FAMILIES["flexdpe"], activity_table=flexdpe_activity)
+
 from ..fit.stimuli import tensordash_activity  # noqa: E402
 
 # fp dtypes: density-aware fp operand streams; int: the cosim stimulus as before

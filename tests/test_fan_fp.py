@@ -146,3 +146,20 @@ def test_adder_tree_fp32_bit_exact(tmp_path):
     p, table, result = _cosim(tmp_path, "adder_tree", dict(n=8, dtype="fp32"), 800, seed=5)
     assert result.passed, result.first_mismatches[:3]
     assert result.checks == table.checks
+
+
+def test_activity_stimulus_is_fp_aware():
+    from accelgen.fit.activity import cosim_activity
+    from accelgen.fit.stimuli import reduction_activity
+    p = FANParams(n=8, dtype="fp32")
+    a = reduction_activity(p, 0.25, 200, seed=2)
+    vals = np.stack([a.inputs[f"value__{i}"] for i in range(8)]).astype(np.uint64)
+    zero = (vals & 0x7FFFFFFF) == 0
+    assert 0.65 < zero.mean() < 0.85 and (vals == 0x80000000).any()        # +0 and -0 zeros
+    exp = (vals[~zero] >> 23) & 0xFF
+    assert ((exp > 100) & (exp < 140)).all()                                # normal(0, 1) values
+    assert a.ops == 200 - p.latency - 1
+    # int keeps the cosim stimulus it had before
+    q = FANParams(n=8)
+    b, c = reduction_activity(q, 0.5, 96, 3), cosim_activity(FAMILIES["fan"], q, 0.5, 96, 3)
+    assert b.ops == c.ops and all(np.array_equal(b.inputs[k], c.inputs[k]) for k in c.inputs)

@@ -125,3 +125,17 @@ def test_wrong_reference_order_is_caught(tmp_path, monkeypatch):
     result = run_cosim(e.verilog_path, e.manifest, table, record=tuple(table.info["record"]), waves_on_failure=False,
                        host_check=lambda rec: sigma_verify(params, table, plans, rec))
     assert not result.passed and "the fp32 reference" in result.error
+
+
+def test_activity_stimulus_is_fp_aware():
+    from accelgen.fit.stimuli import flexdpe_activity
+    p = FlexDPEParams(k=8, dtype="bf16")
+    dense, sparse = flexdpe_activity(p, 1.0, 120, 1), flexdpe_activity(p, 0.2, 120, 1)
+    assert dense.cycles == sparse.cycles == 120
+
+    def nonzero_words(a):
+        return sum(int(np.count_nonzero(np.asarray(a.inputs[f"data_in__{i}"], dtype=np.int64) & 0x7FFF))
+                   for i in range(8))
+    assert nonzero_words(dense) > nonzero_words(sparse) > 0
+    loads = np.asarray(dense.inputs["load"], dtype=np.int64)
+    assert loads.sum() >= 2                                                 # several folds: loads and streams
