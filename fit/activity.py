@@ -284,12 +284,21 @@ def mac_activity(params, density: float, cycles: int, seed: int) -> Activity:
     """MAC doing dot products of length 32 (``clear`` every 32nd cycle), ``en`` always on.
 
     Operands ``a`` and ``b`` are independently zero with probability ``1 - density``,
-    else uniform over their range. One operation is one MAC (one cycle with ``en``).
+    else uniform over their range (``int``) or, for fp dtypes, realistic values
+    (:func:`~accelgen.cosim.models.fp.random_fp_bits`: normal(0, 1) rounded to the dtype,
+    zero = +0 or -0). One operation is one MAC (one cycle with ``en``).
     """
     rng = np.random.default_rng(seed)
     warm = 4
-    a = _operands(rng, cycles, params.a_width, params.signed, density)
-    b = _operands(rng, cycles, params.b_width, params.signed, density)
+    dtype = getattr(params, "dtype", "int")
+    if dtype != "int":
+        from ..cosim.models.fp import random_fp_bits
+
+        a = random_fp_bits(rng, cycles, dtype, density=density).astype(np.int64)
+        b = random_fp_bits(rng, cycles, dtype, density=density).astype(np.int64)
+    else:
+        a = _operands(rng, cycles, params.a_width, params.signed, density)
+        b = _operands(rng, cycles, params.b_width, params.signed, density)
     clear = (np.arange(cycles) % 32 == 0).astype(np.int64)
     ins = {"a": a, "b": b, "en": np.ones(cycles, dtype=np.int64), "clear": clear}
     if getattr(params, "addend_input", False):

@@ -93,3 +93,36 @@ def test_fp_golden_association_order():
     c_in = float32_bits(np.float32([-0.0] * 6))
     acc = mac_reference_fp([nzero] * 3, [one] * 3, [0, 1, 1], [1, 1, 0], dtype="bf16", c_in=c_in[:3])
     assert list(acc) == [0x80000000, 0x80000000, 0x80000000]  # -0 + -0 = -0
+
+
+@pytest.mark.synth
+def test_gate_level_bf16_mac_matches_golden(tmp_path):
+    """The synthesized netlist the fitted models are measured on computes the golden's results too."""
+    from accelgen.fit.activity import Activity, GateSim
+    from accelgen.fit.sweep import NETLIST_TAIL
+    from accelgen.fit.synth import SCRIPT, run_yosys
+
+    fam = family("mac")
+    params = fam.validate({"dtype": "bf16", "input_reg": True, "zero_gating": True})
+    (tmp_path / "design.v").write_text(render(fam, params, "m").verilog)
+    (tmp_path / "flow.ys").write_text(SCRIPT.format(src="design.v", top="m", keep="") + NETLIST_TAIL)
+    assert run_yosys(["-q", "-s", "flow.ys"], tmp_path).returncode == 0
+    sim = GateSim.from_file(tmp_path / "net.json", "m")
+    table = mac_table(params, 1500, 9)
+    stim = Activity({k: v.astype(np.int64) for k, v in table.inputs.items()}, ops=1, per="cycle")
+    got = sim.run([stim], record=("acc",))["recorded"]["acc"][:, 0]
+    np.testing.assert_array_equal(got, table.expect["acc"])
+
+
+@pytest.mark.parametrize("name", ["mac-bf16", "mac-fp16"])
+def test_shipped_fp_mac_models(name):
+    """The shipped fp MAC variants load, have held-out errors within bounds, and gating saves energy when sparse."""
+    from accelgen.fit.model import load_model
+
+    area, energy, delay = (load_model(name, t) for t in ("area_um2", "energy_pj", "delay_ns"))
+    assert area.meta["heldout"]["points"] >= 4
+    assert area.meta["heldout"]["mape_pct"] <= 5.0 and area.meta["heldout"]["max_err_pct"] <= 10.0
+    assert energy.meta["heldout"]["mape_pct"] <= 10.0 and delay.meta["heldout"]["mape_pct"] <= 10.0
+    assert delay.predict(product_reg=True) < delay.predict(product_reg=False)  # the register splits mul from add
+    sparse = dict(input_reg=True, density=0.1)
+    assert energy.predict(zero_gating=True, **sparse) < energy.predict(zero_gating=False, **sparse)
