@@ -17,10 +17,14 @@ DATA = Path(__file__).parent / "data"
 
 # ---------------------------------------------------------------- shipped models (no sweep is run)
 
+#: models whose only swept axis is a power of two: every other size is held out, which gives 3 points
+FEW_HELDOUT = {"fan-fp32": 3}
+
+
 @pytest.mark.parametrize("family", shipped_families())
 def test_shipped_model_heldout_error_bounds(family):
     m = load_model(family)
-    assert m.training["n_heldout"] >= 4
+    assert m.training["n_heldout"] >= FEW_HELDOUT.get(family, 4)
     area = m["area_um2"].heldout
     assert area["mape_pct"] <= 5.0 and area["max_err_pct"] <= 10.0, area
     if "energy_pj" in m:
