@@ -88,3 +88,36 @@ class BlockParams(BaseModel):
             if any(is_type for _, _, is_type in probs):
                 raise TypeError(text) from None
             raise ValueError(text) from None
+
+
+def fill_implied(data: Any, dtype: str, implied: dict[str, tuple[Any, str]]) -> Any:
+    """Fill the fields a datatype implies, for a ``model_validator(mode="before")``.
+
+    ``implied`` maps a field to ``(value, why)``. A field left out (or given as ``None``) gets
+    ``value``; a contradicting value raises ``ValueError("<field>: <value> is not allowed with
+    dtype=<dtype>; <why>")``, the same message for every block family.
+    """
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for field, (value, why) in implied.items():
+        given = out.get(field)
+        if given is None:
+            out[field] = value
+        elif given != value or type(given) is not type(value):
+            shown = str(given).lower() if isinstance(given, bool) else repr(given)
+            raise ValueError(f"{field}: {shown} is not allowed with dtype={dtype!r}; {why}")
+    return out
+
+
+def fp_operand_implied(dtype: str, width: int, signed: bool, *, two_operands: bool = True) -> dict:
+    """The fields an fp ``dtype`` implies for a multiply-accumulate block: operand widths of
+    ``width`` bits (``a_width``/``b_width``, or one ``width``), an fp32 accumulator and ``signed``."""
+    sign_why = ("floating-point operands carry their own sign bit (signed true, or leave it out)" if signed else
+                "floating-point operands carry their own sign bit (signed is not used; leave it out)")
+    ops = {"a_width": (width, f"{dtype} operands are {width} bits wide (a_width {width})"),
+           "b_width": (width, f"{dtype} operands are {width} bits wide (b_width {width})")} if two_operands else \
+        {"width": (width, f"{dtype} operands are {width} bits wide (width {width}, or leave it out) "
+                          "and products and sums are fp32")}
+    acc = {"acc_width": (32, f"{dtype} operands accumulate in fp32 (acc_width 32)")} if two_operands else {}
+    return {**ops, **acc, "signed": (signed, sign_why)}

@@ -37,7 +37,7 @@ from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import BlockParams
+from ._params import BlockParams, fill_implied
 
 __all__ = ["FANParams", "FanLinearParams", "AdderTreeParams", "FAN", "FanLinear", "AdderTree", "fan_level"]
 
@@ -64,16 +64,9 @@ class _ReductionParams(BlockParams):
         """fp32 implies ``width`` 32 and ``signed`` true: filled in when not given, a contradiction is an error."""
         if not isinstance(data, dict) or data.get("dtype", "int") != "fp32":
             return data
-        data = dict(data)
-        if "width" in data and data["width"] != 32:
-            raise ValueError(f"width={data['width']!r} is not allowed with dtype='fp32'; fp32 values are 32 bits "
-                             "wide (width 32, or leave it out)")
-        if "signed" in data and data["signed"] is not True:
-            raise ValueError(f"signed={data['signed']!r} is not allowed with dtype='fp32'; fp32 values carry a "
-                             "sign bit (signed true, or leave it out)")
-        data.setdefault("width", 32)
-        data.setdefault("signed", True)
-        return data
+        return fill_implied(data, "fp32", {
+            "width": (32, "fp32 values are 32 bits wide (width 32, or leave it out)"),
+            "signed": (True, "fp32 values carry a sign bit (signed true, or leave it out)")})
 
     @model_validator(mode="after")
     def _check_pow2(self):

@@ -98,7 +98,7 @@ from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import BlockParams
+from ._params import BlockParams, fill_implied, fp_operand_implied
 from .benes import Benes
 from .fan import FAN
 from .fp import FPMultiplier, fp_width
@@ -139,17 +139,8 @@ class FlexDPEParams(BlockParams):
         contradicting value is an error naming the field, the value and what the dtype allows."""
         if not isinstance(data, dict) or data.get("dtype", "int") not in ("fp16", "bf16", "fp32"):
             return data
-        data, dt = dict(data), data["dtype"]
-        w = fp_width(dt)
-        if "width" in data and data["width"] != w:
-            raise ValueError(f"width={data['width']!r} is not allowed with dtype={dt!r}; {dt} operands are {w} "
-                             f"bits wide (width {w}, or leave it out) and products and sums are fp32")
-        if "signed" in data and data["signed"] is not True:
-            raise ValueError(f"signed={data['signed']!r} is not allowed with dtype={dt!r}; floating-point "
-                             "operands carry a sign bit (signed true, or leave it out)")
-        data.setdefault("width", w)
-        data.setdefault("signed", True)
-        return data
+        dt = data["dtype"]
+        return fill_implied(data, dt, fp_operand_implied(dt, fp_width(dt), signed=True, two_operands=False))
 
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "FlexDPEParams":

@@ -17,7 +17,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
-from ._params import BlockParams
+from ._params import BlockParams, fill_implied, fp_operand_implied
 from .fp import FPAdder, FPMultiplier, fp_width
 
 __all__ = ["MACParams", "MAC"]
@@ -53,22 +53,8 @@ class MACParams(BlockParams):
         """An fp ``dtype`` implies the widths (and ``signed``): fill them in, reject contradictory values."""
         if not isinstance(data, dict) or data.get("dtype") not in MAC_DTYPES[1:]:
             return data
-        dtype = data["dtype"]
-        w = fp_width(dtype)
-        implied = {"a_width": (w, f"{dtype} operands are {w} bits wide (a_width {w})"),
-                   "b_width": (w, f"{dtype} operands are {w} bits wide (b_width {w})"),
-                   "acc_width": (32, f"{dtype} operands accumulate in fp32 (acc_width 32)"),
-                   "signed": (False, "floating-point operands carry their own sign bit (signed is not used; "
-                                     "leave it out)")}
-        out = dict(data)
-        for field, (value, why) in implied.items():
-            given = out.get(field)
-            if given is None:
-                out[field] = value
-            elif given != value:
-                shown = str(given).lower() if isinstance(given, bool) else repr(given)
-                raise ValueError(f"{field}: {shown} is not allowed with dtype={dtype!r}; {why}")
-        return out
+        return fill_implied(data, data["dtype"], fp_operand_implied(data["dtype"], fp_width(data["dtype"]),
+                                                                     signed=False))
 
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "MACParams":

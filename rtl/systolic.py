@@ -40,7 +40,7 @@ from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import BlockParams
+from ._params import BlockParams, fill_implied, fp_operand_implied
 from .mac import MAC
 
 __all__ = ["SystolicParams", "SystolicArray", "WSProcessingElement", "OSProcessingElement", "SYSTOLIC_DTYPES"]
@@ -75,22 +75,8 @@ class SystolicParams(BlockParams):
         """An fp ``dtype`` implies the widths: fill them in, reject contradictory explicit values."""
         if not isinstance(data, dict) or data.get("dtype") not in _FP_OPERAND_WIDTH:
             return data
-        dtype = data["dtype"]
-        w = _FP_OPERAND_WIDTH[dtype]
-        implied = {"a_width": (w, f"{dtype} operands are {w} bits wide (a_width {w})"),
-                   "b_width": (w, f"{dtype} operands are {w} bits wide (b_width {w})"),
-                   "acc_width": (32, f"{dtype} operands accumulate in fp32 (acc_width 32)"),
-                   "signed": (False, "floating-point operands carry their own sign bit (signed is not used; "
-                                     "leave it out)")}
-        out = dict(data)
-        for field, (value, why) in implied.items():
-            given = out.get(field)
-            if given is None:
-                out[field] = value
-            elif given != value:
-                shown = str(given).lower() if isinstance(given, bool) else repr(given)
-                raise ValueError(f"{field}: {shown} is not allowed with dtype={dtype!r}; {why}")
-        return out
+        return fill_implied(data, data["dtype"], fp_operand_implied(data["dtype"], _FP_OPERAND_WIDTH[data["dtype"]],
+                                                                     signed=False))
 
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "SystolicParams":

@@ -63,7 +63,7 @@ from amaranth.utils import bits_for
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import BlockParams
+from ._params import BlockParams, fill_implied, fp_operand_implied
 
 __all__ = [
     "TENSORDASH_PATTERNS", "TensorDashSchedParams", "TensorDashPEParams", "TensorDashTileParams",
@@ -174,24 +174,10 @@ class TensorDashPEParams(TensorDashSchedParams):
         dtype = data.get("dtype", "int")
         if not isinstance(dtype, str) or dtype not in FP_OPERAND_WIDTHS:
             if data.get("flush_subnormals") is True and dtype == "int":
-                raise ValueError("flush_subnormals: True is not allowed with dtype='int'; it needs a "
+                raise ValueError("flush_subnormals: true is not allowed with dtype='int'; it needs a "
                                  "floating-point dtype ('fp16', 'bf16' or 'fp32')")
             return data  # 'int' (or a bad dtype, which field validation reports)
-        w = FP_OPERAND_WIDTHS[dtype]
-        implied = {
-            "a_width": (w, f"{dtype} operands are {w} bits wide (a_width {w})"),
-            "b_width": (w, f"{dtype} operands are {w} bits wide (b_width {w})"),
-            "acc_width": (32, f"{dtype} operands accumulate in fp32 (acc_width 32)"),
-            "signed": (True, "floating-point operands carry their own sign (signed true)"),
-        }
-        out = dict(data)
-        for name, (value, allowed) in implied.items():
-            given = out.get(name)
-            if given is None:
-                out[name] = value
-            elif given != value or type(given) is not type(value):
-                raise ValueError(f"{name}: {given!r} is not allowed with dtype={dtype!r}; {allowed}")
-        return out
+        return fill_implied(data, dtype, fp_operand_implied(dtype, FP_OPERAND_WIDTHS[dtype], signed=True))
 
     @property
     def is_fp(self) -> bool:

@@ -85,9 +85,9 @@ def test_fp32_params():
     assert (p.width, p.signed, p.sum_width, p.latency) == (32, True, 32, 5)
     assert FanLinearParams(n=8, dtype="fp32", stage_adders=3).latency == FanLinearParams(n=8, stage_adders=3).latency
     assert AdderTreeParams(n=8, dtype="fp32").sum_width == 32
-    with pytest.raises(ValueError, match=r"fan: width=16 is not allowed with dtype='fp32'.*width 32"):
+    with pytest.raises(ValueError, match=r"fan: width: 16 is not allowed with dtype='fp32'.*width 32"):
         FANParams.validate_kwargs(dict(n=8, dtype="fp32", width=16))
-    with pytest.raises(ValueError, match=r"signed=False is not allowed with dtype='fp32'"):
+    with pytest.raises(ValueError, match=r"signed: false is not allowed with dtype='fp32'"):
         AdderTreeParams.validate_kwargs(dict(n=8, dtype="fp32", signed=False))
     with pytest.raises(ValueError, match=r"dtype: 'bf16' is not allowed; expected 'int' or 'fp32'"):
         FANParams.validate_kwargs(dict(n=8, dtype="bf16"))

@@ -25,9 +25,9 @@ def test_params_fill_and_reject():
     assert FlexDPEParams(k=8, dtype="bf16").width == 16 and FlexDPEParams(k=8, dtype="fp32").width == 32
     p = FlexDPEParams(k=16, dtype="bf16")
     assert (p.product_width, p.sum_width, p.latency) == (32, 32, FlexDPEParams(k=16).latency)
-    with pytest.raises(ValueError, match=r"flexdpe: width=8 is not allowed with dtype='bf16'; bf16 operands are 16"):
+    with pytest.raises(ValueError, match=r"flexdpe: width: 8 is not allowed with dtype='bf16'; bf16 operands are 16"):
         FlexDPEParams.validate_kwargs(dict(k=8, dtype="bf16", width=8))
-    with pytest.raises(ValueError, match=r"signed=False is not allowed with dtype='fp16'"):
+    with pytest.raises(ValueError, match=r"signed: false is not allowed with dtype='fp16'"):
         FlexDPEParams.validate_kwargs(dict(k=8, dtype="fp16", signed=False))
     with pytest.raises(ValueError, match=r"width=20 is not allowed with dtype='int'; allowed: 1..16"):
         FlexDPEParams.validate_kwargs(dict(k=8, width=20))

@@ -56,8 +56,8 @@ def test_fp_dtype_implies_widths():
      "acc_width: 24 is not allowed with dtype='fp16'; fp16 operands accumulate in fp32 (acc_width 32)"),
     (dict(dtype="bf16", a_width=8), "a_width: 8 is not allowed with dtype='bf16'; bf16 operands are 16 bits wide"),
     (dict(dtype="fp32", b_width=16), "b_width: 16 is not allowed with dtype='fp32'; fp32 operands are 32 bits wide"),
-    (dict(dtype="fp16", signed=False), "signed: False is not allowed with dtype='fp16'"),
-    (dict(flush_subnormals=True), "flush_subnormals: True is not allowed with dtype='int'"),
+    (dict(dtype="fp16", signed=False), "signed: false is not allowed with dtype='fp16'"),
+    (dict(flush_subnormals=True), "flush_subnormals: true is not allowed with dtype='int'"),
 ])
 def test_contradictions_rejected(kw, msg):
     with pytest.raises(ValueError, match="^tensordash_pe: " + msg.replace("(", r"\(").replace(")", r"\)")):
