@@ -77,3 +77,27 @@ def atomic_files(targets: list[Path]) -> Iterator[list[Path]]:
 def write_atomic(target: Path, text: str) -> None:
     with atomic_files([target]) as (tmp,):
         tmp.write_text(text)
+
+
+def read_yaml(path: str | os.PathLike) -> Any:
+    """Parse a YAML file; an unreadable file or malformed YAML is a :class:`ConfigError` with
+    the file as its source (``file not found``, ``cannot read: ...``, ``malformed YAML: line L,
+    column C: problem``)."""
+    import yaml  # noqa: PLC0415 (util stays importable without PyYAML's cost for the cache helpers)
+
+    from .errors import ConfigError  # noqa: PLC0415
+
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise ConfigError([("", "file not found")], str(p)) from None
+    except OSError as exc:
+        raise ConfigError([("", f"cannot read: {exc.strerror}")], str(p)) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError([("", f"malformed YAML: {where}{problem}")], str(p)) from None

@@ -61,11 +61,10 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 import pydantic
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
-from ..util import canonical_json, ensure_output_dir, sha256_hex, write_atomic
+from ..util import canonical_json, ensure_output_dir, read_yaml, sha256_hex, write_atomic
 from .coverage import Coverage
 
 MODES = ("directed", "random", "stress")
@@ -263,18 +262,7 @@ def parse_regression(data: Any, source: str | None = None, *, sims: list[str] | 
 def load_regression(path: str | Path, **kw) -> Regression:
     """Read, validate and expand a regression YAML file (see :func:`parse_regression`)."""
     p = Path(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise ConfigError([("", "file not found")], str(p)) from None
-    except OSError as exc:
-        raise ConfigError([("", f"cannot read: {exc.strerror}")], str(p)) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        raise ConfigError([("", f"malformed YAML: {where}{getattr(exc, 'problem', None) or exc}")], str(p)) from None
+    data = read_yaml(p)
     return parse_regression(data, str(p), **kw)
 
 

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pydantic
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
+from ..util import read_yaml
 from ..rtl import BlockParams
 from .blocks import BlockFamily, family
 from .emit import check_name
@@ -183,17 +183,5 @@ def parse_cosim_options(fam: BlockFamily, options: dict[str, Any], path: str = "
 def load_build_config(path: str | Path) -> BuildConfig:
     """Read and validate a YAML build config."""
     p = Path(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise ConfigError([("", "file not found")], str(p)) from None
-    except OSError as exc:
-        raise ConfigError([("", f"cannot read: {exc.strerror}")], str(p)) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError([("", f"malformed YAML: {where}{problem}")], str(p)) from None
+    data = read_yaml(p)
     return parse_build_config(data, str(p))

@@ -25,10 +25,10 @@ import re
 from pathlib import Path
 from typing import Literal, Optional
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..errors import ConfigError
+from ..util import read_yaml
 from .components import DRAM_TYPES
 from .tech import NODE_RANGE_NM
 
@@ -301,14 +301,5 @@ def parse_arch(data: dict, source: str | None = None) -> Arch:
 
 def load_arch(path: str | Path) -> Arch:
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ConfigError([("", f"cannot read {str(path)!r}: {exc.strerror}")]) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise ConfigError([("", f"malformed YAML{where}")], str(path)) from None
+    data = read_yaml(path)
     return parse_arch(data, str(path))

@@ -57,7 +57,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..errors import ConfigError
-from ..util import atomic_files, canonical_json, write_atomic
+from ..util import atomic_files, canonical_json, read_yaml, write_atomic
 from .arch import Arch, _problems, parse_arch
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
@@ -394,16 +394,7 @@ def code_fingerprint() -> str:
 def load_space(path: str | Path) -> dict:
     """Read and validate a space file; returns the resolved plan (see :func:`resolve`)."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ConfigError([("", f"cannot read {str(path)!r}: {exc.strerror}")]) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ConfigError([("", f"malformed YAML{f' at line {mark.line + 1}' if mark else ''}")], str(path)) \
-            from None
+    data = read_yaml(path)
     return resolve(data, root=path.parent, source=str(path))
 
 

@@ -42,10 +42,10 @@ from pathlib import Path
 from typing import Annotated, Literal, Optional, Union
 
 import numpy as np
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..errors import ConfigError
+from ..util import read_yaml
 from .arch import _problems
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
@@ -211,15 +211,7 @@ def resolve_workload_path(name: str | Path) -> Path:
 
 def load_workload(path: str | Path) -> Workload:
     path = resolve_workload_path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ConfigError([("", f"cannot read {str(path)!r}: {exc.strerror}")]) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ConfigError([("", f"malformed YAML{f' at line {mark.line + 1}' if mark else ''}")], str(path)) from None
+    data = read_yaml(path)
     return parse_workload(data, str(path))
 
 
