@@ -177,7 +177,6 @@ def route_permutation(sources) -> np.ndarray:
     once. Returns verified settings of shape ``(stages, n/2)``.
     """
     src = _check_sources(sources, None)
-    n = len(src)
     used = src[src >= 0]
     if len(np.unique(used)) != len(used):
         vals, counts = np.unique(used, return_counts=True)

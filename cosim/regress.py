@@ -201,7 +201,7 @@ def parse_regression(data: Any, source: str | None = None, *, sims: list[str] | 
     problems: list[tuple[str, str]] = []
     for i, s in enumerate(seeds or ()):
         if not 0 <= s < 2**32:
-            problems.append((f"--seed", f"{s} is not allowed; expected an integer in 0..4294967295"))
+            problems.append(("--seed", f"{s} is not allowed; expected an integer in 0..4294967295"))
     tests: list[TestSpec] = []
     seen: set[str] = set()
     for i, entry in enumerate(schema.blocks):

@@ -53,7 +53,7 @@ from .benes_router import ctrl_words, route_permutation
 from .fan import fan_slot
 from .models.fan import fp32_add, segmented_sums
 from .models.fp import bits_equal, fp_mul, is_zero
-from .models.sigma import STATIONARY, GemmMap, SigmaCycles, flexdpe_fp_reference, orient, sigma_cycles
+from .models.sigma import STATIONARY, GemmMap, SigmaCycles, flexdpe_fp_reference, sigma_cycles
 from .vectors import CycleTable, from_bits, operand_range
 
 __all__ = ["BitmapMatrix", "StreamStep", "FoldPlan", "GemmPlan", "plan_gemm", "gemm_schedule", "assemble",

@@ -14,7 +14,6 @@ from typing import Any, Callable
 import pydantic
 
 from ..cosim.mac import mac_table
-from ..cosim.vectors import CycleTable
 from ..errors import ConfigError
 from ..cosim.systolic import parse_gemm, systolic_table
 from ..cosim.systolic import verify as systolic_verify

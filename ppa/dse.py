@@ -445,7 +445,6 @@ def resolve(data: dict, root: str | Path = ".", source: str | None = None) -> di
     if len(set(names)) != len(names):
         problems.append(("parameters", f"parameter names must be unique; got {names}"))
     params = []
-    any_base = next(iter(bases.values()), None)
     for i, p in enumerate(sp.parameters):
         field = f"parameters[{i}]"
         vals = _values(p, field, problems)

@@ -405,7 +405,6 @@ class FAN(HierarchicalComponent):
                     pipe.put(("yr", j), 1, yr)
                     pipe.put(("yrv", j), 1, yrv)
                 else:
-                    cw = w + level
                     ports = {}
                     for mm in range(1, level + 1):
                         left, right = j - 2 ** (mm - 1), j + 2 ** (mm - 1)

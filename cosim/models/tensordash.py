@@ -46,7 +46,6 @@ The arithmetic is :mod:`accelgen.cosim.models.fp` (numpy float32, bit views).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
