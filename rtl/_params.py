@@ -121,3 +121,19 @@ def fp_operand_implied(dtype: str, width: int, signed: bool, *, two_operands: bo
                           "and products and sums are fp32")}
     acc = {"acc_width": (32, f"{dtype} operands accumulate in fp32 (acc_width 32)")} if two_operands else {}
     return {**ops, **acc, "signed": (signed, sign_why)}
+
+
+class FromParams:
+    """Mixin of the top-level generators: ``from_params`` builds one from a validated parameter set
+    (``Gen.from_params(Gen.params_model(...))``), and ``latency`` is the parameter set's own unless the
+    generator states another."""
+
+    params: BlockParams
+
+    @classmethod
+    def from_params(cls, params: BlockParams):
+        return cls(**params.model_dump())
+
+    @property
+    def latency(self) -> int:
+        return self.params.latency

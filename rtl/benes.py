@@ -12,7 +12,7 @@ from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import BlockParams
+from ._params import BlockParams, FromParams
 
 __all__ = ["BenesParams", "Benes", "BenesSwitch"]
 
@@ -132,7 +132,7 @@ def benes_wiring(n: int) -> tuple[list[tuple[int, int, int, int, int, int]], lis
     return switches, outputs
 
 
-class Benes(HierarchicalComponent):
+class Benes(FromParams, HierarchicalComponent):
     """Benes network with ``n`` ports: ``2 log2 n - 1`` stages of ``n/2`` 2x2 switches.
 
     Topology: the standard recursive Benes. A sub-network of ``m > 2`` wires
@@ -190,14 +190,6 @@ class Benes(HierarchicalComponent):
             "ctrl": In(p.ctrl_word_width).array(p.stages * p.ctrl_words_per_stage),
             "data_out": Out(p.width).array(p.n),
         })
-
-    @classmethod
-    def from_params(cls, params: BenesParams) -> "Benes":
-        return cls(**params.model_dump())
-
-    @property
-    def latency(self) -> int:
-        return self.params.latency
 
     def elaborate(self, platform):
         p = self.params

@@ -37,7 +37,7 @@ from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import BlockParams, fill_implied
+from ._params import BlockParams, FromParams, fill_implied
 
 __all__ = ["FANParams", "FanLinearParams", "AdderTreeParams", "FAN", "FanLinear", "AdderTree", "fan_level"]
 
@@ -301,7 +301,7 @@ class FanNode(wiring.Component):
 
 # --------------------------------------------------------------------------- FAN
 
-class FAN(HierarchicalComponent):
+class FAN(FromParams, HierarchicalComponent):
     """SIGMA's Forwarding Adder Network: reduces every cluster of equal adjacent vecIDs in one pass.
 
     ``n - 1`` adders form an in-order binary tree: adder ``j`` (0..n-2) sits
@@ -359,14 +359,6 @@ class FAN(HierarchicalComponent):
     def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int"):
         self.params = FANParams.validate_kwargs(_given(n=n, width=width, signed=signed, dtype=dtype))
         super().__init__(_reduction_ports(self.params, with_ids=True, slots=True))
-
-    @classmethod
-    def from_params(cls, params: FANParams) -> "FAN":
-        return cls(**params.model_dump())
-
-    @property
-    def latency(self) -> int:
-        return self.params.latency
 
     def elaborate(self, platform):
         p = self.params
@@ -457,7 +449,7 @@ class ChainAdder(wiring.Component):
         return m
 
 
-class FanLinear(HierarchicalComponent):
+class FanLinear(FromParams, HierarchicalComponent):
     """Linear (chain) reduction baseline for :class:`FAN`: same clusters, same interface, O(n) latency.
 
     Adder ``i`` (1..n-1) computes the running sum ``s[i] = value[i] + s[i-1]``
@@ -492,14 +484,6 @@ class FanLinear(HierarchicalComponent):
         self.params = FanLinearParams.validate_kwargs(_given(n=n, width=width, signed=signed, dtype=dtype,
                                                              stage_adders=stage_adders))
         super().__init__(_reduction_ports(self.params, with_ids=True, slots=True))
-
-    @classmethod
-    def from_params(cls, params: FanLinearParams) -> "FanLinear":
-        return cls(**params.model_dump())
-
-    @property
-    def latency(self) -> int:
-        return self.params.latency
 
     def elaborate(self, platform):
         p = self.params
@@ -572,7 +556,7 @@ class TreeAdder(wiring.Component):
         return m
 
 
-class AdderTree(HierarchicalComponent):
+class AdderTree(FromParams, HierarchicalComponent):
     """Plain binary adder tree: the sum of all ``n`` inputs (one dot product) per vector.
 
     The baseline SIGMA compares :class:`FAN` with: it cannot reduce several
@@ -603,14 +587,6 @@ class AdderTree(HierarchicalComponent):
     def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int"):
         self.params = AdderTreeParams.validate_kwargs(_given(n=n, width=width, signed=signed, dtype=dtype))
         super().__init__(_reduction_ports(self.params, with_ids=False, slots=False))
-
-    @classmethod
-    def from_params(cls, params: AdderTreeParams) -> "AdderTree":
-        return cls(**params.model_dump())
-
-    @property
-    def latency(self) -> int:
-        return self.params.latency
 
     def elaborate(self, platform):
         p = self.params

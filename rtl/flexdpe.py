@@ -98,7 +98,7 @@ from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import BlockParams, fill_implied, fp_operand_implied
+from ._params import BlockParams, FromParams, fill_implied, fp_operand_implied
 from .benes import Benes
 from .fan import FAN
 from .fp import FPMultiplier, fp_width
@@ -232,7 +232,7 @@ class FlexMultiplier(wiring.Component):
         return m
 
 
-class FlexDPE(HierarchicalComponent):
+class FlexDPE(FromParams, HierarchicalComponent):
     __doc__ = __doc__
 
     def __init__(self, *, k: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
@@ -253,14 +253,6 @@ class FlexDPE(HierarchicalComponent):
             "sum_id": Out(p.id_width).array(p.k),
             "sum_valid": Out(1).array(p.k),
         })
-
-    @classmethod
-    def from_params(cls, params: FlexDPEParams) -> "FlexDPE":
-        return cls(**params.model_dump())
-
-    @property
-    def latency(self) -> int:
-        return self.params.latency
 
     def elaborate(self, platform):
         p = self.params

@@ -17,7 +17,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
-from ._params import BlockParams, fill_implied, fp_operand_implied
+from ._params import BlockParams, FromParams, fill_implied, fp_operand_implied
 from .fp import FPAdder, FPMultiplier, fp_width
 
 __all__ = ["MACParams", "MAC"]
@@ -88,7 +88,7 @@ class MACParams(BlockParams):
         return 32 if self.is_fp else self.a_width + self.b_width
 
 
-class MAC(wiring.Component):
+class MAC(FromParams, wiring.Component):
     """Multiply-accumulate cell with clear and enable.
 
     Parameters
@@ -188,14 +188,6 @@ class MAC(wiring.Component):
             members["c_in"] = In(Shape(p.acc_width, p.signed))
         members["acc"] = Out(Shape(p.acc_width, p.signed))
         super().__init__(members)
-
-    @classmethod
-    def from_params(cls, params: MACParams) -> "MAC":
-        return cls(**params.model_dump())
-
-    @property
-    def latency(self) -> int:
-        return self.params.latency
 
     def elaborate(self, platform):
         p = self.params

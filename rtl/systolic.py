@@ -40,7 +40,7 @@ from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import BlockParams, fill_implied, fp_operand_implied
+from ._params import BlockParams, FromParams, fill_implied, fp_operand_implied
 from .mac import MAC
 
 __all__ = ["SystolicParams", "SystolicArray", "WSProcessingElement", "OSProcessingElement", "SYSTOLIC_DTYPES"]
@@ -214,7 +214,7 @@ class OSProcessingElement(wiring.Component):
         return m
 
 
-class SystolicArray(HierarchicalComponent):
+class SystolicArray(FromParams, HierarchicalComponent):
     """A ``rows x cols`` systolic array of MAC processing elements (integer or floating point).
 
     Parameters
@@ -288,10 +288,6 @@ class SystolicArray(HierarchicalComponent):
                        "b_in": In(b).array(p.cols), "capture": In(1),
                        "c_out": Out(acc).array(p.cols), "out_valid": Out(1).array(p.cols)}
         super().__init__(members)
-
-    @classmethod
-    def from_params(cls, params: SystolicParams) -> "SystolicArray":
-        return cls(**params.model_dump())
 
     @property
     def latency(self) -> int:

@@ -63,7 +63,7 @@ from amaranth.utils import bits_for
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import BlockParams, fill_implied, fp_operand_implied
+from ._params import BlockParams, FromParams, fill_implied, fp_operand_implied
 
 __all__ = [
     "TENSORDASH_PATTERNS", "TensorDashSchedParams", "TensorDashPEParams", "TensorDashTileParams",
@@ -229,7 +229,7 @@ def _validated(model, kwargs, options):
     return params, opts, tensordash_levels(opts, params.lanes)
 
 
-class TensorDashScheduler(wiring.Component):
+class TensorDashScheduler(FromParams, wiring.Component):
     """Combinational TensorDash scheduler: one movement per lane, and ``AS``.
 
     Parameters
@@ -269,10 +269,6 @@ class TensorDashScheduler(wiring.Component):
             "sel": Out(self.sel_width).array(lanes),
             "as_rows": Out(bits_for(depth)),
         })
-
-    @classmethod
-    def from_params(cls, params: TensorDashSchedParams) -> "TensorDashScheduler":
-        return cls(**params.model_dump())
 
     @property
     def latency(self) -> int:
@@ -444,7 +440,7 @@ _STREAM_DOC = """
 """
 
 
-class TensorDashPE(wiring.Component):
+class TensorDashPE(FromParams, wiring.Component):
     """TensorDash sparse-operand PE: ``L`` lanes, A and B staging buffers, scheduler, one accumulator.
 
     A pair is ineffectual when either operand is zero (``Z = ZA | ZB``, found by
@@ -523,10 +519,6 @@ class TensorDashPE(wiring.Component):
             "done": Out(1),
             "acc": Out(_op_shape(p, p.acc_width)),
         })
-
-    @classmethod
-    def from_params(cls, params: TensorDashPEParams) -> "TensorDashPE":
-        return cls(**params.model_dump())
 
     @property
     def latency(self) -> int:
@@ -617,7 +609,7 @@ class TensorDashTileRow(wiring.Component):
         return m
 
 
-class TensorDashTile(HierarchicalComponent):
+class TensorDashTile(FromParams, HierarchicalComponent):
     """``R`` TensorDash PE rows sharing one B stream, B staging buffer and schedule.
 
     Sparsity is taken from the B side only (a pair is ineffectual when its B
@@ -669,10 +661,6 @@ class TensorDashTile(HierarchicalComponent):
             "done": Out(1),
             "acc": Out(_op_shape(p, p.acc_width)).array(p.rows),
         })
-
-    @classmethod
-    def from_params(cls, params: TensorDashTileParams) -> "TensorDashTile":
-        return cls(**params.model_dump())
 
     @property
     def latency(self) -> int:
