@@ -54,7 +54,7 @@ from .fan import fan_slot
 from .models.fan import fp32_add, segmented_sums
 from .models.fp import bits_equal, fp_mul, is_zero
 from .models.sigma import STATIONARY, GemmMap, SigmaCycles, flexdpe_fp_reference, sigma_cycles
-from .vectors import CycleTable, from_bits, operand_range
+from .vectors import CycleTable, from_bits, operand_range, parse_gemm
 
 __all__ = ["BitmapMatrix", "StreamStep", "FoldPlan", "GemmPlan", "plan_gemm", "gemm_schedule", "assemble",
            "verify", "flexdpe_table", "directed_gemms", "parse_gemm", "parse_sparsity", "parse_stationary",
@@ -523,16 +523,6 @@ def directed_gemms(params, rng) -> list[tuple[str, np.ndarray, np.ndarray]]:
     return out
 
 
-def parse_gemm(text: str) -> tuple[int, int, int]:
-    """``"M,N,K"`` -> ``(M, N, K)``; raises ``ValueError`` naming what is wrong."""
-    parts = text.replace("x", ",").split(",")
-    try:
-        dims = tuple(int(p) for p in parts)
-    except ValueError:
-        dims = ()
-    if len(dims) != 3 or min(dims) < 1:
-        raise ValueError(f"gemm={text!r} is not allowed; expected M,N,K with three integers >= 1 (e.g. 64,32,128)")
-    return dims
 
 
 def parse_sparsity(text: str) -> float:

@@ -34,7 +34,7 @@ import numpy as np
 from .models.systolic import (fold_partial_sums, fp_combine_folds, fp_gemm_reference, fp_os_tile, fp_ws_fold,
                               required_acc_width, systolic_cycles, wrap_array)
 from .models.fp import bits_equal, from_float32, random_fp_bits, special_values, to_float32
-from .vectors import CycleTable, from_bits, operand_range
+from .vectors import CycleTable, from_bits, operand_range, parse_gemm
 
 
 @dataclass
@@ -345,16 +345,6 @@ def fp_directed_gemms(params, rng) -> list[tuple[np.ndarray, np.ndarray]]:
     return gemms
 
 
-def parse_gemm(text: str) -> tuple[int, int, int]:
-    """``"M,N,K"`` -> ``(M, N, K)``; raises ``ValueError`` naming what is wrong."""
-    parts = text.replace("x", ",").split(",")
-    try:
-        dims = tuple(int(p) for p in parts)
-    except ValueError:
-        dims = ()
-    if len(dims) != 3 or min(dims) < 1:
-        raise ValueError(f"gemm={text!r} is not allowed; expected M,N,K with three integers >= 1 (e.g. 64,32,128)")
-    return dims
 
 
 def systolic_table(params, vectors: int, seed: int, gemm: tuple = ()) -> tuple[CycleTable, list[GemmRun]]:

@@ -88,3 +88,15 @@ class CycleTable:
             expect = {k[4:]: data[k] for k in data.files if k.startswith("out:")}
             check = {k[4:]: data[k] for k in data.files if k.startswith("chk:")}
         return cls(inputs, expect, check)
+
+
+def parse_gemm(text: str) -> tuple[int, int, int]:
+    """``"M,N,K"`` -> ``(M, N, K)``; raises ``ValueError`` naming what is wrong."""
+    parts = text.replace("x", ",").split(",")
+    try:
+        dims = tuple(int(p) for p in parts)
+    except ValueError:
+        dims = ()
+    if len(dims) != 3 or min(dims) < 1:
+        raise ValueError(f"gemm={text!r} is not allowed; expected M,N,K with three integers >= 1 (e.g. 64,32,128)")
+    return dims

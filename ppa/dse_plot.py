@@ -7,24 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..util import atomic_files
-
-
-def _plt():
-    import matplotlib  # noqa: PLC0415
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-
-    return plt
-
-
-def _save(fig, path: Path) -> Path:
-    plt = _plt()
-    with atomic_files([path]) as (tmp,):
-        fig.savefig(tmp, format="png", dpi=110)
-    plt.close(fig)
-    return path
+from .perfplot import _plt, _save
 
 
 def _label(plan: dict, row) -> str:
