@@ -1,0 +1,58 @@
+"""SHA-256 of the emitted Verilog and manifest of every family at its default parameters, of
+every block of ``examples/*.yaml`` and of the floating-point variants.
+
+Recorded once before a restructuring (``python tests/gen/verilog_hashes.py`` writes
+``tests/data/verilog_hashes.json``); ``test_verilog_hashes.py`` checks that emission is still
+byte-identical. The manifest's ``versions`` (accelgen, Amaranth, Yosys) are left out of its hash so
+that a dependency upgrade is not mistaken for a change of the generators.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import typing
+from pathlib import Path
+
+from accelgen.gen import FAMILIES, load_build_config, render
+from accelgen.util import sha256_hex
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORD = ROOT / "tests" / "data" / "verilog_hashes.json"
+
+
+def cases() -> dict[str, tuple[str, dict, str]]:
+    """``{case id: (family, params, module name)}``."""
+    out: dict[str, tuple[str, dict, str]] = {}
+    for name, fam in FAMILIES.items():
+        out[f"default/{name}"] = (name, {}, name)
+        field = fam.params_model.model_fields.get("dtype")
+        if field is not None:
+            for dtype in typing.get_args(field.annotation):
+                if dtype != "int":
+                    out[f"fp/{name}-{dtype}"] = (name, {"dtype": dtype}, f"{name}_{dtype}")
+    for path in sorted((ROOT / "examples").glob("*.yaml")):
+        for block in load_build_config(path).blocks:
+            out[f"examples/{path.stem}/{block.name}"] = (block.family.name, block.params.model_dump(), block.name)
+    return out
+
+
+def digest(family: str, params: dict, name: str) -> dict[str, str]:
+    fam = FAMILIES[family]
+    emitted = render(fam, fam.validate(params), name)
+    manifest = {k: v for k, v in emitted.manifest.items() if k != "versions"}
+    return {"verilog": sha256_hex(emitted.verilog),
+            "manifest": sha256_hex(json.dumps(manifest, indent=2, sort_keys=True))}
+
+
+def main() -> None:
+    record = {}
+    for case, (family, params, name) in cases().items():
+        record[case] = {"family": family, "params": params, "name": name, **digest(family, params, name)}
+        print(case, record[case]["verilog"][:12], file=sys.stderr)
+    RECORD.parent.mkdir(parents=True, exist_ok=True)
+    RECORD.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
