@@ -1,5 +1,5 @@
 import sys
 
-from accelgen.gen.cli import main
+from accelgen.cli import main
 
 sys.exit(main())

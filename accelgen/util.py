@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import hashlib
+import importlib
+import importlib.util
+import inspect
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Iterator
 
 from .errors import OutputError
@@ -101,3 +107,50 @@ def read_yaml(path: str | os.PathLike) -> Any:
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ConfigError([("", f"malformed YAML: {where}{problem}")], str(p)) from None
+
+
+def module_digest(*objects: Any) -> str:
+    """SHA-256 of the source of the accelgen modules that define ``objects`` (functions, classes
+    or modules) and of every accelgen module they import, transitively (imports inside functions
+    included).
+
+    ``from package import name`` counts the module that defines ``name``, not the whole package,
+    so a cache keyed by this digest is invalidated by an edit of the code a result depends on and
+    by nothing else. Modules are found through their imports, never by path.
+    """
+    seen: dict[str, str] = {}
+    todo = [_defining_module(obj) for obj in objects if obj is not None]
+    while todo:
+        mod = todo.pop()
+        if mod is None or mod.__name__ in seen or not mod.__name__.startswith(_ROOT):
+            continue
+        source = inspect.getsource(mod) if getattr(mod, "__file__", None) else ""
+        seen[mod.__name__] = sha256_hex(source)
+        todo += _imported_modules(mod, source)
+    return sha256_hex(canonical_json(sorted(seen.items())))
+
+
+_ROOT = __name__.partition(".")[0]
+
+
+def _defining_module(obj: Any) -> ModuleType | None:
+    if isinstance(obj, ModuleType):
+        return obj
+    return sys.modules.get(getattr(obj, "__module__", None) or "")
+
+
+def _imported_modules(mod: ModuleType, source: str) -> list[ModuleType]:
+    out = []
+    package = mod.__package__ or ""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out += [importlib.import_module(a.name) for a in node.names if a.name.startswith(_ROOT)]
+        elif isinstance(node, ast.ImportFrom):
+            base_name = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+            if not base_name.startswith(_ROOT):
+                continue
+            base = importlib.import_module(base_name)
+            for alias in node.names:
+                value = getattr(base, alias.name, None)
+                out.append(_defining_module(value) if value is not None and _defining_module(value) else base)
+    return out

@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from accelgen.cosim.benes_router import route
-from accelgen.cosim.models.benes import random_multicast
+from accelgen.golden.benes import random_multicast
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from accelgen.cosim.models.tensordash import cycle_counts, simulate_pe
+from accelgen.golden.tensordash import cycle_counts, simulate_pe
 
 
 def main() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..golden.benes import benes_reference, deliver, random_multicast
 from .benes_router import ctrl_words, route
-from .models.benes import benes_reference, deliver, random_multicast
 from .vectors import CycleTable
 
 

@@ -1,6 +1,6 @@
 """Functional coverage bins per block family, collected from the stimulus a cosim run really drove.
 
-:func:`collect` looks at one run's cycle table (and the family's host context, e.g.
+A family's collector (``BlockFamily.coverage``, e.g. :func:`mac_coverage`) looks at one run's cycle table (and the family's host context, e.g.
 the GEMMs of a systolic run) and returns a :class:`Coverage`: the bins this run
 *could* hit for its parameters (``bins``) and how often it hit each
 (``hits``). A regression merges the coverage of its tests per family with
@@ -38,6 +38,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..golden.benes import benes_reference
+from ..golden.tensordash import pattern_options
+from .benes_router import CTRL_WORD_SWITCHES
+from .tensordash import pe_streams
 from .vectors import CycleTable
 
 
@@ -108,7 +112,7 @@ def _size_classes(n: int) -> list[str]:
 
 # --------------------------------------------------------------------------- per family
 
-def _mac(params, table: CycleTable, context) -> Coverage:
+def mac_coverage(params, table: CycleTable, context) -> Coverage:
     cov = Coverage()
     aw, bw, signed = params.a_width, params.b_width, params.signed
     n = int(table.info.get("vectors", table.cycles))
@@ -171,7 +175,7 @@ def _fan_layouts(params, table: CycleTable) -> Coverage:
     return cov
 
 
-def _adder_tree(params, table: CycleTable, context) -> Coverage:
+def adder_tree_coverage(params, table: CycleTable, context) -> Coverage:
     cov = Coverage()
     n = params.n
     rows = int(table.info.get("vectors", table.cycles))
@@ -183,7 +187,6 @@ def _adder_tree(params, table: CycleTable, context) -> Coverage:
 
 
 def _decode_settings(params, table: CycleTable, t: int) -> np.ndarray:
-    from .benes_router import CTRL_WORD_SWITCHES
     per_stage = params.ctrl_words_per_stage
     half = params.n // 2
     settings = np.zeros((params.stages, half), dtype=np.uint8)
@@ -195,8 +198,7 @@ def _decode_settings(params, table: CycleTable, t: int) -> np.ndarray:
     return settings
 
 
-def _benes(params, table: CycleTable, context) -> Coverage:
-    from .models.benes import benes_reference
+def benes_coverage(params, table: CycleTable, context) -> Coverage:
 
     cov = Coverage()
     n = params.n
@@ -239,7 +241,7 @@ def _density_bin(frac: float) -> str:
     return next((name for hi, name in edges if frac < hi), "80-100%")
 
 
-def _sched(params, table: CycleTable, context) -> Coverage:
+def sched_coverage(params, table: CycleTable, context) -> Coverage:
     cov = Coverage()
     lanes, depth = params.lanes, params.depth
     cov.declare(*(f"effectual density {b}" for b in ("0-20%", "20-40%", "40-60%", "60-80%", "80-100%")))
@@ -268,8 +270,6 @@ SPARSITY_BINS = ("0%", "<25%", "25-50%", "50-75%", "75-95%", ">=95%")
 
 
 def _tensordash(params, table: CycleTable, context, *, tile: bool) -> Coverage:
-    from .models.tensordash import pattern_options
-    from .tensordash import pe_streams
 
     cov = Coverage()
     lanes, depth = params.lanes, params.depth
@@ -305,7 +305,7 @@ def _shape_class(value: int, size: int) -> str:
     return "smaller" if value < size else "equal" if value == size else "larger"
 
 
-def _systolic(params, table: CycleTable, runs) -> Coverage:
+def systolic_coverage(params, table: CycleTable, runs) -> Coverage:
     cov = Coverage()
     dims = (("M", params.rows, "rows"), ("N", params.cols, "cols"), ("K", params.rows, "rows"))
     for d, _, what in dims:
@@ -322,7 +322,7 @@ def _systolic(params, table: CycleTable, runs) -> Coverage:
     return cov
 
 
-def _flexdpe(params, table: CycleTable, plans) -> Coverage:
+def flexdpe_coverage(params, table: CycleTable, plans) -> Coverage:
     cov = Coverage()
     k = params.k
     for d in "MNK":
@@ -337,21 +337,14 @@ def _flexdpe(params, table: CycleTable, plans) -> Coverage:
     return cov
 
 
-COLLECTORS = {
-    "mac": _mac,
-    "fan": lambda p, t, c: _fan_layouts(p, t),
-    "fan_linear": lambda p, t, c: _fan_layouts(p, t),
-    "adder_tree": _adder_tree,
-    "benes": _benes,
-    "tensordash_sched": _sched,
-    "tensordash_pe": lambda p, t, c: _tensordash(p, t, c, tile=False),
-    "tensordash_tile": lambda p, t, c: _tensordash(p, t, c, tile=True),
-    "systolic": _systolic,
-    "flexdpe": _flexdpe,
-}
+def fan_coverage(params, table: CycleTable, context) -> Coverage:
+    """FAN and the linear chain: cluster layouts (sizes, counts, positions) seen in the run."""
+    return _fan_layouts(params, table)
 
 
-def collect(family: str, params, table: CycleTable, context=None) -> Coverage:
-    """Coverage of one run of ``family``; a family without a collector has no bins."""
-    fn = COLLECTORS.get(family)
-    return fn(params, table, context) if fn else Coverage()
+def pe_coverage(params, table: CycleTable, context) -> Coverage:
+    return _tensordash(params, table, context, tile=False)
+
+
+def tile_coverage(params, table: CycleTable, context) -> Coverage:
+    return _tensordash(params, table, context, tile=True)

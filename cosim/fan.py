@@ -2,14 +2,16 @@
 
 With ``dtype="fp32"`` the values are fp32 bit patterns and the expected sums are
 computed in each network's documented association order
-(:mod:`accelgen.cosim.models.fan`), so every output is compared bit-exactly.
+(:mod:`accelgen.golden.fan`), so every output is compared bit-exactly.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .models.fan import dot_sum, fan_top_adder, segmented_sums
+from ..golden.fan import dot_sum, fan_top_adder, segmented_sums
+from ..golden.fp import random_fp_bits, special_values
+from .stimulus import Activity, cosim_activity
 from .vectors import CycleTable, to_bits
 
 
@@ -47,8 +49,8 @@ _TIE_VALUES = np.array([2.0 ** 24, -2.0 ** 24, 2.0 ** 25, 1.0, 3.0, 5.0, -1.0, -
 def fp32_values(rng, n: int, kind: str | None = None) -> np.ndarray:
     """``n`` fp32 bit patterns (as ``int64``) of one ``kind`` (drawn at random when None):
 
-    * ``random``: :func:`~accelgen.cosim.models.fp.random_fp_bits` (normal values, scale 10**-3..10**3,
-      10% zeros), 5% of them replaced by :func:`~accelgen.cosim.models.fp.special_values`;
+    * ``random``: :func:`~accelgen.golden.fp.random_fp_bits` (normal values, scale 10**-3..10**3,
+      10% zeros), 5% of them replaced by :func:`~accelgen.golden.fp.special_values`;
     * ``scales``: normal values times 2**-140..2**120 (mixed magnitudes: absorption, rounding);
     * ``special``: 40% special values (+-0, subnormals, +-Inf, NaNs incl. a signalling one, extremes);
     * ``ties``: integers around 2**24 and 1 with 2**-24 .. (sums that round at a tie, both ways);
@@ -57,7 +59,6 @@ def fp32_values(rng, n: int, kind: str | None = None) -> np.ndarray:
     * ``subnormal``: random subnormals (both signs) and the smallest normals;
     * ``overflow``: values near the largest normal, both signs (sums overflow to +-Inf, Inf - Inf = NaN).
     """
-    from .models.fp import random_fp_bits, special_values
 
     kind = kind or str(rng.choice(["random", "random", "random", *FP_KINDS[1:]]))
     if kind == "random":
@@ -254,3 +255,28 @@ def adder_tree_table(params, vectors: int = 1024, seed: int = 1) -> CycleTable:
             chk[t + lat] = True
     return CycleTable(inputs=_inputs(params, vecs, total, with_ids=False), expect={"sum": s, "sum_valid": sv},
                       check={"sum": chk}, info={"vectors": len(vecs), "sections": stim["sections"], "latency": lat})
+
+
+# --------------------------------------------------------------------------- activity stimulus
+
+def reduction_activity(params, density: float, cycles: int, seed: int) -> Activity:
+    """FAN, linear chain and adder tree. ``dtype="int"``: the cosim stimulus (random vecID layouts and
+    values, density ignored; one operation = one cycle), as before. ``dtype="fp32"``: one vector per
+    cycle, all inputs valid, values from :func:`~accelgen.golden.fp.random_fp_bits` (normal(0, 1)
+    rounded to fp32; a zero, +0 or -0, with probability ``1 - density``), clusters cut at each boundary
+    with probability 0.2 (mean cluster ~5 inputs, as dot products mapped onto a Flex-DPE). One
+    operation is one vector (``n`` inputs reduced); the pipeline fill is warm-up."""
+    block = type(params).block
+    if params.dtype == "int":
+        table = {"fan": fan_table, "fan_linear": fan_linear_table, "adder_tree": adder_tree_table}[block]
+        return cosim_activity(table, params, 1.0, cycles, seed)
+    rng = np.random.default_rng(seed)
+    n = params.n
+    values = random_fp_bits(rng, (cycles, n), "fp32", density=density).astype(np.int64)
+    ins = {f"value__{i}": values[:, i] for i in range(n)}
+    ins |= {f"valid__{i}": np.ones(cycles, dtype=np.int64) for i in range(n)}
+    if block != "adder_tree":
+        ids = np.stack([_sizes_to_ids(_random_sizes(n, rng, 0.2), params.id_width, rng) for _ in range(cycles)])
+        ins |= {f"vec_id__{i}": ids[:, i].astype(np.int64) for i in range(n)}
+    warm = params.latency + 1
+    return Activity(ins, ops=cycles - warm, per="vector (n fp32 inputs reduced in one cycle)", warmup=warm)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .models import fp as fpm
-from .models.mac import mac_reference, mac_reference_fp
+from ..golden import fp as fpm
+from ..golden.mac import mac_reference, mac_reference_fp
+from .stimulus import Activity, sparse_ints
 from .vectors import CycleTable, operand_range, to_bits
 
 #: directed overflow runs are included when they wrap the accumulator within this many cycles
@@ -93,12 +94,12 @@ def mac_fp_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
     """Floating-point operand pairs (bit patterns) with ``en`` and ``clear``: directed sections, then
     ``vectors`` random pairs.
 
-    Directed sections: ``specials`` (every ordered pair of :func:`~accelgen.cosim.models.fp.special_values`,
+    Directed sections: ``specials`` (every ordered pair of :func:`~accelgen.golden.fp.special_values`,
     accumulated, with a clear every few cycles so that NaN and Inf do not stick), ``en_clear`` (every ordered
     pair of the four ``(en, clear)`` combinations), ``signed_zero`` (products that cancel, -0 products after
     a clear, -0 addends), ``ties`` (1 + 2**-24 and (1 + 2**-23) + 2**-24 built from products; the small
     terms are fp16 subnormals), ``overflow`` (the largest products accumulated until Inf). Random pairs:
-    realistic values (:func:`~accelgen.cosim.models.fp.random_fp_bits`, scales 1e-3..1e3) with 10% special
+    realistic values (:func:`~accelgen.golden.fp.random_fp_bits`, scales 1e-3..1e3) with 10% special
     values and 5% uniformly random bit patterns (any exponent, NaNs, subnormals); ``en`` 90%, ``clear`` 3%.
     With ``addend_input``, ``c_in`` is random fp32 (realistic, 25% special values).
     """
@@ -201,3 +202,29 @@ def mac_table(params, vectors: int = 4096, seed: int = 1) -> CycleTable:
         expect={"acc": expect},
         info={"vectors": n, "sections": stim["sections"], "latency": latency},
     )
+
+
+# --------------------------------------------------------------------------- activity stimulus
+
+def mac_activity(params, density: float, cycles: int, seed: int) -> Activity:
+    """MAC doing dot products of length 32 (``clear`` every 32nd cycle), ``en`` always on.
+
+    Operands ``a`` and ``b`` are independently zero with probability ``1 - density``,
+    else uniform over their range (``int``) or, for fp dtypes, realistic values
+    (:func:`~accelgen.golden.fp.random_fp_bits`: normal(0, 1) rounded to the dtype,
+    zero = +0 or -0). One operation is one MAC (one cycle with ``en``).
+    """
+    rng = np.random.default_rng(seed)
+    warm = 4
+    dtype = getattr(params, "dtype", "int")
+    if dtype != "int":
+        a = fpm.random_fp_bits(rng, cycles, dtype, density=density).astype(np.int64)
+        b = fpm.random_fp_bits(rng, cycles, dtype, density=density).astype(np.int64)
+    else:
+        a = sparse_ints(rng, cycles, params.a_width, params.signed, density)
+        b = sparse_ints(rng, cycles, params.b_width, params.signed, density)
+    clear = (np.arange(cycles) % 32 == 0).astype(np.int64)
+    ins = {"a": a, "b": b, "en": np.ones(cycles, dtype=np.int64), "clear": clear}
+    if getattr(params, "addend_input", False):
+        ins["c_in"] = np.zeros(cycles, dtype=np.int64)
+    return Activity(ins, ops=cycles - warm, per="MAC", warmup=warm)

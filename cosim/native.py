@@ -29,7 +29,7 @@ import numpy as np
 
 from ..util import cache_dir, canonical_json, sha256_hex
 from . import simulators
-from .run import CosimResult, _describe_mismatches
+from .run import CosimResult, _describe_mismatches, run_cosim
 from .vectors import CycleTable
 
 HARNESS_VERSION = 1
@@ -251,7 +251,6 @@ def run_native(verilog_path: Path, manifest: dict, table: CycleTable, *, seed: i
             result.passed = False
             result.error = "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
     if not result.passed and waves_on_failure:
-        from .run import run_cosim
         traced = run_cosim(verilog_path, manifest, table, sim="verilator", seed=seed, work_dir=run_dir / "cocotb",
                            keep=True, waves_on_failure=True, record=record, host_check=host_check)
         result.waveform = traced.waveform

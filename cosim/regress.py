@@ -54,8 +54,7 @@ import time
 import traceback
 import uuid
 import xml.etree.ElementTree as ET
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import as_completed as _local_as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed as _local_as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -64,7 +63,8 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
-from ..util import canonical_json, ensure_output_dir, read_yaml, sha256_hex, write_atomic
+from ..problems import schema_problems
+from ..util import (canonical_json, ensure_output_dir, read_yaml, sha256_hex, write_atomic)
 from .coverage import Coverage
 
 MODES = ("directed", "random", "stress")
@@ -149,21 +149,20 @@ class Regression:
 
 
 def _family(name: str, path: str):
-    from ..gen.blocks import family
+    from ..registry import family
     return family(name, path)
 
 
 def param_tag(family: str, params: dict) -> str:
     """The parameters that differ from the family's defaults, ``k=v,...`` (``default`` if none)."""
-    from ..gen.blocks import FAMILIES
+    from ..registry import FAMILIES
     fields = FAMILIES[family].params_model.model_fields
     diff = [f"{k}={v}" for k, v in params.items() if k in fields and fields[k].default != v]
     return ",".join(diff) or "default"
 
 
 def _schema_problems(exc: pydantic.ValidationError, prefix: str = "") -> list[tuple[str, str]]:
-    from ..gen.config import _schema_problems as problems
-    return [(f"{prefix}{p}", m) for p, m in problems(exc)]
+    return schema_problems(exc, prefix)
 
 
 def _as_list(data: dict, key: str) -> None:
@@ -268,7 +267,7 @@ def load_regression(path: str | Path, **kw) -> Regression:
 
 def reproduce_command(spec: TestSpec) -> str:
     """``accelgen cosim <family> ...``: the one command that reruns exactly this test."""
-    from ..gen.blocks import FAMILIES
+    from ..registry import FAMILIES
     fam = FAMILIES[spec.family]
     args = ["accelgen", "cosim", spec.family]
     for name, info in fam.params_model.model_fields.items():
@@ -481,17 +480,17 @@ def _execute_build(job: dict) -> dict:
 
 
 def _execute_test(job: dict) -> dict:
-    from ..gen.blocks import FAMILIES
     from ..gen.emit import Emitted
-    from ..gen.flow import cosim_emitted
-    from .coverage import collect
+    from ..registry import FAMILIES
+    from .check import cosim_emitted
 
     fam = FAMILIES[job["family"]]
     params = fam.validate(job["params"])
     vectors, seed, options = job["vectors"], job["seed"], job["options"]
     made = fam.cycle_table(params, vectors, seed, **options)
     table, context = made if isinstance(made, tuple) else (made, None)
-    cov = collect(fam.name, params, table, context if context is not None else {"vectors": vectors, "seed": seed})
+    cov = fam.coverage(params, table, context if context is not None else {"vectors": vectors, "seed": seed}) \
+        if fam.coverage else Coverage()
     with tempfile.TemporaryDirectory(prefix="accelgen-test-") as tmp:
         manifest = job["manifest"]
         vpath = Path(tmp) / f"{manifest['name']}.v"
@@ -582,7 +581,7 @@ def _render_designs(reg: Regression, out: Path, on_event: Event) -> dict[str, di
     """Render each distinct design once; set every test's design hash. Returns designs by hash."""
     import importlib
 
-    from ..gen.blocks import FAMILIES
+    from ..registry import FAMILIES
     # looked up on the module at call time, so a test may substitute a mutant ``render``
     _emit = importlib.import_module("accelgen.gen.emit")
 

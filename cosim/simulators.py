@@ -25,9 +25,8 @@ import sys
 from pathlib import Path
 
 from ..errors import ToolNotFoundError
+from ..family import SIMULATORS
 from ..util import cache_dir, canonical_json, sha256_hex
-
-SIMULATORS = ("verilator", "icarus")
 
 #: Amaranth's output triggers style warnings (unused bits, widths) that are not errors.
 VERILATOR_BUILD_ARGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style")

@@ -4,7 +4,7 @@
 ``rows x cols`` array (folds over the stationary dimensions, zero padding at
 ragged edges, skewed edge streams) and returns the cycle table the cosim
 testbench drives, with the expected output in every cycle. Its timing is built
-from :func:`accelgen.cosim.models.systolic.systolic_cycles`, so a passing cosim
+from :func:`accelgen.golden.systolic.systolic_cycles`, so a passing cosim
 proves that model on the emitted Verilog. :func:`assemble` rebuilds ``C`` from
 the outputs the simulator really produced (de-skew, host accumulation of
 K-folds for WS) and measures each GEMM's cycle count from the ``out_valid`` bits.
@@ -12,13 +12,13 @@ K-folds for WS) and measures each GEMM's cycle count from the ``out_valid`` bits
 Floating-point arrays (``params.dtype`` fp16 / bf16 / fp32): operands are bit
 patterns of the dtype (unsigned integers), outputs fp32 bit patterns. Every
 partial sum in the table is the bit-exact golden value
-(:mod:`accelgen.cosim.models.systolic`, NaN as the canonical 0x7FC00000 the
+(:mod:`accelgen.golden.systolic`, NaN as the canonical 0x7FC00000 the
 hardware produces). The host combines a WS output's K-fold partial sums in fold
 order in fp32: ``C = ((fold_0 + fold_1) + fold_2) + ...`` (folds over rows
 ``0..rows-1``, ``rows..2*rows-1``, ...); OS needs no combination. Together with
 the PEs' order (WS: ``+0.0`` at the top of each column, rows top to bottom; OS:
 ``+0.0``, then k in order) this fixes every rounding, so :func:`verify` compares
-``C`` bit for bit with :func:`~accelgen.cosim.models.systolic.fp_gemm_reference`.
+``C`` bit for bit with :func:`~accelgen.golden.systolic.fp_gemm_reference`.
 Stimulus: :func:`random_operands` (``random_fp_bits`` plus sprinkled special
 values) and, without ``--gemm``, the directed special-value GEMMs of
 :func:`fp_directed_gemms`.
@@ -31,9 +31,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .models.systolic import (fold_partial_sums, fp_combine_folds, fp_gemm_reference, fp_os_tile, fp_ws_fold,
-                              required_acc_width, systolic_cycles, wrap_array)
-from .models.fp import bits_equal, from_float32, random_fp_bits, special_values, to_float32
+from ..golden.fp import (bits_equal, from_float32, random_fp_bits, special_values, to_float32)
+from ..golden.systolic import (fold_partial_sums, fp_combine_folds, fp_gemm_reference, fp_os_tile, fp_ws_fold,
+                               required_acc_width, systolic_cycles, wrap_array)
+from .stimulus import Activity, sparse_ints
 from .vectors import CycleTable, from_bits, operand_range, parse_gemm
 
 
@@ -364,7 +365,7 @@ def systolic_table(params, vectors: int, seed: int, gemm: tuple = ()) -> tuple[C
 
 def verify(params, table: CycleTable, runs: list[GemmRun], recorded: dict) -> list[str]:
     """Host-side checks on recorded outputs: ``C`` equals numpy (floating point: bit-equal to
-    :func:`~accelgen.cosim.models.systolic.fp_gemm_reference`, all NaNs equal), measured cycles equal
+    :func:`~accelgen.golden.systolic.fp_gemm_reference`, all NaNs equal), measured cycles equal
     the model."""
     problems = []
     dtype = getattr(params, "dtype", "int")
@@ -393,3 +394,35 @@ def verify(params, table: CycleTable, runs: list[GemmRun], recorded: dict) -> li
 
 def _f32(bits: int) -> float:
     return float(np.array([bits], dtype=np.uint32).view(np.float32)[0])
+
+
+# --------------------------------------------------------------------------- activity stimulus
+
+def systolic_activity(params, density: float, cycles: int, seed: int) -> Activity:
+    """Steady state of a GEMM on the array: ``cycles`` counted cycles during which every PE performs
+    a MAC. The streamed dimension (WS: M, with K = rows, N = cols; OS: K, with M = rows, N = cols)
+    is ``rows + cols + cycles + 2``, so that after the weight load (WS) and the input skew
+    (``rows + cols`` cycles, not counted: warm-up) the whole array is busy for the counted window;
+    the drain after it is not simulated. Operands are zero with probability ``1 - density``, else
+    uniform over their range (``int``) or ``random_fp_bits`` values (fp16/bf16/fp32: normal(0, 1)
+    rounded to the dtype, so exponents and significands switch as in real data). One
+    operation is one MAC (dense count: zero operands still count), ``rows * cols`` per counted cycle,
+    so the energy is the steady-state energy per MAC of a large GEMM (fill and drain amortized away)."""
+    rng = np.random.default_rng(seed)
+    R, C = params.rows, params.cols
+    ws = params.dataflow == "ws"
+    warm = (R if ws else 0) + R + C + 1
+    stream = R + C + cycles + 2
+    M, N, K = (stream, C, R) if ws else (R, C, stream)
+    dtype = getattr(params, "dtype", "int")
+    if dtype != "int":
+        # realistic fp operands: normal(0, 1) rounded to the dtype, zero (+-0) with probability 1 - density
+        A = random_fp_bits(rng, (M, K), dtype, density=density).astype(np.int64)
+        B = random_fp_bits(rng, (K, N), dtype, density=density).astype(np.int64)
+    else:
+        A = np.stack([sparse_ints(rng, K, params.a_width, params.signed, density) for _ in range(M)])
+        B = np.stack([sparse_ints(rng, N, params.b_width, params.signed, density) for _ in range(K)])
+    table, _ = gemm_schedule(params, [(A, B)])
+    ins = {k: np.asarray(v, dtype=object)[:warm + cycles] for k, v in table.inputs.items()}
+    return Activity(ins, ops=R * C * cycles, per="MAC (steady state: every PE busy, dense count)", warmup=warm,
+                    info={"gemm": [M, N, K]})

@@ -1,6 +1,6 @@
 """Host side of TensorDash co-simulation: operand streams, cycle tables, the speedup sweep.
 
-The golden model (:mod:`accelgen.cosim.models.tensordash`) is cycle-accurate, so
+The golden model (:mod:`accelgen.golden.tensordash`) is cycle-accurate, so
 the host knows in advance how many rows the PE takes each cycle and can
 precompute the window of stream rows the environment presents; the cycle table
 then checks, every cycle, the selects, ``take`` (``AS``), ``done`` and the
@@ -9,13 +9,20 @@ running sum. Any difference in schedule, cycle count or result is a mismatch.
 
 from __future__ import annotations
 
+import json
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from .models.mac import wrap
-from .models.tensordash import cycle_counts, ideal_speedup, pattern_options, schedule_levels, schedule_step, \
-    simulate_pe
+from ..gen.emit import render, write
+from ..golden.fp import from_float32, random_fp_bits, special_values
+from ..golden.mac import wrap
+from ..golden.tensordash import (cycle_counts, fp_nonzero, ideal_speedup, pattern_options, schedule_levels,
+                                 schedule_step, simulate_pe)
+from .run import run_cosim
+from .stimulus import Activity, cosim_activity
 from .vectors import CycleTable, to_bits
 
 #: sparsities (fraction of zero operands on the chosen side) cycled through by the random streams
@@ -66,15 +73,11 @@ def is_fp(params) -> bool:
 
 def _fp_specials(dtype: str) -> np.ndarray:
     """The special values of ``dtype`` that are not zero (zeros are sparsity here)."""
-    from .models.fp import special_values
-    from .models.tensordash import fp_nonzero
-
     v = np.asarray(special_values(dtype), dtype=np.int64)
     return v[fp_nonzero(v, dtype)]
 
 
 def _fp_one(dtype: str, value: float) -> int:
-    from .models.fp import from_float32
     return int(np.asarray(from_float32(np.array([value], np.float32), dtype)).reshape(-1)[0])
 
 
@@ -86,9 +89,6 @@ def _fp_zeros(rng, shape, dtype: str) -> np.ndarray:
 
 def _fp_nonzero(rng, shape, dtype: str, special_frac: float = 0.03) -> np.ndarray:
     """Realistic nonzero fp operands (``random_fp_bits``), a fraction replaced by non-zero special values."""
-    from .models.fp import random_fp_bits
-    from .models.tensordash import fp_nonzero
-
     v = np.asarray(random_fp_bits(rng, shape, dtype, density=1.0), dtype=np.int64).reshape(shape)
     v = np.where(fp_nonzero(v, dtype), v, _fp_one(dtype, 1.0))
     specials = _fp_specials(dtype)
@@ -425,24 +425,15 @@ class StreamRun:
     cosim: object  # CosimResult
 
 
-def run_streams(params, streams: list[Stream], *, sim: str = "verilator", seed: int = 1,
+def run_streams(fam, params, streams: list[Stream], *, sim: str = "verilator", seed: int = 1,
                 name: str = "tensordash") -> StreamRun:
-    """Co-simulate ``streams`` on the PE (or tile) with the reactive testbench.
+    """Co-simulate ``streams`` on the PE (or tile) of family ``fam`` with the reactive testbench.
 
     The testbench follows the DUT's ``take`` and counts busy cycles itself; the
     counts and the accumulators are compared with the golden model
     (:func:`simulate_pe`) stream by stream.
     """
-    import json
-    import tempfile
-    from pathlib import Path
-
-    from ..gen.blocks import FAMILIES
-    from ..gen.emit import render, write
-    from .run import run_cosim
-
     tile = hasattr(params, "rows")
-    fam = FAMILIES["tensordash_tile" if tile else "tensordash_pe"]
     n_rows = params.rows if tile else 1
     lanes = params.lanes
     n_max = max([s.rows for s in streams] + [1])
@@ -499,12 +490,12 @@ def sweep_streams(lanes: int, depth: int, sparsity: float, *, count: int, rows: 
     return out
 
 
-def speedup_sweep(params, sparsities, *, streams: int = 32, rows: int = 64, seed: int = 1,
+def speedup_sweep(fam, params, sparsities, *, streams: int = 32, rows: int = 64, seed: int = 1,
                   sim: str | None = "verilator") -> list[dict]:
     """Speedup over the dense schedule versus sparsity: cosim, fast model and ideal side by side.
 
     For each sparsity ``s`` (fraction of ineffectual pairs), ``streams`` random
-    streams of ``rows`` rows run on the PE ``params``; all sparsities share one
+    streams of ``rows`` rows run on the PE ``params`` (of family ``fam``); all sparsities share one
     simulator run. ``sim=None`` skips cosim (model columns only). Each row:
     ``sparsity``, ``ineffectual`` (measured fraction), ``dense_cycles``,
     ``cosim_cycles``, ``model_cycles`` (fast vectorized model), ``speedup_cosim``,
@@ -516,7 +507,7 @@ def speedup_sweep(params, sparsities, *, streams: int = 32, rows: int = 64, seed
                            seed=seed + 1000 * i) for i, s in enumerate(sparsities)]
     run = None
     if sim is not None:
-        run = run_streams(params, [st for group in per_s for st in group], sim=sim, seed=seed)
+        run = run_streams(fam, params, [st for group in per_s for st in group], sim=sim, seed=seed)
     table = []
     for i, (s, group) in enumerate(zip(sparsities, per_s)):
         eff = np.stack([(st.a != 0) & (st.b != 0) for st in group])
@@ -532,3 +523,53 @@ def speedup_sweep(params, sparsities, *, streams: int = 32, rows: int = 64, seed
                        exact=bool(run.results_exact and run.passed))
         table.append(row)
     return table
+
+
+# --------------------------------------------------------------------------- activity stimulus
+
+def tensordash_sched_activity(params, density: float, cycles: int, seed: int) -> Activity:
+    """One schedule step per cycle: the ``depth x lanes`` window of operand pairs is effectual
+    (both operands non-zero) independently with probability ``density``; ``z__s`` has bit ``l``
+    set where row ``s``, lane ``l`` is ineffectual (the scheduler's ``Z = ZA | ZB`` input).
+    One operation is one schedule step (one cycle)."""
+    rng = np.random.default_rng(seed)
+    live = rng.random((cycles, params.depth, params.lanes)) < density
+    weights = (1 << np.arange(params.lanes)).astype(np.int64)
+    z = ((~live).astype(np.int64) * weights).sum(axis=2)
+    ins = {f"z__{s}": z[:, s] for s in range(params.depth)}
+    return Activity(ins, ops=cycles - 1, per="schedule step (one cycle)", warmup=0)
+
+
+def tensordash_activity(params, density: float, cycles: int, seed: int) -> Activity:
+    """TensorDash PE / tile doing back-to-back dot products of long sparse streams.
+
+    Integer ``dtype``: the family's cosim stimulus (:func:`~accelgen.cosim.stimulus.cosim_activity`,
+    density ignored, energy per cycle), as before floating point existed.
+
+    Floating point (``fp16``/``bf16``/``fp32``): every operand (A and B; for the tile every row's A)
+    is a realistic value (``random_fp_bits``: normal(0, 1) rounded to the format) and zero with
+    probability ``1 - density``, independently, so a pair is effectual with probability
+    ``density**2`` (the tile skips on B only). Streams of ``16 D`` rows follow each other with one
+    ``start`` cycle between them (no idle gaps) until ``cycles`` busy cycles are reached; the
+    inputs are the cosim cycle table's (:func:`accelgen.cosim.tensordash.pe_table`). One operation
+    is one busy cycle of the PE (``L`` lanes, up to ``L`` effectual pairs). The window is the first
+    ``cycles`` cycles; its few ``start`` cycles are simulated but not counted as operations.
+    """
+    if not is_fp(params):
+        return cosim_activity(tile_table if hasattr(params, "rows") else pe_table, params, density, cycles, seed)
+
+    rng = np.random.default_rng(seed)
+    tile = hasattr(params, "rows")
+    n = 16 * params.depth
+    a_shape = (params.rows, n, params.lanes) if tile else (n, params.lanes)
+    streams, busy = [], 0
+    while busy < cycles:
+        a = np.asarray(random_fp_bits(rng, a_shape, params.dtype, density=density), dtype=np.int64)
+        b = np.asarray(random_fp_bits(rng, (n, params.lanes), params.dtype, density=density), dtype=np.int64)
+        streams.append(Stream("activity", a, b))
+        table = pe_table(params, streams=streams, seed=seed, gaps=False)
+        busy = int(table.info["busy_cycles"])
+    starts = int(np.asarray(table.inputs["start"], dtype=np.int64)[:cycles].sum())
+    ins = {k: np.asarray(v, dtype=np.uint64).astype(object)[:cycles] for k, v in table.inputs.items()}
+    return Activity(ins, ops=float(cycles - starts), per="busy cycle (operands nonzero with probability density)",
+                    warmup=0, info={"streams": len(streams), "start_cycles": starts})

@@ -33,33 +33,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from ..cosim.stimulus import Activity
+
 LANES = 64
 _ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
-
-
-@dataclass
-class Activity:
-    """Stimulus for an activity run: ``inputs[port]`` integer values per cycle.
-
-    ``ops`` is the number of operations the stimulus performs (MACs, useful MACs,
-    vectors), ``per`` names the operation, ``warmup`` leading cycles are simulated
-    but not counted (the operation count covers the counted cycles only).
-    """
-
-    inputs: dict[str, np.ndarray]
-    ops: float
-    per: str
-    warmup: int = 0
-    info: dict = field(default_factory=dict)
-
-    @property
-    def cycles(self) -> int:
-        return len(next(iter(self.inputs.values())))
 
 
 def _bit(b) -> int:
@@ -268,85 +249,3 @@ class GateSim:
                 "toggles_per_cycle": {k: c / counted for k, c in counts.items()},
                 "ops_per_cycle": ops / (cycles - max(warm, 1)),
                 "cell_counts": dict(self.cell_counts), "recorded": recorded}
-
-
-# --------------------------------------------------------------------------- per-family stimulus
-
-def _operands(rng, n, width, signed, density):
-    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
-    x = rng.integers(lo, hi, n, endpoint=True)
-    x[rng.random(n) >= density] = 0
-    # a non-zero draw that came out 0 stays 0: density is P(nonzero) up to 2**-width
-    return x
-
-
-def mac_activity(params, density: float, cycles: int, seed: int) -> Activity:
-    """MAC doing dot products of length 32 (``clear`` every 32nd cycle), ``en`` always on.
-
-    Operands ``a`` and ``b`` are independently zero with probability ``1 - density``,
-    else uniform over their range (``int``) or, for fp dtypes, realistic values
-    (:func:`~accelgen.cosim.models.fp.random_fp_bits`: normal(0, 1) rounded to the dtype,
-    zero = +0 or -0). One operation is one MAC (one cycle with ``en``).
-    """
-    rng = np.random.default_rng(seed)
-    warm = 4
-    dtype = getattr(params, "dtype", "int")
-    if dtype != "int":
-        from ..cosim.models.fp import random_fp_bits
-
-        a = random_fp_bits(rng, cycles, dtype, density=density).astype(np.int64)
-        b = random_fp_bits(rng, cycles, dtype, density=density).astype(np.int64)
-    else:
-        a = _operands(rng, cycles, params.a_width, params.signed, density)
-        b = _operands(rng, cycles, params.b_width, params.signed, density)
-    clear = (np.arange(cycles) % 32 == 0).astype(np.int64)
-    ins = {"a": a, "b": b, "en": np.ones(cycles, dtype=np.int64), "clear": clear}
-    if getattr(params, "addend_input", False):
-        ins["c_in"] = np.zeros(cycles, dtype=np.int64)
-    return Activity(ins, ops=cycles - warm, per="MAC", warmup=warm)
-
-
-def systolic_activity(params, density: float, cycles: int, seed: int) -> Activity:
-    """Steady state of a GEMM on the array: ``cycles`` counted cycles during which every PE performs
-    a MAC. The streamed dimension (WS: M, with K = rows, N = cols; OS: K, with M = rows, N = cols)
-    is ``rows + cols + cycles + 2``, so that after the weight load (WS) and the input skew
-    (``rows + cols`` cycles, not counted: warm-up) the whole array is busy for the counted window;
-    the drain after it is not simulated. Operands are zero with probability ``1 - density``, else
-    uniform over their range (``int``) or ``random_fp_bits`` values (fp16/bf16/fp32: normal(0, 1)
-    rounded to the dtype, so exponents and significands switch as in real data). One
-    operation is one MAC (dense count: zero operands still count), ``rows * cols`` per counted cycle,
-    so the energy is the steady-state energy per MAC of a large GEMM (fill and drain amortized away)."""
-    from ..cosim.systolic import gemm_schedule
-
-    rng = np.random.default_rng(seed)
-    R, C = params.rows, params.cols
-    ws = params.dataflow == "ws"
-    warm = (R if ws else 0) + R + C + 1
-    stream = R + C + cycles + 2
-    M, N, K = (stream, C, R) if ws else (R, C, stream)
-    dtype = getattr(params, "dtype", "int")
-    if dtype != "int":
-        # realistic fp operands: normal(0, 1) rounded to the dtype, zero (+-0) with probability 1 - density
-        from ..cosim.models.fp import random_fp_bits
-
-        A = random_fp_bits(rng, (M, K), dtype, density=density).astype(np.int64)
-        B = random_fp_bits(rng, (K, N), dtype, density=density).astype(np.int64)
-    else:
-        A = np.stack([_operands(rng, K, params.a_width, params.signed, density) for _ in range(M)])
-        B = np.stack([_operands(rng, N, params.b_width, params.signed, density) for _ in range(K)])
-    table, _ = gemm_schedule(params, [(A, B)])
-    ins = {k: np.asarray(v, dtype=object)[:warm + cycles] for k, v in table.inputs.items()}
-    return Activity(ins, ops=R * C * cycles, per="MAC (steady state: every PE busy, dense count)", warmup=warm,
-                    info={"gemm": [M, N, K]})
-
-
-def cosim_activity(fam, params, density: float, cycles: int, seed: int) -> Activity:
-    """Default stimulus: the family's cosim cycle table (density is ignored); operation = one cycle."""
-    res = fam.cycle_table(params, max(1, cycles // 4), seed)
-    table = res[0] if isinstance(res, tuple) else res
-    ins = {k: np.asarray(v, dtype=np.uint64).astype(object) for k, v in table.inputs.items()}
-    n = table.cycles
-    if n > cycles:
-        ins = {k: v[:cycles] for k, v in ins.items()}
-        n = cycles
-    return Activity(ins, ops=n - 1, per="cycle of the cosim stimulus", warmup=0)

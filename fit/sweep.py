@@ -55,9 +55,15 @@ from typing import Any, Callable
 import yaml
 
 from .. import __version__
+from ..cosim.stimulus import Activity, cosim_activity
 from ..errors import ConfigError
-from ..util import cache_dir, canonical_json, sha256_hex, write_atomic
+from ..family import BlockFamily, find_family
+from ..gen.emit import render
+from ..util import cache_dir, canonical_json, module_digest, sha256_hex, write_atomic
+from .activity import GateSim
+from .celllib import costs
 from .model import compile_feature
+from .synth import SCRIPT, parse_stats, run_yosys
 
 NETLIST_TAIL = "setattr -mod -unset keep_hierarchy\nflatten\nopt_clean -purge\nwrite_json net.json\n"
 LIBERTY_TAIL = """\
@@ -97,6 +103,7 @@ class SweepSpec:
     targets: dict[str, dict] = field(default_factory=dict)
     source: str = ""
     name: str = ""          # model name: the family or "<family>-<variant>" (default: the family)
+    block: Any = None       # the BlockFamily object of ``family`` (set by load_sweep)
 
     def __post_init__(self):
         self.name = self.name or self.family
@@ -130,8 +137,9 @@ def _sweeps_dir():
     return resources.files("accelgen.fit") / "sweeps"
 
 
-def load_sweep(name: str, path: str | Path | None = None) -> SweepSpec:
-    """Read a sweep file (default: the shipped ``fit/sweeps/<name>.yaml``).
+def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str, BlockFamily]) -> SweepSpec:
+    """Read a sweep file (default: the shipped ``fit/sweeps/<name>.yaml``) of one of ``families``
+    (name -> family, e.g. :data:`accelgen.registry.FAMILIES`).
 
     ``name`` is a family (``mac``) or a variant (``mac-bf16``); a variant's file must name its block
     family (``family: mac``) and, when the variant is a datatype, pin that ``dtype`` at every point.
@@ -175,9 +183,9 @@ def load_sweep(name: str, path: str | Path | None = None) -> SweepSpec:
     spec = SweepSpec(family=fam_name, grid=data["grid"], heldout=data.get("heldout") or [],
                      derived=data.get("derived") or {}, densities=[float(d) for d in dens],
                      cycles=data.get("cycles", 192), lanes=data.get("lanes", 32), seed=data.get("seed", 1),
-                     targets=data.get("targets") or {}, source=src, name=name)
-    from ..gen.blocks import family as get_family
-    fam = get_family(fam_name)
+                     targets=data.get("targets") or {}, source=src, name=name,
+                     block=find_family(families, fam_name, f"{src}.family"))
+    fam = spec.block
     for i, (split, params) in enumerate(spec.points()):
         where = f"{src}.{split}[{i}]"
         p = fam.validate(params, path=where)
@@ -187,27 +195,14 @@ def load_sweep(name: str, path: str | Path | None = None) -> SweepSpec:
     return spec
 
 
-def _source_digest(family: str) -> str:
-    """Hash of the sources that determine a point's result: the family's generator, stimulus and
-    cosim modules, the shared generator helpers, and this flow (activity simulator, synthesis
-    script). Edits elsewhere in the package (other families) do not invalidate the cache."""
-    import inspect
-
-    import accelgen.fit as fit_pkg
-    from ..gen.blocks import family as get_family
-    fam = get_family(family)
-    files = set()
-    for obj in (fam.params_model, fam.build_component, fam.cycle_table, fam.activity_table):
-        mod = inspect.getmodule(obj) if obj is not None else None
-        if mod is not None and getattr(mod, "__file__", None):
-            files.add(Path(mod.__file__))
-    rtl_dir = Path(inspect.getfile(fam.params_model)).parent
-    files |= {rtl_dir / "_cells.py", rtl_dir / "_params.py", rtl_dir / "mac.py"}
-    fit_dir = Path(fit_pkg.__file__).parent
-    files |= {fit_dir / "activity.py", fit_dir / "synth.py"}
-    h = [sha256_hex(p.read_bytes()) for p in sorted(files) if p.exists()]
-    h.append(sha256_hex(NETLIST_TAIL + LIBERTY_TAIL))
-    return sha256_hex("".join(h))[:16]
+def _source_digest(fam: BlockFamily) -> str:
+    """Hash of the code that determines a point's result: the family's schema, generator, cosim
+    stimulus and activity stimulus, the modules they import, and this flow (activity simulator,
+    synthesis script), found through imports (:func:`~accelgen.util.module_digest`). Edits of
+    other families do not invalidate the cache."""
+    code = module_digest(fam.params_model, fam.build_component, fam.cycle_table, fam.activity_table,
+                         GateSim, run_yosys, render)
+    return sha256_hex(code + NETLIST_TAIL + LIBERTY_TAIL)[:16]
 
 
 def versions() -> dict[str, str]:
@@ -229,12 +224,7 @@ def point_key(family: str, params: dict, spec: SweepSpec, digest: str, liberty: 
 
 def run_point(job: dict) -> dict:
     """Generate, synthesize and simulate one point (runs in a worker process); return the record."""
-    from ..gen.blocks import family as get_family
-    from ..gen.emit import render
-    from .activity import Activity, GateSim, cosim_activity
-    from .synth import SCRIPT, parse_stats, run_yosys
-
-    fam = get_family(job["family"])
+    fam = job["block"]
     params = fam.validate(job["params"])
     top = "dut"
     e = render(fam, params, top)
@@ -275,7 +265,7 @@ def run_point(job: dict) -> dict:
     runs = {}
     for dens in job["densities"]:
         stims = [(act(params, dens, job["cycles"], job["seed"] * 1000 + i) if act else
-                  cosim_activity(fam, params, dens, job["cycles"], job["seed"] * 1000 + i))
+                  cosim_activity(fam.cycle_table, params, dens, job["cycles"], job["seed"] * 1000 + i))
                  for i in range(job["lanes"])]
         if not act and len({s.cycles for s in stims}) > 1:
             # cosim tables of different seeds can differ in length (e.g. Benes configurations): the lanes
@@ -297,7 +287,7 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
               progress: bool = True, on_point: Callable[[dict], None] | None = None,
               limit: int | None = None) -> list[dict]:
     """Run (or resume) every point of ``spec``; return the records (cached ones included)."""
-    digest = _source_digest(spec.family)
+    digest = _source_digest(spec.block)
     store = cache_dir("sweep", spec.family)
     todo, records = [], []
     for split, params in spec.points():
@@ -306,14 +296,20 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
         if path.exists():
             records.append({**json.loads(path.read_text()), "split": split})  # the sweep file decides the split
         else:
-            todo.append({"family": spec.family, "params": params, "split": split, "key": key,
+            todo.append({"family": spec.family, "block": spec.block, "params": params, "split": split, "key": key,
                          "densities": spec.densities, "cycles": spec.cycles, "lanes": spec.lanes,
                          "seed": spec.seed, "liberty": liberty})
     if limit is not None:
         todo = todo[:limit]
     jobs = jobs or os.cpu_count() or 1
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
-        TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
     cols = [TextColumn(f"sweep {spec.name}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             TextColumn("ETA"), TimeRemainingColumn()]
     total = len(records) + len(todo)
@@ -337,14 +333,12 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
     return records
 
 
-def dataset_rows(records: list[dict], tech: dict) -> list[dict[str, Any]]:
-    """Tidy rows, one per (point, density), with the technology-mapped targets."""
-    from ..gen.blocks import family as get_family
-    from .tech import costs
+def dataset_rows(records: list[dict], tech: dict, fam: BlockFamily) -> list[dict[str, Any]]:
+    """Tidy rows, one per (point, density) of family ``fam``, with the technology-mapped targets."""
     rows = []
     for rec in records:
         s = rec["synth"]
-        base = get_family(rec["family"]).validate(rec["params"]).model_dump()
+        base = fam.validate(rec["params"]).model_dump()
         base["split"] = rec["split"]
         base.update({f"cell:{k}": v for k, v in s["cells_by_type"].items()})
         base.update(cells=s["cells"], flip_flops=s["flip_flops"], transistors=s["transistors"],

@@ -24,15 +24,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
+from ..family import BlockFamily, Simulator, find_family
+from ..problems import schema_problems
 from ..util import read_yaml
-from ..rtl import BlockParams
-from .blocks import BlockFamily, family
 from .emit import check_name
 
 MAX_VECTORS = 10_000_000
@@ -57,7 +57,7 @@ class _BlockEntry(BaseModel):
 
 class _BuildSchema(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    sim: Literal["verilator", "icarus"] = "verilator"
+    sim: Simulator = "verilator"
     cosim: CosimOptions = Field(default_factory=CosimOptions)
     synth: bool = True
     blocks: list[_BlockEntry] = Field(min_length=1)
@@ -69,7 +69,7 @@ class BlockConfig:
 
     name: str
     family: BlockFamily
-    params: BlockParams
+    params: Any            # the family's BlockParams
     cosim: CosimOptions
 
 
@@ -81,35 +81,16 @@ class BuildConfig:
     source: str | None = None
 
 
-def _loc(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _schema_problems(exc: pydantic.ValidationError) -> list[tuple[str, str]]:
-    probs = []
-    for err in exc.errors(include_url=False):
-        path = _loc(err["loc"])
-        if err["type"] == "extra_forbidden":
-            probs.append((path, "unknown key"))
-        elif err["type"] == "missing":
-            probs.append((path, "missing required key"))
-        else:
-            probs.append((path, f"{err['msg']} (got {err.get('input')!r})"))
-    return probs
-
-
-def parse_build_config(data: Any, source: str | None = None) -> BuildConfig:
-    """Validate an already-loaded YAML document; raise :class:`ConfigError` with every problem."""
+def parse_build_config(data: Any, families: dict[str, BlockFamily], source: str | None = None) -> BuildConfig:
+    """Validate an already-loaded YAML document against ``families`` (name -> family, e.g.
+    :data:`accelgen.registry.FAMILIES`); raise :class:`ConfigError` with every problem."""
     if not isinstance(data, dict):
         raise ConfigError([("", f"expected a mapping with a 'blocks' list at the top, got {type(data).__name__}")],
                           source)
     try:
         schema = _BuildSchema(**data)
     except pydantic.ValidationError as exc:
-        raise ConfigError(_schema_problems(exc), source) from None
+        raise ConfigError(schema_problems(exc), source) from None
 
     problems: list[tuple[str, str]] = []
     blocks: list[BlockConfig] = []
@@ -117,7 +98,7 @@ def parse_build_config(data: Any, source: str | None = None) -> BuildConfig:
     for i, entry in enumerate(schema.blocks):
         where = f"blocks[{i}]"
         try:
-            fam = family(entry.block, f"{where}.block")
+            fam = find_family(families, entry.block, f"{where}.block")
         except ConfigError as exc:
             problems += exc.problems
             continue
@@ -139,7 +120,7 @@ def parse_build_config(data: Any, source: str | None = None) -> BuildConfig:
         try:
             cosim = CosimOptions(**(schema.cosim.model_dump() | (entry.cosim or {})))
         except pydantic.ValidationError as exc:
-            problems += [(f"{where}.cosim.{p}", m) for p, m in _schema_problems(exc)]
+            problems += schema_problems(exc, f"{where}.cosim")
             continue
         try:
             cosim.options = parse_cosim_options(fam, cosim.options, f"{where}.cosim.options")
@@ -180,8 +161,8 @@ def parse_cosim_options(fam: BlockFamily, options: dict[str, Any], path: str = "
     return out
 
 
-def load_build_config(path: str | Path) -> BuildConfig:
-    """Read and validate a YAML build config."""
+def load_build_config(path: str | Path, families: dict[str, BlockFamily]) -> BuildConfig:
+    """Read and validate a YAML build config against ``families``."""
     p = Path(path)
     data = read_yaml(p)
-    return parse_build_config(data, str(p))
+    return parse_build_config(data, families, str(p))

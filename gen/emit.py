@@ -17,8 +17,8 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import ConfigError
+from ..family import BlockFamily
 from ..util import atomic_files, ensure_output_dir, sha256_hex
-from .blocks import BlockFamily
 
 MANIFEST_VERSION = 1
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")

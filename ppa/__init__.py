@@ -9,7 +9,7 @@ Layers (each usable on its own): :mod:`.tech` (per-node constants with sources)
 
 from .arch import Arch, load_arch, parse_arch
 from .estimate import Estimate, estimate
+from .process import technology
 from .sram import SRAM, sram_batch
-from .tech import technology
 
 __all__ = ["Arch", "Estimate", "SRAM", "estimate", "load_arch", "parse_arch", "sram_batch", "technology"]

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..errors import ConfigError
 from ..util import read_yaml
 from .components import DRAM_TYPES
-from .tech import NODE_RANGE_NM
+from .process import NODE_RANGE_NM
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 Width = Field(default=8, ge=1, le=32)

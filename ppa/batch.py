@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from .components import FittedCompute, steady_state_energy
+from .process import STD_CELL_UTILIZATION
 from .sram import sram_batch
-from .tech import STD_CELL_UTILIZATION
 
 
 @lru_cache(maxsize=16)

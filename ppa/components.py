@@ -11,7 +11,7 @@ sums over its children plus its own.
 Analytical models here (the SRAM model is :mod:`accelgen.ppa.sram`, compute
 blocks use the fitted models through :class:`FittedCompute`):
 
-* :func:`wire` — repeated semi-global/global wires (``accelgen.ppa.tech``).
+* :func:`wire` — repeated semi-global/global wires (``accelgen.ppa.process``).
 * :func:`noc` — mesh / ring / bus routers and links. Router area and energy from
   the Intel 80-tile Teraflops router (Vangal et al., IEEE JSSC 43(1), 2008:
   5-port, 39-bit links, 0.34 mm^2 in 65 nm), scaled quadratically in
@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError
-from .tech import TechNode
+from .process import TechNode
 
 
 @dataclass

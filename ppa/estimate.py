@@ -23,10 +23,9 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .arch import Arch, Core, RegisterFile, load_arch, parse_arch
-from .components import (Component, FittedCompute, bisection_bits_per_cycle, dram_phy, noc, pcie, scalar_core,
-                         wire)
+from .components import Component, FittedCompute, bisection_bits_per_cycle, dram_phy, noc, pcie, scalar_core, wire
+from .process import STD_CELL_UTILIZATION, TechNode, technology
 from .sram import SRAM, dff_array
-from .tech import STD_CELL_UTILIZATION, TechNode, technology
 
 # family of each compute component, and what one of its "operations" is
 _REDUCTION_FAMILY = {"fan": "fan", "linear": "fan_linear", "tree": "adder_tree"}

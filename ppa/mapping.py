@@ -5,14 +5,14 @@ Each model turns lowered GEMMs (:class:`accelgen.ppa.workload.Gemms`) into a
 actually executed after zero skipping, the "actions" the fitted energy model of
 the unit is counted in, and the on-chip traffic that the mapping's reuse
 implies. The models reuse the cycle models that cosim proves on the emitted
-Verilog (``accelgen.cosim.models``): on shapes the two share they are equal
+Verilog (``accelgen.golden``): on shapes the two share they are equal
 (``tests/test_perf.py``).
 
 * :func:`systolic_map` — ``units`` tensor units (``count`` per core x cores,
   the ``Tx x Ty`` mesh) of ``rows x cols`` PEs. Every layer's ``count`` GEMMs and
   its ``M``, ``N`` and ``K`` dimensions are partitioned over the units
   (``pg x pm x pn x pk <= units``; the fastest partition is taken); each unit
-  runs :func:`accelgen.cosim.models.systolic.systolic_cycles` on its sub-GEMM
+  runs :func:`accelgen.golden.systolic.systolic_cycles` on its sub-GEMM
   (fill = weight load, stream, drain = skew, per fold). When ``K`` is split the
   ``pk`` partial sums are merged in the vector unit (``(pk-1) M N`` adds over
   its lanes); without a vector unit ``K`` is not split. Input-stationary is
@@ -21,7 +21,7 @@ Verilog (``accelgen.cosim.models``): on shapes the two share they are equal
   a fold whose stationary tile is all zero is skipped (WS/IS); in OS a stream
   step whose ``rows x 1`` A slice or ``1 x cols`` B slice is all zero is skipped.
 * :func:`sigma_map` — SIGMA: Flex-DPEs of ``k`` multipliers composed into a
-  Flex-DPU; the expected-value form of :mod:`accelgen.cosim.models.sigma`
+  Flex-DPU; the expected-value form of :mod:`accelgen.golden.flexdpe`
   (useful columns ``K_u = K (1-(1-d_T)^V)``, useful stationary values
   ``U = R K_u d_S``, ``ceil(U/k)`` Flex-DPE folds spread over the Flex-DPEs,
   each streaming the vectors that meet its columns, plus the pipeline latency);
@@ -30,7 +30,7 @@ Verilog (``accelgen.cosim.models``): on shapes the two share they are equal
   exactly ``sigma_cycles``.
 * :func:`tensordash_map` — TensorDash tiles: the dense schedule
   (``ceil(M/R) * N`` output groups over the tiles, ``ceil(K/L)`` rows each) sped
-  up by the fast scheduler model :func:`accelgen.cosim.models.tensordash.cycle_counts`
+  up by the fast scheduler model :func:`accelgen.golden.tensordash.cycle_counts`
   on sampled operand streams at the layer's densities (element-wise skipping;
   a tile exploits only B's zeros, a single PE both operands').
 * :func:`reduction_map` — reduction trees (vector-wise): each pass reduces one
@@ -45,9 +45,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..cosim.models.sigma import flexdpe_latency
-from ..cosim.models.systolic import systolic_cycles
-from ..cosim.models.tensordash import cycle_counts
+from ..golden.flexdpe import flexdpe_latency
+from ..golden.systolic import systolic_cycles
+from ..golden.tensordash import cycle_counts
 from .workload import Gemms, zero_prob
 
 

@@ -58,7 +58,7 @@ from .arch import Arch, load_arch, parse_arch
 from .components import FittedCompute, dram_phy
 from .estimate import _REDUCTION_FAMILY, _memory, estimate
 from .mapping import reduction_map, sigma_map, systolic_map, tensordash_map
-from .tech import technology
+from .process import technology
 from .workload import COMPUTE_TYPES, Gemms, Workload, load_workload, lower, parse_workload
 
 LEVELS = ("sram", "dram")

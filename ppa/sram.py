@@ -13,7 +13,7 @@ activated subarray delivers at most one word), as CACTI keeps the best
 organization under its objective.
 
 Every metric is a sum of physical terms (computed from the organization and the
-technology constants of :mod:`accelgen.ppa.tech`) weighted by non-negative
+technology constants of :mod:`accelgen.ppa.process`) weighted by non-negative
 coefficients shared by *all* nodes and sizes:
 
 area        cells (``bits x cell area`` with multi-port growth), the row
@@ -68,7 +68,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import AccelgenError, ConfigError, ToolNotFoundError
-from .tech import check_node, tech_arrays, technology
+from .process import check_node, tech_arrays, technology
 
 ROWS = 2 ** np.arange(5, 11)        # 32 .. 1024
 COLS = 2 ** np.arange(6, 12)        # 64 .. 2048

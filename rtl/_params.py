@@ -15,6 +15,8 @@ import annotated_types
 import pydantic
 from pydantic import BaseModel, ConfigDict
 
+from ..problems import problem_list
+
 
 class BlockParams(BaseModel):
     """Base class of generator parameter sets (strict types, unknown keys rejected)."""
@@ -54,27 +56,7 @@ class BlockParams(BaseModel):
     @classmethod
     def problems(cls, exc: pydantic.ValidationError, prefix: str = "") -> list[tuple[str, str, bool]]:
         """Turn a pydantic error into ``(field_path, message, is_type_error)`` triples."""
-        out = []
-        names = ", ".join(cls.model_fields)
-        for err in exc.errors(include_url=False):
-            loc = [str(p) for p in err["loc"]]
-            field = loc[0] if loc else ""
-            path = ".".join(([prefix] if prefix else []) + loc)
-            kind = err["type"]
-            value = err.get("input")
-            if kind == "extra_forbidden":
-                out.append((path, f"unknown parameter {field!r} of block {cls.block!r}; allowed: {names}", False))
-            elif kind == "missing":
-                out.append((path, f"missing required parameter {field!r}", False))
-            elif kind == "value_error" and not field:
-                msg = str(err["ctx"]["error"]) if "ctx" in err else err["msg"]
-                out.append((prefix, msg, False))
-            elif field in cls.model_fields:
-                is_type = kind.endswith("_type") or kind in ("int_from_float", "bool_parsing", "int_parsing")
-                out.append((path, f"{value!r} is not allowed; expected {cls.allowed(field)}", is_type))
-            else:
-                out.append((path, err["msg"], False))
-        return out
+        return [tuple(p) for p in problem_list(exc, prefix, model=cls)]
 
     @classmethod
     def validate_kwargs(cls, kwargs: dict[str, Any]) -> "BlockParams":

@@ -21,7 +21,7 @@ pipeline are those of the integer network. Bypassed operands (singleton
 clusters, level-0 bypasses, the first input of a chain cluster) pass
 bit-exactly through the muxes. Because fp32 addition is not associative, the
 association order is part of the specification; each network's order is
-documented in :mod:`accelgen.cosim.models.fan` (FAN: the in-order tree, a
+documented in :mod:`accelgen.golden.fan` (FAN: the in-order tree, a
 cluster split recursively at its highest-level adder; chain: left to right;
 tree: level by level), and the golden model follows it exactly. Invalid
 inputs enter as +0.0 (bit pattern 0) at their position in that order.

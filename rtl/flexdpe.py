@@ -6,7 +6,7 @@ streamed vector is multicast to the multipliers that need its words, and the
 Forwarding Adder Network (:class:`~accelgen.rtl.fan.FAN`) reduces every row's
 products (a vecID cluster) at once. The host side — the sparsity controller
 that maps bitmaps to buffers, routing bits and vecIDs — is
-:mod:`accelgen.cosim.sigma`; the cycle model is :mod:`accelgen.cosim.models.sigma`.
+:mod:`accelgen.cosim.flexdpe`; the cycle model is :mod:`accelgen.golden.flexdpe`.
 
 Datapath (one word vector per cycle)::
 

@@ -34,7 +34,7 @@ to nearest even, pack (a carry out of the significand increments the
 exponent, which also turns the largest subnormal into the smallest normal and
 the largest normal into Inf).
 
-The golden reference is :mod:`accelgen.cosim.models.fp` (numpy float32, which is
+The golden reference is :mod:`accelgen.golden.fp` (numpy float32, which is
 exactly this arithmetic).
 """
 

@@ -5,7 +5,7 @@ A ``rows x cols`` grid of processing elements (PEs), each built around the
 ``rows * cols`` times (see :mod:`accelgen.rtl._cells`). The array is driven at
 its edges only; skewing and de-skewing are done by the host driver
 (:mod:`accelgen.cosim.systolic`), whose cycle model
-(:mod:`accelgen.cosim.models.systolic`) is the one the estimator uses.
+(:mod:`accelgen.golden.systolic`) is the one the estimator uses.
 
 Weight-stationary (``dataflow="ws"``, TPU-like)
     PE ``(r, c)`` holds weight ``W[r, c]``. Weights are loaded by shifting them
@@ -237,7 +237,7 @@ class SystolicArray(FromParams, HierarchicalComponent):
         (RNE, IEEE signed zeros, infinities, canonical NaN, subnormals exact),
         both combinational between the registers of the integer PE, so latency
         and cycle counts are those of the integer array. Association order (the
-        golden model, :func:`accelgen.cosim.models.systolic.fp_gemm_reference`,
+        golden model, :func:`accelgen.golden.systolic.fp_gemm_reference`,
         follows it exactly): WS - each column's partial sum enters the top PE as
         +0.0 and PE row ``r`` computes ``psum + A[m, r] * W[r, c]``, rows top to
         bottom (a cycle without ``a_valid`` passes ``psum`` through unchanged);

@@ -10,8 +10,8 @@ n = 32, 64 are marked slow (run them with ``-m slow``).
 import pytest
 
 from accelgen.cosim import run_cosim
-from accelgen.gen.blocks import FAMILIES
-from accelgen.gen.emit import render, write
+from accelgen.registry import FAMILIES
+from accelgen.gen import render, write
 
 pytestmark = pytest.mark.cosim
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from accelgen.cosim.benes_router import (BCAST_LOWER, BCAST_UPPER, CROSS, PASS, ctrl_words, route,
                                          route_permutation, simulate, stages)
-from accelgen.cosim.models.benes import benes_reference, deliver, random_multicast
+from accelgen.golden.benes import benes_reference, deliver, random_multicast
 
 sizes = st.sampled_from([2, 4, 8, 16, 32, 64, 128, 256])
 

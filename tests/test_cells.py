@@ -9,8 +9,8 @@ from pydantic import Field
 
 from accelgen.cosim import run_cosim
 from accelgen.cosim.vectors import CycleTable
-from accelgen.gen.blocks import BlockFamily
-from accelgen.gen.emit import render, write
+from accelgen.family import BlockFamily
+from accelgen.gen import render, write
 from accelgen.rtl import BlockParams
 from accelgen.rtl._cells import HierarchicalComponent
 

@@ -8,7 +8,8 @@ import pytest
 from accelgen.cosim import run_cosim
 from accelgen.cosim.mac import mac_table
 from accelgen.cosim.vectors import CycleTable
-from accelgen.gen import family, render, write
+from accelgen.registry import family
+from accelgen.gen import render, write
 from accelgen.rtl import MACParams
 
 pytestmark = pytest.mark.cosim

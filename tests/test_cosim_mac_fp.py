@@ -13,8 +13,9 @@ from click.testing import CliRunner
 
 from accelgen.cosim.mac import mac_table
 from accelgen.cosim.native import run_native
-from accelgen.gen import family, render, write
-from accelgen.gen.cli import cli
+from accelgen.registry import family
+from accelgen.gen import render, write
+from accelgen.cli import cli
 from accelgen.rtl import MACParams
 
 pytestmark = pytest.mark.cosim
@@ -78,8 +79,8 @@ def test_wrong_golden_is_caught(tmp_path, wrong, right):
 
 def test_fp_golden_association_order():
     """acc <- fp_add(acc, fp_mul(a, b)); clear loads +0 (or c_in); gated pairs are skipped."""
-    from accelgen.cosim.models.fp import float32_bits, from_float32
-    from accelgen.cosim.models.mac import mac_reference_fp
+    from accelgen.golden.fp import float32_bits, from_float32
+    from accelgen.golden.mac import mac_reference_fp
 
     one, tiny = from_float32(np.float32([1.0, 2.0 ** -24]), "bf16")
     inf, zero, nzero = np.uint16(0x7F80), np.uint16(0), np.uint16(0x8000)
@@ -98,7 +99,8 @@ def test_fp_golden_association_order():
 @pytest.mark.synth
 def test_gate_level_bf16_mac_matches_golden(tmp_path):
     """The synthesized netlist the fitted models are measured on computes the golden's results too."""
-    from accelgen.fit.activity import Activity, GateSim
+    from accelgen.cosim.stimulus import Activity
+    from accelgen.fit.activity import GateSim
     from accelgen.fit.sweep import NETLIST_TAIL
     from accelgen.fit.synth import SCRIPT, run_yosys
 

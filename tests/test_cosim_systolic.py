@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from accelgen.cosim.systolic import gemm_schedule, random_operands, systolic_table
-from accelgen.gen import family, render, write
-from accelgen.gen.flow import cosim_emitted
+from accelgen.registry import family
+from accelgen.gen import render, write
+from accelgen.cosim.check import cosim_emitted
 from accelgen.rtl.systolic import SystolicParams
 
 pytestmark = pytest.mark.cosim

@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 import accelgen.cosim.systolic as drv
-from accelgen.cosim.models.systolic import fp_gemm_reference
+from accelgen.golden.systolic import fp_gemm_reference
 from accelgen.cosim.run import run_cosim
-from accelgen.gen import family, render, write
-from accelgen.gen.flow import cosim_emitted
+from accelgen.registry import family
+from accelgen.gen import render, write
+from accelgen.cosim.check import cosim_emitted
 from accelgen.rtl.systolic import SystolicArray, SystolicParams
 
 BF16 = {1.0: 0x3F80, 2.0 ** -12: 0x3980, 0.0: 0x0000}
@@ -86,7 +87,7 @@ def test_driver_tables_reassemble_to_the_golden(dtype, dataflow):
     """The per-fold partial sums the table expects, de-skewed and combined by the host, are the golden
     GEMM bit for bit (so zero padding of ragged folds changes nothing), and the stimulus really has
     special values, zero / NaN / Inf results and order-sensitive sums."""
-    from accelgen.cosim.models.fp import to_float32
+    from accelgen.golden.fp import to_float32
 
     p = SystolicParams(rows=3, cols=4, dataflow=dataflow, dtype=dtype)
     table, runs = drv.systolic_table(p, 4, 11)
@@ -149,7 +150,7 @@ def test_mutant_association_order_is_caught(tmp_path, monkeypatch):
 @pytest.mark.cosim
 def test_mutant_truncating_adder_is_caught(tmp_path, monkeypatch):
     """A golden whose fp32 adds round toward zero (instead of to nearest even) mismatches cycle by cycle."""
-    import accelgen.cosim.models.systolic as model
+    import accelgen.golden.systolic as model
 
     def rtz_chain(A32, B32):
         acc = np.zeros((A32.shape[0], B32.shape[1]), dtype=np.float32)

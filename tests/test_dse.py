@@ -39,7 +39,7 @@ def _space(**over):
 
 
 def _cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "accelgen.gen.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "accelgen.cli", *args], capture_output=True, text=True,
                           cwd=cwd)
 
 

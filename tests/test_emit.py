@@ -11,7 +11,8 @@ import pytest
 
 import accelgen
 from accelgen.errors import ConfigError, OutputError
-from accelgen.gen import emit, family, render
+from accelgen.gen import emit, render
+from accelgen.registry import family
 from accelgen.rtl import MACParams
 from accelgen.util import sha256_hex
 
@@ -93,7 +94,7 @@ def test_two_checkouts_emit_identical_verilog(tmp_path):
         out = tmp_path / f"out-{tag.replace('/', '_')}"
         env = dict(os.environ, PYTHONPATH=str(root))
         proc = subprocess.run([sys.executable, "-c",
-                               "import accelgen, sys; from accelgen.gen.cli import main; "
+                               "import accelgen, sys; from accelgen.cli import main; "
                                "assert accelgen.__file__.startswith(sys.argv[1]); sys.exit(main(sys.argv[2:]))",
                                str(root), "gen", "mac", "--a-width", "8", "--b-width", "8", "--acc-width", "32",
                                "--output-reg", "-o", str(out)],

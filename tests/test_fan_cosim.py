@@ -12,8 +12,8 @@ import pytest
 
 from accelgen.cosim import run_cosim
 from accelgen.cosim.fan import fan_table
-from accelgen.gen.blocks import FAMILIES
-from accelgen.gen.emit import render, write
+from accelgen.registry import FAMILIES
+from accelgen.gen import render, write
 
 pytestmark = pytest.mark.cosim
 

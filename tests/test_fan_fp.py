@@ -1,7 +1,7 @@
 """FAN, linear chain and adder tree in fp32: parameters, the association-order golden, and bit-exact cosim.
 
 The golden sums every vecID cluster in the network's documented association order
-(:mod:`accelgen.cosim.models.fan`); the cosim checks every slot bit-exactly (the
+(:mod:`accelgen.golden.fan`); the cosim checks every slot bit-exactly (the
 adders produce the canonical NaN, bypassed inputs keep their bits). A golden that
 sums the clusters in another order (left to right instead of the FAN's tree) must
 disagree with the hardware: that is the mutant test. n = 32 is slow (~1 min build).
@@ -12,11 +12,11 @@ import pytest
 
 from accelgen.cosim import run_cosim
 from accelgen.cosim.fan import FP_KINDS, fan_linear_table, fan_stimulus, fan_table
-from accelgen.cosim.models.fan import (fan_order_sum, fan_top_adder, fp32_add, linear_order_sum, segmented_sums,
+from accelgen.golden.fan import (fan_order_sum, fan_top_adder, fp32_add, linear_order_sum, segmented_sums,
                                        tree_order_sum)
-from accelgen.cosim.models.fp import fp_add, special_values
-from accelgen.gen.blocks import FAMILIES
-from accelgen.gen.emit import render, write
+from accelgen.golden.fp import fp_add, special_values
+from accelgen.registry import FAMILIES
+from accelgen.gen import render, write
 from accelgen.rtl.fan import AdderTreeParams, FanLinearParams, FANParams
 
 
@@ -94,7 +94,7 @@ def test_fp32_params():
 
 
 def test_cli_rejects_contradiction():
-    from accelgen.gen.cli import main
+    from accelgen.cli import main
     assert main(["gen", "fan", "--n", "8", "--dtype", "fp32", "--width", "12", "-o", "unused"]) == 2
 
 
@@ -149,8 +149,8 @@ def test_adder_tree_fp32_bit_exact(tmp_path):
 
 
 def test_activity_stimulus_is_fp_aware():
-    from accelgen.fit.activity import cosim_activity
-    from accelgen.fit.stimuli import reduction_activity
+    from accelgen.cosim.stimulus import cosim_activity
+    from accelgen.cosim.fan import reduction_activity
     p = FANParams(n=8, dtype="fp32")
     a = reduction_activity(p, 0.25, 200, seed=2)
     vals = np.stack([a.inputs[f"value__{i}"] for i in range(8)]).astype(np.uint64)
@@ -161,5 +161,5 @@ def test_activity_stimulus_is_fp_aware():
     assert a.ops == 200 - p.latency - 1
     # int keeps the cosim stimulus it had before
     q = FANParams(n=8)
-    b, c = reduction_activity(q, 0.5, 96, 3), cosim_activity(FAMILIES["fan"], q, 0.5, 96, 3)
+    b, c = reduction_activity(q, 0.5, 96, 3), cosim_activity(FAMILIES["fan"].cycle_table, q, 0.5, 96, 3)
     assert b.ops == c.ops and all(np.array_equal(b.inputs[k], c.inputs[k]) for k in c.inputs)

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accelgen.cosim.fan import adder_tree_table, fan_slot, fan_stimulus, fan_table, linear_slot
-from accelgen.cosim.models.fan import Cluster, dot_sum, segmented_sums
+from accelgen.golden.fan import Cluster, dot_sum, segmented_sums
 from accelgen.rtl import AdderTreeParams, FANParams
 
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from accelgen.fit.model import load_model, shipped_families
-from accelgen.fit.tech import costs, liberty_tech, load_tech
+from accelgen.fit.celllib import costs, liberty_tech, load_tech
+from accelgen.registry import FAMILIES
 
 DATA = Path(__file__).parent / "data"
 
@@ -58,8 +59,8 @@ def test_zero_gated_mac_energy_falls_with_sparsity():
 @pytest.mark.parametrize("dataflow", ["ws", "os"])
 @pytest.mark.parametrize("rows,cols", [(2, 3), (4, 4), (5, 2)])
 def test_systolic_activity_counts_only_cycles_with_every_pe_busy(dataflow, rows, cols):
-    from accelgen.fit.activity import systolic_activity
-    from accelgen.gen import family
+    from accelgen.cosim.systolic import systolic_activity
+    from accelgen.registry import family
 
     p = family("systolic").validate({"rows": rows, "cols": cols, "dataflow": dataflow, "a_width": 4, "b_width": 4,
                                      "acc_width": 16})
@@ -87,10 +88,12 @@ def test_shipped_systolic_energy_is_steady_state_per_mac():
 @pytest.mark.synth
 def test_gate_sim_matches_mac_golden_model(tmp_path):
     from accelgen.cosim.mac import mac_table
-    from accelgen.fit.activity import Activity, GateSim
+    from accelgen.cosim.stimulus import Activity
+    from accelgen.fit.activity import GateSim
     from accelgen.fit.synth import SCRIPT, run_yosys
     from accelgen.fit.sweep import NETLIST_TAIL
-    from accelgen.gen import family, render
+    from accelgen.registry import family
+    from accelgen.gen import render
 
     fam = family("mac")
     params = fam.validate({"a_width": 5, "b_width": 4, "acc_width": 12, "input_reg": True, "zero_gating": True})
@@ -150,7 +153,7 @@ targets:
 @pytest.mark.synth
 def test_tiny_sweep_resumes_fits_reports_and_predicts(tmp_path, monkeypatch, capsys):
     from accelgen.fit import sweep as sweep_mod
-    from accelgen.gen.cli import main
+    from accelgen.cli import main
 
     monkeypatch.setenv("ACCELGEN_CACHE_DIR", str(tmp_path / "cache"))
     grid = tmp_path / "tiny.yaml"
@@ -162,7 +165,7 @@ def test_tiny_sweep_resumes_fits_reports_and_predicts(tmp_path, monkeypatch, cap
     done = sorted((tmp_path / "cache" / "sweep" / "mac").glob("*.json"))
     stamps = {p: p.stat().st_mtime_ns for p in done}
     computed = []
-    spec = sweep_mod.load_sweep("mac", grid)
+    spec = sweep_mod.load_sweep("mac", grid, families=FAMILIES)
     records = sweep_mod.run_sweep(spec, jobs=1, progress=False, on_point=computed.append)
     assert len(records) == 5 and len(computed) == 3  # the finished points were not recomputed
     assert all(p.stat().st_mtime_ns == stamps[p] for p in done)
@@ -203,8 +206,9 @@ def test_sweep_with_liberty_maps_to_its_cells(tmp_path, monkeypatch):
     grid = tmp_path / "lib.yaml"
     grid.write_text(TINY.replace("[3, 4, 6, 8]", "[3]"))
     lib = DATA / "tiny.lib"
-    recs = run_sweep(load_sweep("mac", grid), jobs=1, liberty=str(lib), progress=False)
-    rows = dataset_rows(recs, liberty_tech(lib))
+    spec = load_sweep("mac", grid, families=FAMILIES)
+    recs = run_sweep(spec, jobs=1, liberty=str(lib), progress=False)
+    rows = dataset_rows(recs, liberty_tech(lib), spec.block)
     row = rows[0]
     lib_cells = {k[len("libcell:"):]: v for k, v in row.items() if k.startswith("libcell:")}
     assert lib_cells and set(lib_cells) <= {"BUF", "INV", "NAND2", "NOR2", "DFF"}
@@ -214,7 +218,7 @@ def test_sweep_with_liberty_maps_to_its_cells(tmp_path, monkeypatch):
 
 
 def test_bad_sweep_file_is_a_one_line_error(tmp_path, capsys):
-    from accelgen.gen.cli import main
+    from accelgen.cli import main
     bad = tmp_path / "bad.yaml"
     bad.write_text("family: mac\ngrid:\n  - {a_width: [40]}\ndensities: [2]\n")
     assert main(["sweep", "mac", "--grid", str(bad)]) == 2

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from accelgen.errors import ConfigError
+from accelgen.registry import FAMILIES
 
 TINY_VARIANT = """\
 family: mac
@@ -43,12 +44,12 @@ def test_variant_sweep_file_must_name_its_family(tmp_path):
     f = tmp_path / "v.yaml"
     f.write_text(TINY_VARIANT.replace("family: mac\n", ""))
     with pytest.raises(ConfigError, match=r"v.yaml.family.*must name its block family \(family: mac\)"):
-        load_sweep("mac-tiny", f)
+        load_sweep("mac-tiny", f, families=FAMILIES)
     f.write_text(TINY_VARIANT.replace("family: mac", "family: fan"))
     with pytest.raises(ConfigError, match=r"'fan' does not match the requested variant 'mac-tiny' \(expected 'mac'\)"):
-        load_sweep("mac-tiny", f)
+        load_sweep("mac-tiny", f, families=FAMILIES)
     f.write_text(TINY_VARIANT)
-    spec = load_sweep("mac-tiny", f)
+    spec = load_sweep("mac-tiny", f, families=FAMILIES)
     assert (spec.name, spec.family) == ("mac-tiny", "mac")
     assert len(spec.points()) == 3
 
@@ -59,7 +60,7 @@ def test_dtype_variant_pins_dtype_at_every_point(tmp_path):
     f = tmp_path / "v.yaml"
     f.write_text(TINY_VARIANT)
     with pytest.raises(ConfigError, match=r"train\[0\].dtype: 'int' is not allowed in the sweep of 'mac-bf16'"):
-        load_sweep("mac-bf16", f)
+        load_sweep("mac-bf16", f, families=FAMILIES)
 
 
 def test_cache_key_includes_dtype():
@@ -92,8 +93,8 @@ def test_shipped_models_lists_families_and_variants():
 @pytest.mark.synth
 def test_tiny_variant_sweep_fit_ship_load_predict(tmp_path, monkeypatch, capsys):
     from accelgen.fit import model as model_mod
-    from accelgen.gen import fit_cli
-    from accelgen.gen.cli import main
+    from accelgen.cli import fit as fit_cli
+    from accelgen.cli import main
 
     monkeypatch.setenv("ACCELGEN_CACHE_DIR", str(tmp_path / "cache"))
     fit_dir = tmp_path / "fit"

@@ -11,10 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from accelgen.cosim import run_cosim
-from accelgen.cosim.sigma import directed_gemms, flexdpe_table, gemm_schedule, sparse_operands
-from accelgen.cosim.sigma import verify as sigma_verify
-from accelgen.gen import family, render, write
-from accelgen.gen.flow import cosim_emitted
+from accelgen.cosim.flexdpe import directed_gemms, flexdpe_table, gemm_schedule, sparse_operands
+from accelgen.cosim.flexdpe import verify as sigma_verify
+from accelgen.registry import family
+from accelgen.gen import render, write
+from accelgen.cosim.check import cosim_emitted
 from accelgen.rtl.flexdpe import FlexDPEParams
 
 pytestmark = pytest.mark.cosim
@@ -96,7 +97,7 @@ def test_corrupted_routing_bits_are_caught(tmp_path):
 
 
 def test_cli_cosim_and_report():
-    from accelgen.gen.cli import cli
+    from accelgen.cli import cli
 
     runner = CliRunner()
     r = runner.invoke(cli, ["cosim", "flexdpe", "--k", "4", "--width", "4", "--gemm", "3,5,7", "--gemm", "1,1,9",

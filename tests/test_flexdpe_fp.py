@@ -2,7 +2,7 @@
 
 Cosim checks every FAN slot bit-exactly in every cycle, rebuilds C from the recorded
 slots (fold partials added in fold order) and compares it bit for bit with
-:func:`accelgen.cosim.models.sigma.flexdpe_fp_reference`, which recomputes C from the
+:func:`accelgen.golden.flexdpe.flexdpe_fp_reference`, which recomputes C from the
 mapping alone; measured cycles equal the model (the integer Flex-DPE's). k = 8 bf16 and
 fp16 and k = 16 bf16 (~1 min build) run by default, fp32 is slow.
 """
@@ -10,14 +10,15 @@ fp16 and k = 16 bf16 (~1 min build) run by default, fp32 is slow.
 import numpy as np
 import pytest
 
-import accelgen.cosim.sigma as sigma
+import accelgen.cosim.flexdpe as sigma
 from accelgen.cosim import run_cosim
-from accelgen.cosim.models.fp import dot_sequential, fp_mul, is_zero, to_float32
-from accelgen.cosim.models.sigma import flexdpe_fp_reference
-from accelgen.cosim.sigma import BitmapMatrix, flexdpe_table, plan_gemm, sparse_operands
-from accelgen.cosim.sigma import verify as sigma_verify
-from accelgen.gen import family, render, write
-from accelgen.gen.flow import cosim_emitted
+from accelgen.golden.fp import dot_sequential, fp_mul, is_zero, to_float32
+from accelgen.golden.flexdpe import flexdpe_fp_reference
+from accelgen.cosim.flexdpe import BitmapMatrix, flexdpe_table, plan_gemm, sparse_operands
+from accelgen.cosim.flexdpe import verify as sigma_verify
+from accelgen.registry import family
+from accelgen.gen import render, write
+from accelgen.cosim.check import cosim_emitted
 from accelgen.rtl.flexdpe import FlexDPEParams
 
 
@@ -128,7 +129,7 @@ def test_wrong_reference_order_is_caught(tmp_path, monkeypatch):
 
 
 def test_activity_stimulus_is_fp_aware():
-    from accelgen.fit.stimuli import flexdpe_activity
+    from accelgen.cosim.flexdpe import flexdpe_activity
     p = FlexDPEParams(k=8, dtype="bf16")
     dense, sparse = flexdpe_activity(p, 1.0, 120, 1), flexdpe_activity(p, 0.2, 120, 1)
     assert dense.cycles == sparse.cycles == 120

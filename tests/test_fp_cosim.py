@@ -1,4 +1,4 @@
-"""The floating-point primitives (rtl/fp.py) on their emitted Verilog, against the numpy golden (cosim/models/fp.py).
+"""The floating-point primitives (rtl/fp.py) on their emitted Verilog, against the numpy golden (accelgen/golden/fp.py).
 
 One combinational test top holds every primitive configuration (fp16/bf16/fp32
 multipliers and the fp32 adder, each with and without flush_subnormals), so a
@@ -23,7 +23,7 @@ from amaranth.back import verilog
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from accelgen.cosim.models import fp as gold
+from accelgen.golden import fp as gold
 from accelgen.cosim.native import run_native
 from accelgen.cosim.vectors import CycleTable
 from accelgen.rtl import fp as rtl_fp

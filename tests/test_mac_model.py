@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accelgen.cosim.mac import mac_stimulus, mac_table
-from accelgen.cosim.models.mac import mac_reference, wrap
+from accelgen.golden.mac import mac_reference, wrap
 from accelgen.rtl import MAC, MACParams
 
 

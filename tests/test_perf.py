@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from accelgen.cosim.models.sigma import random_bitmap, sigma_cycles
-from accelgen.cosim.models.systolic import systolic_cycles
-from accelgen.cosim.models.tensordash import simulate_pe
+from accelgen.golden.flexdpe import random_bitmap, sigma_cycles
+from accelgen.golden.systolic import systolic_cycles
+from accelgen.golden.tensordash import simulate_pe
 from accelgen.errors import ConfigError
-from accelgen.gen.cli import main
+from accelgen.cli import main
 from accelgen.ppa.mapping import (accelgen_cycles, scalesim_cycles, sigma_expected, sigma_map, systolic_map,
                                   tensordash_exact_cycles, tensordash_map)
 from accelgen.ppa.perf import evaluate

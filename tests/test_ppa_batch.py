@@ -11,7 +11,7 @@ from accelgen.fit.model import FitRangeWarning, load_model
 from accelgen.ppa.batch import evaluate_batch, group
 from accelgen.ppa.components import steady_state_energy
 from accelgen.ppa.sram import sram_batch
-from accelgen.ppa.tech import STD_CELL_UTILIZATION
+from accelgen.ppa.process import STD_CELL_UTILIZATION
 
 
 def _direct(p, i):

@@ -119,7 +119,7 @@ def test_missing_variant_model_names_field_and_model_to_fit(core, where, name, m
 
 def test_missing_variant_is_a_one_line_cli_error(models, tmp_path, capsys, monkeypatch):
     from accelgen.fit import model as model_mod
-    from accelgen.gen.cli import main
+    from accelgen.cli import main
     monkeypatch.setattr(model_mod, "_models_dir", lambda: tmp_path)
     p = tmp_path / "a.yaml"
     p.write_text(json.dumps(_arch({"tensor_units": [{"rows": 4, "cols": 4, "dtype": "fp16"}]},

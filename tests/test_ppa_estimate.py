@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from accelgen.errors import ConfigError
-from accelgen.gen.cli import main
+from accelgen.cli import main
 from accelgen.ppa import components, estimate, parse_arch
 from accelgen.ppa.estimate import flatten
-from accelgen.ppa.tech import technology
+from accelgen.ppa.process import technology
 
 sys.path.insert(0, str(Path(__file__).parent))
 import ppa_models  # noqa: E402
@@ -192,7 +192,7 @@ def test_memory_count_is_identical_instances(models):
 
 def test_fitted_logic_area_is_placed_area(models):
     """Synthesized cell area / standard-cell utilization, for every fitted unit (same factor for every chip)."""
-    from accelgen.ppa.tech import STD_CELL_UTILIZATION
+    from accelgen.ppa.process import STD_CELL_UTILIZATION
     e = estimate(_arch(), model_paths=models)
     tu = next(n for _, n in flatten(e.breakdown) if n["name"] == "tensor_unit0")
     cell = components.FittedCompute(models).predict("systolic", {"rows": 32, "cols": 32}, 28, "x")[0]["area_um2"]

@@ -8,10 +8,10 @@ checks that host accumulation of the cluster sums gives numpy's ``A @ B``.
 import numpy as np
 import pytest
 
-from accelgen.cosim.models.benes import benes_reference
-from accelgen.cosim.models.fan import segmented_sums
-from accelgen.cosim.models.sigma import flexdpe_latency, map_gemm, random_bitmap, sigma_cycles
-from accelgen.cosim.sigma import (BitmapMatrix, directed_gemms, parse_gemm, parse_sparsity, parse_stationary,
+from accelgen.golden.benes import benes_reference
+from accelgen.golden.fan import segmented_sums
+from accelgen.golden.flexdpe import flexdpe_latency, map_gemm, random_bitmap, sigma_cycles
+from accelgen.cosim.flexdpe import (BitmapMatrix, directed_gemms, parse_gemm, parse_sparsity, parse_stationary,
                                   plan_gemm, sparse_operands)
 from accelgen.rtl.flexdpe import FlexDPEParams
 from accelgen.rtl.flexdpe import flexdpe_latency as rtl_latency

@@ -4,7 +4,8 @@ import pytest
 
 from accelgen.fit import synthesize
 from accelgen.fit.synth import parse_stats
-from accelgen.gen import family, render
+from accelgen.registry import family
+from accelgen.gen import render
 from accelgen.rtl import MACParams
 
 pytestmark = pytest.mark.synth
@@ -50,7 +51,7 @@ def test_parse_stats_marks_incomplete_transistor_estimate():
 
 
 def test_systolic_synthesis_is_hierarchical_and_composed():
-    from accelgen.gen.flow import synthesize_emitted
+    from accelgen.flow import synthesize_emitted
     from accelgen.rtl.systolic import SystolicParams
 
     e = render(family("systolic"), SystolicParams(rows=3, cols=2, a_width=4, b_width=4, acc_width=10), "sa")

@@ -5,10 +5,11 @@ import warnings
 import numpy as np
 import pytest
 
-from accelgen.cosim.models.systolic import required_acc_width, systolic_cycles
+from accelgen.golden.systolic import required_acc_width, systolic_cycles
 from accelgen.cosim.systolic import (assemble, check_operands, directed_shapes, gemm_schedule, parse_gemm,
                                      random_operands)
-from accelgen.gen import family, render
+from accelgen.registry import family
+from accelgen.gen import render
 from accelgen.rtl.systolic import SystolicArray, SystolicParams
 
 
@@ -121,7 +122,7 @@ def test_cycle_model_imports_without_amaranth():
     """The estimator (ppa) uses this model and must not pull in Amaranth."""
     import subprocess
     import sys
-    code = ("import sys, accelgen.cosim.models.systolic as m; "
+    code = ("import sys, accelgen.golden.systolic as m; "
             "assert m.systolic_cycles(4, 4, 8, 8, 8).cycles > 0; "
             "assert not any(k.startswith('amaranth') for k in sys.modules), sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True)

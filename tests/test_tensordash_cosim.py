@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from accelgen.cosim import run_cosim
-from accelgen.cosim.models.tensordash import cycle_counts
+from accelgen.golden.tensordash import cycle_counts
 from accelgen.cosim.tensordash import Stream, pe_streams, pe_table, run_streams, sched_table, sweep_streams
-from accelgen.gen.blocks import FAMILIES, BlockFamily
-from accelgen.gen.cli import main
-from accelgen.gen.emit import render, write
+from accelgen.registry import FAMILIES
+from accelgen.family import BlockFamily
+from accelgen.cli import main
+from accelgen.gen import render, write
 from accelgen.rtl.tensordash import (TensorDashPEParams, TensorDashScheduler, TensorDashSchedParams,
                                      TensorDashTileParams)
 
@@ -108,7 +109,7 @@ def test_pe_reactive_cycle_counts_equal_fast_model():
         streams += sweep_streams(4, 4, s, count=6, rows=int(5 + 7 * i), seed=i)
     z = np.zeros((9, 4), np.int64)
     streams += [Stream("zeros", z, z), Stream("empty", z[:0], z[:0]), Stream("one", z[:1] + 1, z[:1] + 2)]
-    run = run_streams(params, streams)
+    run = run_streams(FAMILIES["tensordash_pe"], params, streams)
     assert run.passed and run.results_exact, run.cosim.summary()
     assert run.measured_cycles == run.model_cycles
     fast = [int(cycle_counts((s.a != 0) & (s.b != 0), depth=4)[0]) for s in streams]

@@ -1,6 +1,6 @@
 """TensorDash PE and tile in floating point (fp16 / bf16 operands, fp32 accumulation), issue 12.
 
-The golden model (:func:`accelgen.cosim.models.tensordash.simulate_pe` with ``dtype``) is the
+The golden model (:func:`accelgen.golden.tensordash.simulate_pe` with ``dtype``) is the
 cycle-accurate scheduler model accumulating in fp32 in the documented hardware order: each
 lane's fp32 product, idle lanes -0.0, the in-order pairwise lane tree, then ``acc + tree``.
 Cosim checks every cycle's selects, ``take``, ``done`` and the fp32 accumulator bits against it;
@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 from accelgen.cosim import run_cosim
-from accelgen.cosim.models import tensordash as td_model
-from accelgen.cosim.models.fp import fp_add, from_float32, to_float32
-from accelgen.cosim.models.tensordash import cycle_counts, fp_nonzero, lane_tree_sum, simulate_pe
+from accelgen.golden import tensordash as td_model
+from accelgen.golden.fp import fp_add, from_float32, to_float32
+from accelgen.golden.tensordash import cycle_counts, fp_nonzero, lane_tree_sum, simulate_pe
 from accelgen.cosim.tensordash import Stream, pe_streams, pe_table, run_streams
-from accelgen.gen.blocks import FAMILIES
-from accelgen.gen.cli import main
-from accelgen.gen.emit import render, write
+from accelgen.registry import FAMILIES
+from accelgen.cli import main
+from accelgen.gen import render, write
 from accelgen.rtl import tensordash as td_rtl
 from accelgen.rtl.tensordash import TensorDashPE, TensorDashPEParams, TensorDashTile, TensorDashTileParams
 
@@ -203,7 +203,7 @@ def test_pe_fp16_reactive_cycles_equal_model_and_int():
     """The testbench follows the RTL's take: measured cycles = fp model = integer fast model (same zeros)."""
     params = TensorDashPEParams(dtype="fp16")
     streams = pe_streams(params, 24, seed=13)
-    run = run_streams(params, streams, name="tdpe_fp16")
+    run = run_streams(FAMILIES["tensordash_pe"], params, streams, name="tdpe_fp16")
     assert run.passed and run.results_exact, run.cosim.summary()
     assert run.measured_cycles == run.model_cycles
     fast = [int(cycle_counts(fp_nonzero(s.a, "fp16") & fp_nonzero(s.b, "fp16"), depth=4)[0]) if s.rows else 0

@@ -8,10 +8,10 @@ from amaranth.sim import Simulator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accelgen.cosim.models.tensordash import (cycle_counts, ideal_speedup, pattern_options, schedule_levels,
+from accelgen.golden.tensordash import (cycle_counts, ideal_speedup, pattern_options, schedule_levels,
                                               schedule_step, simulate_pe)
 from accelgen.cosim.tensordash import pe_streams, pe_table, sched_table
-from accelgen.gen.cli import main
+from accelgen.cli import main
 from accelgen.rtl.tensordash import (TensorDashPE, TensorDashPEParams, TensorDashScheduler, TensorDashTile,
                                      TensorDashTileParams, tensordash_levels, tensordash_options)
 

@@ -14,7 +14,8 @@ import sys
 import typing
 from pathlib import Path
 
-from accelgen.gen import FAMILIES, load_build_config, render
+from accelgen.registry import FAMILIES
+from accelgen.gen import load_build_config, render
 from accelgen.util import sha256_hex
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +33,7 @@ def cases() -> dict[str, tuple[str, dict, str]]:
                 if dtype != "int":
                     out[f"fp/{name}-{dtype}"] = (name, {"dtype": dtype}, f"{name}_{dtype}")
     for path in sorted((ROOT / "examples").glob("*.yaml")):
-        for block in load_build_config(path).blocks:
+        for block in load_build_config(path, FAMILIES).blocks:
             out[f"examples/{path.stem}/{block.name}"] = (block.family.name, block.params.model_dump(), block.name)
     return out
 

@@ -8,7 +8,7 @@ convert from and to numpy.
 The controller (:func:`plan_gemm`) follows SIGMA's walkthrough on the
 bitmaps: OR over the streaming bitmap's vectors, AND with the stationary
 bitmap, and the row-major placement of the useful stationary non-zeros into
-``k`` multipliers per fold — all in :func:`accelgen.cosim.models.sigma.map_gemm`,
+``k`` multipliers per fold — all in :func:`accelgen.golden.flexdpe.map_gemm`,
 the cycle model — then, per fold, the vecIDs (cluster ordinal of each
 multiplier's row) and, per streamed vector, the SRC-DEST table built with
 counters: each streamed non-zero ``T[v, c]`` needed by the fold is a source;
@@ -29,17 +29,17 @@ measured cycles with the model.
 
 Floating point (``params.dtype`` fp16 / bf16 / fp32): matrices hold bit patterns
 of that format (``int64`` arrays). A zero is any pattern with zero exponent and
-fraction (+0 and -0, :func:`accelgen.cosim.models.fp.is_zero`): only the other
+fraction (+0 and -0, :func:`accelgen.golden.fp.is_zero`): only the other
 entries are set in the bitmaps, so zero operands are never mapped, streamed or
 multiplied (``Inf x 0`` is never formed; a skipped pair contributes nothing, not
 a signed zero or a NaN). Each FAN slot is the fp32 sum of the cluster's fp32
-products in the FAN's association order (:mod:`accelgen.cosim.models.fan`),
+products in the FAN's association order (:mod:`accelgen.golden.fan`),
 an absent product entering as +0.0 at its multiplier's position. The host
 combines the partial sums of a row split across folds in fold order, left to
 right in fp32: ``C = ((p_f0 + p_f1) + p_f2) ...`` over the folds that produced a
 slot for it (the first partial taken as it is); an entry no fold produced is
 +0.0. :func:`verify` compares ``C`` bit-exactly (NaNs equal) with
-:func:`accelgen.cosim.models.sigma.flexdpe_fp_reference`, which recomputes it from
+:func:`accelgen.golden.flexdpe.flexdpe_fp_reference`, which recomputes it from
 the mapping alone.
 """
 
@@ -49,11 +49,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..golden.fan import fp32_add, segmented_sums
+from ..golden.flexdpe import (STATIONARY, GemmMap, SigmaCycles, flexdpe_fp_reference, sigma_cycles)
+from ..golden.fp import (bits_equal, fp_mul, from_float32, is_zero, random_fp_bits, special_values)
+from ..rtl.benes import BenesParams  # pydantic schema only (no elaboration)
 from .benes_router import ctrl_words, route_permutation
 from .fan import fan_slot
-from .models.fan import fp32_add, segmented_sums
-from .models.fp import bits_equal, fp_mul, is_zero
-from .models.sigma import STATIONARY, GemmMap, SigmaCycles, flexdpe_fp_reference, sigma_cycles
+from .stimulus import Activity, cosim_activity
 from .vectors import CycleTable, from_bits, operand_range, parse_gemm
 
 __all__ = ["BitmapMatrix", "StreamStep", "FoldPlan", "GemmPlan", "plan_gemm", "gemm_schedule", "assemble",
@@ -237,7 +239,6 @@ def plan_gemm(params, A, B, stationary: str = "auto") -> GemmPlan:
 # --------------------------------------------------------------------------- driver
 
 def _port_widths(params) -> dict[str, int]:
-    from ..rtl.benes import BenesParams  # pydantic schema only (no elaboration)
 
     bp = BenesParams(n=params.k, width=params.width + 1, pipeline_every=params.benes_pipeline_every)
     w = {"load": 1}
@@ -408,8 +409,8 @@ def verify(params, table: CycleTable, plans: list[GemmPlan], recorded: dict) -> 
 def fp_operand_values(dtype: str, shape, rng, kind: str = "random") -> np.ndarray:
     """Non-zero ``dtype`` bit patterns (``int64``) of one ``kind``:
 
-    * ``random``: :func:`~accelgen.cosim.models.fp.random_fp_bits` (scale 10**-2..10**2), 5% replaced by
-      :func:`~accelgen.cosim.models.fp.special_values` (subnormals, extremes, +-Inf, NaNs, values near 1);
+    * ``random``: :func:`~accelgen.golden.fp.random_fp_bits` (scale 10**-2..10**2), 5% replaced by
+      :func:`~accelgen.golden.fp.special_values` (subnormals, extremes, +-Inf, NaNs, values near 1);
     * ``special``: 40% special values;
     * ``ties``: 1, 3, 2**-8, 2**-9, 2**-24, 2**-25, 1.5, ... (fp16: scaled into range), both signs —
       products whose fp32 sums round at a tie;
@@ -418,7 +419,6 @@ def fp_operand_values(dtype: str, shape, rng, kind: str = "random") -> np.ndarra
       reach these, fp16 products stay normal).
     Zeros drawn here are replaced by 1.0, so the caller controls sparsity.
     """
-    from .models.fp import from_float32, random_fp_bits, special_values
 
     one = int(from_float32(np.float32(1.0), dtype))
     if kind == "random":
@@ -512,7 +512,6 @@ def directed_gemms(params, rng) -> list[tuple[str, np.ndarray, np.ndarray]]:
     A[:] = 0
     A, B = add("single_nonzero", (5, 6, 7), 1.0, 1.0)
     if _fp(params):
-        from .models.fp import from_float32
         A[2, 3], B[3, 1] = (int(from_float32(np.float32(v), params.dtype)) for v in (1.5, -3.0))
     else:
         A[2, 3], B[3, 1] = operand_range(params.width, params.signed)[1], 1
@@ -563,3 +562,27 @@ def flexdpe_table(params, vectors: int, seed: int, gemm: tuple = (), sparsity_a:
             sb = float(rng.choice(levels)) if sparsity_b is None else sparsity_b
             gemms.append(sparse_operands(params, shape, sa, sb, rng))
     return gemm_schedule(params, gemms, stationary)
+
+
+# --------------------------------------------------------------------------- activity stimulus
+
+def flexdpe_activity(params, density: float, cycles: int, seed: int) -> Activity:
+    """Flex-DPE. ``dtype="int"``: the cosim stimulus (random sparse GEMMs, density ignored), as before.
+    fp dtypes: back-to-back GEMMs ``2k x 2k x 2k`` through the sparsity controller and the driver
+    (loads, streamed vectors, reduction tails), both operands from
+    :func:`~accelgen.golden.fp.random_fp_bits` with ``density`` non-zeros (zeros +0 or -0),
+    cut to ``cycles`` cycles. One operation is one cycle of that stream."""
+    if params.dtype == "int":
+        return cosim_activity(flexdpe_table, params, 1.0, cycles, seed)
+    rng = np.random.default_rng(seed)
+    k = params.k
+    gemms = []
+    for _ in range(64):          # enough GEMMs for ``cycles`` (density ~0 maps nothing: idle tails only)
+        A = random_fp_bits(rng, (2 * k, 2 * k), params.dtype, density=density).astype(np.int64)
+        B = random_fp_bits(rng, (2 * k, 2 * k), params.dtype, density=density).astype(np.int64)
+        gemms.append((A, B))
+        table, _ = gemm_schedule(params, gemms)
+        if table.cycles >= cycles:
+            break
+    ins = {name: np.resize(np.asarray(v, dtype=np.uint64), cycles).astype(object) for name, v in table.inputs.items()}
+    return Activity(ins, ops=cycles - 1, per=f"cycle ({params.dtype} sparse GEMM stream)", warmup=0)

@@ -1,93 +1,34 @@
-"""The ``accelgen`` command line: parse, validate, call library functions, print.
+"""``accelgen blocks / gen / cosim / synth / build``: the block families' commands.
 
-Every block family gets a subcommand under ``gen``, ``cosim`` and ``synth`` whose
-options are derived from its parameter schema, so ``accelgen gen mac --help``
-lists exactly the parameters of :class:`accelgen.rtl.MACParams`.
-
-Bad input (unknown block or option, invalid value, malformed config, unwritable
-output, missing simulator) ends with a one-line ``accelgen: error: ...`` message
-and exit code 2; a failed co-simulation exits 1.
+Every block family gets a subcommand under ``gen``, ``cosim`` and ``synth`` whose options are
+derived from its parameter schema, so ``accelgen gen mac --help`` lists exactly the parameters of
+:class:`accelgen.rtl.MACParams`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import sys
 import tempfile
-import typing
-import warnings
 from pathlib import Path
 
 import click
+from rich.table import Table
 
-from ..errors import AccelgenError
-from .blocks import FAMILIES, BlockFamily
-
-EXIT_USAGE = 2
-EXIT_FAIL = 1
-SIMS = ("verilator", "icarus")
-
-
-# --------------------------------------------------------------------------- helpers
-
-def _console():
-    from rich.console import Console
-    con = Console(highlight=False)
-    # Piped output (logs, CI) gets wide tables instead of rich's 80-column wrapping.
-    return con if con.is_terminal else Console(highlight=False, width=200)
+from ..cosim.check import cosim_emitted
+from ..family import SIMULATORS, BlockFamily
+from ..flow import run_build, synthesize_emitted
+from ..gen.config import load_build_config
+from ..gen.emit import emit, render, write
+from ..registry import FAMILIES
+from .console import EXIT_FAIL, console
+from .options import BlockGroup, param_options, sim_option, split_params
 
 
-def _param_options(fam: BlockFamily) -> list[click.Option]:
-    """One click option per schema field; defaults stay in the schema (``None`` = not given)."""
-    opts = []
-    for field, info in fam.params_model.model_fields.items():
-        flag = field.replace("_", "-")
-        extra = info.json_schema_extra or {}
-        help_text = f"{info.description} [default: {info.default!r}; allowed: {fam.params_model.allowed(field)}]"
-        ann = info.annotation
-        if ann is bool:
-            negative = extra.get("cli_negative", f"no-{flag}")
-            opts.append(click.Option([f"--{flag}/--{negative}", field], default=None, help=help_text))
-        elif typing.get_origin(ann) is typing.Literal:
-            opts.append(click.Option([f"--{flag}", field], type=click.Choice([str(a) for a in typing.get_args(ann)]),
-                                     default=None, help=help_text))
-        else:
-            opts.append(click.Option([f"--{flag}", field], type=int, default=None, metavar="INT", help=help_text))
-    return opts
-
-
-def _split_params(fam: BlockFamily, kwargs: dict) -> dict:
-    fields = fam.params_model.model_fields
-    return {k: kwargs.pop(k) for k in list(kwargs) if k in fields and kwargs[k] is not None}
-
-
-class BlockGroup(click.Group):
-    """A group whose subcommands are block families; unknown names list the allowed ones."""
-
-    def resolve_command(self, ctx, args):
-        name = args[0] if args else None
-        if name is not None and not name.startswith("-") and name not in self.commands:
-            raise click.UsageError(f"unknown block {name!r}; allowed: {', '.join(self.commands)}")
-        return super().resolve_command(ctx, args)
-
-
-def _config_blocks(path: str):
-    from .config import load_build_config
-    return load_build_config(path)
-
-
-# --------------------------------------------------------------------------- commands
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="accelgen")
-def cli():
-    """accelgen: verified Verilog generators and PPA models for ML-accelerator blocks."""
-
-
-@cli.command("blocks")
+@click.command("blocks")
 def blocks_cmd():
     """List the block families and their parameters."""
-    con = _console()
+    con = console()
     for fam in FAMILIES.values():
         con.print(f"[bold]{fam.name}[/bold]: {fam.summary}")
         for field, info in fam.params_model.model_fields.items():
@@ -98,7 +39,7 @@ def blocks_cmd():
 
 # ---- gen
 
-@cli.group("gen", cls=BlockGroup, invoke_without_command=True)
+@click.group("gen", cls=BlockGroup, invoke_without_command=True)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="YAML build config: emit all its blocks.")
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False), default="out", show_default=True,
               help="Output directory.")
@@ -111,8 +52,7 @@ def gen_group(ctx, config_path, out_dir):
         return 0
     if not config_path:
         raise click.UsageError(f"give a block ({', '.join(FAMILIES)}) or --config FILE")
-    from .emit import emit
-    cfg = _config_blocks(config_path)
+    cfg = load_build_config(config_path, FAMILIES)
     for blk in cfg.blocks:
         e = emit(blk.family, blk.params, blk.name, out_dir)
         click.echo(f"wrote {e.verilog_path} and {e.manifest_path.name}")
@@ -121,14 +61,13 @@ def gen_group(ctx, config_path, out_dir):
 
 def _make_gen(fam: BlockFamily) -> click.Command:
     def callback(name, out, **kwargs):
-        from .emit import emit
-        params = fam.validate(_split_params(fam, kwargs), fam.name)
+        params = fam.validate(split_params(fam, kwargs), fam.name)
         e = emit(fam, params, name or fam.default_name(params), out)
         click.echo(f"wrote {e.verilog_path} and {e.manifest_path.name} (latency {e.manifest['latency']} cycles)")
         return 0
 
     return click.Command(fam.name, callback=callback, help=f"Emit a {fam.summary}.", params=[
-        *_param_options(fam),
+        *param_options(fam),
         click.Option(["--name"], help="Module and file name [default: the block name]."),
         click.Option(["-o", "--out"], type=click.Path(file_okay=False), default="out", show_default=True,
                      help="Output directory."),
@@ -152,8 +91,6 @@ def _print_cosim(result) -> None:
 
 def _cosim_one(fam: BlockFamily, params, name: str, sim: str, vectors: int | None, seed: int, keep: bool,
                options: dict | None = None, testbench: str = "cocotb"):
-    from .emit import render, write
-    from .flow import cosim_emitted
 
     with tempfile.TemporaryDirectory(prefix="accelgen-cosim-") as tmp:
         e = write(render(fam, params, name), tmp)
@@ -161,8 +98,7 @@ def _cosim_one(fam: BlockFamily, params, name: str, sim: str, vectors: int | Non
                              testbench=testbench)
 
 
-_sim_option = click.Option(["--sim"], type=click.Choice(SIMS), default="verilator", show_default=True,
-                           help="Simulator.")
+_sim_option = sim_option()
 def _vectors_option(fam: BlockFamily) -> click.Option:
     return click.Option(["--vectors"], type=click.IntRange(0, 10_000_000), default=None,
                         help=f"{fam.vectors_help[0].upper()}{fam.vectors_help[1:]} (0: directed only) "
@@ -188,9 +124,9 @@ _testbench_option = click.Option(["--testbench"], type=click.Choice(("cocotb", "
                                  show_default=True, help="cocotb, or the compiled Verilator testbench (same checks).")
 
 
-@cli.group("cosim", cls=BlockGroup, invoke_without_command=True)
+@click.group("cosim", cls=BlockGroup, invoke_without_command=True)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Co-simulate every block of a config.")
-@click.option("--sim", type=click.Choice(SIMS), default=None, help="Simulator [default: the config's].")
+@click.option("--sim", type=click.Choice(SIMULATORS), default=None, help="Simulator [default: the config's].")
 @click.pass_context
 def cosim_group(ctx, config_path, sim):
     """Co-simulate the emitted Verilog against the golden model."""
@@ -198,7 +134,7 @@ def cosim_group(ctx, config_path, sim):
         return 0
     if not config_path:
         raise click.UsageError(f"give a block ({', '.join(FAMILIES)}) or --config FILE")
-    cfg = _config_blocks(config_path)
+    cfg = load_build_config(config_path, FAMILIES)
     failed = 0
     for blk in cfg.blocks:
         result = _cosim_one(blk.family, blk.params, blk.name, sim or cfg.sim, blk.cosim.vectors, blk.cosim.seed,
@@ -210,7 +146,7 @@ def cosim_group(ctx, config_path, sim):
 
 def _make_cosim(fam: BlockFamily) -> click.Command:
     def callback(sim, vectors, seed, keep, testbench, **kwargs):
-        params = fam.validate(_split_params(fam, kwargs), fam.name)
+        params = fam.validate(split_params(fam, kwargs), fam.name)
         options = {o.name: kwargs.pop(o.name) for o in fam.cosim_options
                    if kwargs.get(o.name) not in (None, (), [])}  # 0.0 is a given value
         if testbench == "native" and sim != "verilator":
@@ -222,7 +158,7 @@ def _make_cosim(fam: BlockFamily) -> click.Command:
         return 0 if result.passed else EXIT_FAIL
 
     return click.Command(fam.name, callback=callback, help=f"Co-simulate a {fam.summary}.",
-                         params=[*_param_options(fam), *_family_cosim_options(fam), _sim_option, _vectors_option(fam),
+                         params=[*param_options(fam), *_family_cosim_options(fam), _sim_option, _vectors_option(fam),
                                  _seed_option, _keep_option, _testbench_option])
 
 
@@ -232,15 +168,14 @@ def _print_synth(rows, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([s.to_dict() for s in rows] if len(rows) != 1 else rows[0].to_dict(), indent=2))
         return
-    from rich.table import Table
     table = Table("module", "cells", "flip-flops", "transistors", "logic depth", "cells by type")
     for s in rows:
         table.add_row(s.top, str(s.cells), str(s.flip_flops), f"{s.transistors}{'' if s.transistors_complete else '+'}",
                       str(s.logic_depth), ", ".join(f"{k.strip('$_')}:{v}" for k, v in s.cells_by_type.items()))
-    _console().print(table)
+    console().print(table)
 
 
-@cli.group("synth", cls=BlockGroup, invoke_without_command=True)
+@click.group("synth", cls=BlockGroup, invoke_without_command=True)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Synthesize every block of a config.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
@@ -250,9 +185,7 @@ def synth_group(ctx, config_path, as_json):
         return 0
     if not config_path:
         raise click.UsageError(f"give a block ({', '.join(FAMILIES)}) or --config FILE")
-    from .emit import render
-    from .flow import synthesize_emitted
-    cfg = _config_blocks(config_path)
+    cfg = load_build_config(config_path, FAMILIES)
     rows = [synthesize_emitted(render(b.family, b.params, b.name)) for b in cfg.blocks]
     _print_synth(rows, as_json)
     return 0
@@ -260,14 +193,12 @@ def synth_group(ctx, config_path, as_json):
 
 def _make_synth(fam: BlockFamily) -> click.Command:
     def callback(as_json, **kwargs):
-        from .emit import render
-        from .flow import synthesize_emitted
-        params = fam.validate(_split_params(fam, kwargs), fam.name)
+        params = fam.validate(split_params(fam, kwargs), fam.name)
         _print_synth([synthesize_emitted(render(fam, params, fam.default_name(params)))], as_json)
         return 0
 
     return click.Command(fam.name, callback=callback, help=f"Synthesize a {fam.summary}.", params=[
-        *_param_options(fam), click.Option(["--json", "as_json"], is_flag=True, help="Machine-readable output.")])
+        *param_options(fam), click.Option(["--json", "as_json"], is_flag=True, help="Machine-readable output.")])
 
 
 for _fam in FAMILIES.values():
@@ -276,24 +207,24 @@ for _fam in FAMILIES.values():
     synth_group.add_command(_make_synth(_fam))
 
 
+
 # ---- build
 
-@cli.command("build")
+@click.command("build")
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output directory [default: out/<config name>].")
-@click.option("--sim", type=click.Choice(SIMS), default=None, help="Simulator [default: the config's].")
+@click.option("--sim", type=click.Choice(SIMULATORS), default=None, help="Simulator [default: the config's].")
 @click.option("--no-synth", is_flag=True, help="Skip synthesis.")
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as JSON.")
 def build_cmd(config_path, out_dir, sim, no_synth, as_json):
     """Generate, co-simulate and synthesize every block of CONFIG; print a summary table."""
-    from .flow import run_build
 
-    cfg = _config_blocks(config_path)
+    cfg = load_build_config(config_path, FAMILIES)
     out = Path(out_dir) if out_dir else Path("out") / Path(config_path).stem
-    con = _console()
+    con = console()
     err_con = con if not as_json else None
-    with con.status("starting") if err_con else _nullcontext() as status:
+    with con.status("starting") if err_con else contextlib.nullcontext() as status:
         def on_step(name, what):
             if status is not None:
                 status.update(f"{name}: {what}")
@@ -301,7 +232,6 @@ def build_cmd(config_path, out_dir, sim, no_synth, as_json):
     if as_json:
         click.echo(json.dumps([r.to_dict() for r in reports], indent=2))
     else:
-        from rich.table import Table
         table = Table("block", "family", "params", "cosim", "cycles checked", "cells", "flip-flops",
                       "transistors", "depth", title=f"accelgen build {config_path} -> {out}")
         for r in reports:
@@ -315,14 +245,6 @@ def build_cmd(config_path, out_dir, sim, no_synth, as_json):
             if r.cosim and not r.cosim.passed:
                 _print_cosim(r.cosim)
     return 0 if all(r.ok for r in reports) else EXIT_FAIL
-
-
-class _nullcontext:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _short_params(params: dict) -> str:
@@ -340,67 +262,4 @@ def _short_params(params: dict) -> str:
     return " ".join(parts)
 
 
-# ---- block-specific commands, each in its own module
-
-from .tensordash_cli import tensordash_sweep_cmd  # noqa: E402
-
-cli.add_command(tensordash_sweep_cmd)
-
-from .fit_cli import COMMANDS as _FIT_COMMANDS  # noqa: E402
-
-for _cmd in _FIT_COMMANDS:
-    cli.add_command(_cmd)
-
-from .perf_cli import COMMANDS as _PERF_COMMANDS  # noqa: E402
-
-for _cmd in _PERF_COMMANDS:
-    cli.add_command(_cmd)
-
-from .sigma_cli import sigma_report_cmd  # noqa: E402
-
-cli.add_command(sigma_report_cmd)
-
-from .regress_cli import regress_cmd  # noqa: E402
-
-cli.add_command(regress_cmd)
-
-from .ppa_cli import estimate_cmd, sram_cmd, validate_chips_cmd  # noqa: E402
-
-for _cmd in (estimate_cmd, sram_cmd, validate_chips_cmd):
-    cli.add_command(_cmd)
-
-from .dse_cli import dse_cmd  # noqa: E402
-
-cli.add_command(dse_cmd)
-
-
-# --------------------------------------------------------------------------- entry point
-
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    click.echo(f"accelgen: warning: {message}", err=True)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Console entry point: one-line errors with exit code 2 for bad input."""
-    args = sys.argv[1:] if argv is None else list(argv)
-    warnings.showwarning = _show_warning
-    if not args:
-        click.echo(cli.get_help(click.Context(cli, info_name="accelgen")))
-        return 0
-    try:
-        rv = cli.main(args=args, prog_name="accelgen", standalone_mode=False)
-    except click.UsageError as exc:
-        ctx_name = exc.ctx.command_path if exc.ctx else "accelgen"
-        click.echo(f"{ctx_name}: error: {exc.format_message()}", err=True)
-        return EXIT_USAGE
-    except AccelgenError as exc:
-        click.echo(f"accelgen: error: {exc}", err=True)
-        return EXIT_USAGE
-    except (KeyboardInterrupt, click.Abort):
-        click.echo("accelgen: interrupted", err=True)
-        return 130
-    return rv if isinstance(rv, int) else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+COMMANDS = (blocks_cmd, gen_group, cosim_group, synth_group, build_cmd)

@@ -46,8 +46,14 @@ def dse_cmd(space_path, out_dir, jobs, scheduler, no_plots, as_json):
         raise ConfigError([("--out", f"{str(out)!r} exists and is not a directory")])
 
     from rich.console import Console  # noqa: PLC0415
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,  # noqa
-                               TimeRemainingColumn)
+    from rich.progress import (  # noqa
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     err = Console(stderr=True, highlight=False)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -94,3 +100,6 @@ def dse_cmd(space_path, out_dir, jobs, scheduler, no_plots, as_json):
     for f in res.files:
         click.echo(f"wrote {f}")
     return 0
+
+
+COMMANDS = (dse_cmd,)

@@ -7,7 +7,7 @@ import json
 import click
 
 from ..errors import ConfigError
-from .blocks import FAMILIES
+from ..registry import FAMILIES
 
 
 def _sparsities(ctx, param, value: str) -> list[float]:
@@ -54,7 +54,7 @@ def tensordash_sweep_cmd(lanes, depth, pattern, sparsity, streams, rows, seed, s
     params = FAMILIES["tensordash_pe"].validate(dict(lanes=lanes, depth=depth, pattern=pattern), "tensordash_pe")
     if not sparsity:
         raise ConfigError([("--sparsity", "no sparsity given")])
-    table = speedup_sweep(params, sparsity, streams=streams, rows=rows, seed=seed, sim=None if no_cosim else sim)
+    table = speedup_sweep(FAMILIES["tensordash_pe"], params, sparsity, streams=streams, rows=rows, seed=seed, sim=None if no_cosim else sim)
     if as_json:
         click.echo(json.dumps(table, indent=2))
     else:
@@ -74,3 +74,6 @@ def tensordash_sweep_cmd(lanes, depth, pattern, sparsity, streams, rows, seed, s
         Console(highlight=False, soft_wrap=True).print(t)
     bad = [r for r in table if "agree" in r and not (r["agree"] and r["exact"])]
     return 1 if bad else 0
+
+
+COMMANDS = (tensordash_sweep_cmd,)

@@ -2,7 +2,7 @@
 
 This module *is* the schedule: :func:`map_gemm` decides which stationary
 non-zero sits in which multiplier in which fold and which streamed vectors
-each fold needs, and the cosim driver (:mod:`accelgen.cosim.sigma`) builds its
+each fold needs, and the cosim driver (:mod:`accelgen.cosim.flexdpe`) builds its
 cycle table from that mapping; so a passing cosim proves these cycle counts on
 the emitted Verilog.
 
@@ -42,6 +42,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from .fan import fan_order_sum
+from .fp import fp_add, fp_mul, is_zero
 
 __all__ = ["STATIONARY", "FoldMap", "GemmMap", "SigmaCycles", "flexdpe_latency", "map_gemm", "sigma_cycles",
            "orient", "random_bitmap", "flexdpe_fp_reference"]
@@ -194,16 +197,14 @@ def flexdpe_fp_reference(A_bits, B_bits, gm: GemmMap, dtype: str) -> np.ndarray:
     patterns (``uint32``). The order of operations is the Flex-DPE's specification:
 
     * a zero is any pattern with zero exponent and fraction (+0, -0); only pairs of non-zeros are
-      multiplied, each product is the fp32 RNE product (:func:`~accelgen.cosim.models.fp.fp_mul`);
+      multiplied, each product is the fp32 RNE product (:func:`~accelgen.golden.fp.fp_mul`);
     * in each fold, row ``r`` of ``S`` occupies the consecutive multipliers ``a..b`` (its FAN
       cluster); for streamed vector ``v`` the cluster's products (+0.0 where ``T[v, c]`` is zero)
       are summed in the FAN's association order over the absolute positions ``a..b``
-      (:func:`~accelgen.cosim.models.fan.fan_order_sum`); no partial when none of them is non-zero;
+      (:func:`~accelgen.golden.fan.fan_order_sum`); no partial when none of them is non-zero;
     * the partials of one ``O[r, v]`` from several folds are added in fold order, left to right in
       fp32 (the first taken as it is); an entry without any partial is +0.0.
     """
-    from .fan import fan_order_sum
-    from .fp import fp_add, fp_mul, is_zero
 
     S, T = orient(np.asarray(A_bits, dtype=np.int64), np.asarray(B_bits, dtype=np.int64), gm.stationary)
     R, V = S.shape[0], T.shape[0]

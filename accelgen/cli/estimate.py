@@ -102,3 +102,6 @@ def validate_chips_cmd(as_json, models):
                     f"{r['power_w']:.2f}", f"{r['published_power_w']:g}", f"{r['power_err_pct']:+.0f}%",
                     r["source"]))
     _table(out, ["chip", "area mm^2", "published", "error", "power W", "published", "error", "source"])
+
+
+COMMANDS = (estimate_cmd, sram_cmd, validate_chips_cmd)

@@ -26,9 +26,8 @@ from .sweep import SweepSpec, versions
 UNITS = {"area_um2": "um^2", "energy_pj": "pJ", "leakage_uw": "uW", "delay_ns": "ns"}
 
 
-def _input_spec(family: str, df, params: list[str], density_aware: bool) -> dict[str, dict]:
-    from ..gen.blocks import family as get_family
-    model = get_family(family).params_model
+def _input_spec(model, df, density_aware: bool) -> dict[str, dict]:
+    """The model inputs: every field of the family's parameter schema ``model`` (and density)."""
     spec = {}
     for name, info in model.model_fields.items():
         ann = info.annotation
@@ -69,7 +68,7 @@ def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -
     if not spec.targets:
         raise ConfigError([(f"{spec.source}.targets", "no targets with features defined")])
     density_aware = "density" in df and df["density"].nunique() > 1
-    inputs = _input_spec(spec.family, df, [], density_aware)
+    inputs = _input_spec(spec.block.params_model, df, density_aware)
     train, held = df[df["split"] == "train"], df[df["split"] == "heldout"]
     if len(held) == 0:
         raise ConfigError([(f"{spec.source}.heldout", "no held-out points: the error cannot be reported")])

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-SIMS = ("verilator", "icarus")
+from ..family import SIMULATORS
+from .console import console
 
 
 def _print_summary(con, res) -> None:
@@ -48,7 +49,7 @@ def _print_summary(con, res) -> None:
               help="Parallel local worker processes [default: the number of cores].")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
               help="Run the tests on this Dask scheduler's workers instead of local processes.")
-@click.option("--sim", type=click.Choice(SIMS), default=None, help="Run every test on this simulator.")
+@click.option("--sim", type=click.Choice(SIMULATORS), default=None, help="Run every test on this simulator.")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None, help="Run every test with this seed.")
 @click.option("--rerun-failed", is_flag=True, help="Run only the tests that failed in the previous run.")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, help="Write JUnit XML here.")
@@ -61,8 +62,14 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
 
     Exit code 0 when every test passed, 1 when any failed, 2 for bad input.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
-        TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from ..cosim.regress import load_regression, run_regression, write_html, write_junit
     from ..util import ensure_output_dir
@@ -75,8 +82,7 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
     out = ensure_output_dir(report_dir or Path("out") / "regress" / reg.name)
     if junit_path:
         ensure_output_dir(Path(junit_path).parent)
-    from .cli import _console
-    con = _console()
+    con = console()
     counts = {"passed": 0, "failed": 0}
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("[green]{task.fields[passed]} passed[/] [red]{task.fields[failed]} failed[/]"),
@@ -114,3 +120,6 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
         con.print(f"JUnit XML: {junit_path}")
     con.print(f"HTML report: {html_path}  (results: {out / 'results.json'}, state: {out / 'state.json'})")
     return 0 if res.passed else 1
+
+
+COMMANDS = (regress_cmd,)

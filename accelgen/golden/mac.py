@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .fp import fp_add, fp_mul, is_zero
+
 
 def wrap(value: int, width: int, signed: bool) -> int:
     """Reduce an integer modulo ``2**width``, as two's complement if ``signed``."""
@@ -46,7 +48,6 @@ def mac_reference_fp(a, b, en, clear, *, dtype: str, flush_subnormals: bool = Fa
     not count as enabled (skipped). ``a``, ``b`` are ``dtype`` bit patterns, ``c_in`` fp32
     bits; NaNs come out canonical (``0x7FC00000``).
     """
-    from .fp import fp_add, fp_mul, is_zero
 
     a = np.asarray(a).astype(np.uint64)
     b = np.asarray(b).astype(np.uint64)

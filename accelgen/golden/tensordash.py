@@ -40,7 +40,7 @@ the documented hardware does (``DESIGN.md`` and ``docs`` of the PE; fp_spec):
   value moves up unchanged) and the accumulator becomes ``acc + tree``
   (starting from +0.0).
 
-The arithmetic is :mod:`accelgen.cosim.models.fp` (numpy float32, bit views).
+The arithmetic is :mod:`accelgen.golden.fp` (numpy float32, bit views).
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .fp import canonical, fp_add, fp_mul
 
 __all__ = [
     "TD_PATTERNS", "pattern_options", "schedule_levels", "schedule_step", "PETrace", "simulate_pe",
@@ -71,10 +73,9 @@ def lane_tree_sum(products, flush_subnormals: bool = False) -> np.ndarray:
 
     Level by level: ``(v0 + v1), (v2 + v3), ...``; an odd last value moves to the
     next level unchanged. ``L = 4``: ``(p0 + p1) + (p2 + p3)``; ``L = 3``:
-    ``(p0 + p1) + p2``. fp32 RNE additions (:func:`accelgen.cosim.models.fp.fp_add`).
+    ``(p0 + p1) + p2``. fp32 RNE additions (:func:`accelgen.golden.fp.fp_add`).
     Returns ``(...)`` uint32 bit patterns.
     """
-    from .fp import fp_add
 
     vals = [np.asarray(products, dtype=np.uint32)[..., i] for i in range(np.shape(products)[-1])]
     while len(vals) > 1:
@@ -240,7 +241,6 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
     if fp and dtype not in FP_WIDTHS:
         raise ValueError(f"dtype={dtype!r}; allowed: 'int', 'fp16', 'bf16' or 'fp32'")
     if fp:
-        from .fp import canonical, fp_add, fp_mul
         op_type = np.uint16 if FP_WIDTHS[dtype] == 16 else np.uint32
     length = n if length is None else int(length)
     if not 0 <= length <= n:

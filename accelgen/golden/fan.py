@@ -3,7 +3,7 @@
 Integers (``dtype="int"``) are summed exactly in plain Python integers; the
 association order does not matter. With ``dtype="fp32"`` the values are fp32
 bit patterns (``uint32``) and every addition is one IEEE-754 binary32 addition
-with round-to-nearest-even (:func:`accelgen.cosim.models.fp.fp_add`), so the
+with round-to-nearest-even (:func:`accelgen.golden.fp.fp_add`), so the
 result depends on the association order, which is part of each network's
 specification and is reproduced here exactly:
 
@@ -83,7 +83,7 @@ _F32 = np.dtype(np.float32)
 def fp32_add(a: int, b: int) -> int:
     """One fp32 addition of two bit patterns: numpy float32 arithmetic (IEEE 754 RNE, subnormals
     exact), a NaN result as the canonical 0x7FC00000 — the scalar form of
-    :func:`accelgen.cosim.models.fp.fp_add` (the tests check they agree)."""
+    :func:`accelgen.golden.fp.fp_add` (the tests check they agree)."""
     x = np.array([a, b], dtype=np.uint32).view(np.float32)
     with np.errstate(all="ignore"):
         s = x[0] + x[1]

