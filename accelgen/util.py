@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterator
 
-from .errors import OutputError
+from .errors import ConfigError, OutputError
 
 
 def sha256_hex(data: bytes | str) -> str:
@@ -90,8 +90,6 @@ def read_yaml(path: str | os.PathLike) -> Any:
     the file as its source (``file not found``, ``cannot read: ...``, ``malformed YAML: line L,
     column C: problem``)."""
     import yaml  # noqa: PLC0415 (util stays importable without PyYAML's cost for the cache helpers)
-
-    from .errors import ConfigError  # noqa: PLC0415
 
     p = Path(path)
     try:

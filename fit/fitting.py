@@ -15,12 +15,14 @@ from __future__ import annotations
 import ast
 import json
 import typing
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ConfigError
-from .model import FORMAT, TARGETS, TargetModel
+from ..util import write_atomic
+from .model import FORMAT, TARGETS, FittedModel, TargetModel
 from .sweep import SweepSpec, versions
 
 UNITS = {"area_um2": "um^2", "energy_pj": "pJ", "leakage_uw": "uW", "delay_ns": "ns"}
@@ -136,13 +138,11 @@ def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -
 
 def predictions(model_dict: dict, df) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """``{target: (measured, predicted, is_heldout)}`` for plotting and reports."""
-    from .model import FittedModel
     m = FittedModel(model_dict)
     out = {}
     for name, t in m.targets.items():
         rows = df if name == "energy_pj" else df.drop_duplicates("key")
         env = _env(rows, list(t.inputs))
-        import warnings
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             p = t.predict(**env)
@@ -151,7 +151,6 @@ def predictions(model_dict: dict, df) -> dict[str, tuple[np.ndarray, np.ndarray,
 
 
 def save_model(model_dict: dict, path: str | Path) -> Path:
-    from ..util import write_atomic
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(model_dict, indent=1) + "\n")

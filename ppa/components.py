@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError
+from ..fit.model import load_model
 from .process import TechNode
 
 
@@ -228,8 +229,6 @@ class FittedCompute:
     def model(self, family: str, path: str, dtype: str = "int"):
         name = model_name(family, dtype)
         if name not in self._cache:
-            from ..fit.model import load_model  # numpy-only module  # noqa: PLC0415
-
             try:
                 self._cache[name] = load_model(name, path=self.model_paths.get(name))
             except ConfigError as exc:

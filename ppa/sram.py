@@ -38,7 +38,7 @@ time        decoder (``FO4 x log2(rows x subarrays)``), wordline RC
 leakage     cells and periphery (area x the node's leakage density x Vdd).
 
 The coefficients (``ppa/data/sram_coefficients.json``) are fitted once by
-:func:`calibrate` against the committed CACTI 7 reference points
+:func:`accelgen.ppa.sram_calibration.calibrate` against the committed CACTI 7 reference points
 (``ppa/data/cacti7_reference.csv``): weighted non-negative least squares on the
 relative error, alternating with the organization search. The same
 coefficients serve every node; there is no per-configuration correction.
@@ -54,12 +54,10 @@ axis.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
-import shutil
-import subprocess
-import tempfile
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from importlib import resources
@@ -67,7 +65,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import AccelgenError, ConfigError, ToolNotFoundError
+from ..errors import ConfigError
+from .cacti import cacti_eval
 from .process import check_node, tech_arrays, technology
 
 ROWS = 2 ** np.arange(5, 11)        # 32 .. 1024
@@ -199,7 +198,7 @@ def _evaluate(terms, valid, coef) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Metrics for every organization and the index of the chosen one.
 
     The organization is chosen on the calibrated area and access time (as CACTI
-    chooses on its own estimates); :func:`calibrate` alternates fitting and
+    chooses on its own estimates); :func:`~accelgen.ppa.sram_calibration.calibrate` alternates fitting and
     choosing, starting from unit weights.
     """
     vals = {m: np.broadcast_to(terms[m] @ coef[m], valid.shape) for m in METRICS}
@@ -247,8 +246,6 @@ def _lp_ratios() -> tuple[np.ndarray, dict[str, np.ndarray]]:
     the ratio to the itrs-hp run of the same configuration gives the factor for
     each metric at each node.
     """
-    import csv  # noqa: PLC0415
-
     ref = reference_points()
     with open(_data_path("cacti7_lstp_reference.csv"), newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -331,7 +328,7 @@ class SRAM:
                                                           f"= {banks * block_bytes}; each bank must hold a block")])
         self.capacity_bytes, self.block_bytes, self.banks = capacity_bytes, block_bytes, banks
         self.node_nm, self.ports = float(node_nm), ports
-        self.result = (_cacti_eval(cacti, capacity_bytes, block_bytes, banks, node_nm, ports) if cacti
+        self.result = (SRAMResult(**cacti_eval(cacti, capacity_bytes, block_bytes, banks, node_nm, ports)) if cacti
                        else self._analytical())
 
     def _analytical(self) -> SRAMResult:
@@ -389,53 +386,8 @@ def dff_array(*, capacity_bytes, block_bytes, read_ports=2, write_ports=1, node_
             "cycle_time_ns": access, "leakage_mw": leak}
 
 
-# --------------------------------------------------------------------------- CACTI binary
-
-def find_cacti(path: str | os.PathLike | None = None) -> Path | None:
-    if path:
-        return Path(path)
-    found = shutil.which("cacti")
-    return Path(found) if found else None
-
-
-def _cacti_eval(cacti, capacity_bytes, block_bytes, banks, node_nm, ports) -> SRAMResult:
-    """Run a CACTI 7 binary on one configuration (same settings as the committed reference grid)."""
-    from .cacti_cfg import CACTI_FIELDS, cacti_config  # noqa: PLC0415 (small, only when used)
-
-    exe = Path(cacti)
-    if not exe.is_file() or not os.access(exe, os.X_OK):
-        raise ToolNotFoundError(f"--cacti: {str(exe)!r} is not an executable CACTI binary")
-    template = exe.parent / "cache.cfg"
-    if not template.is_file():
-        raise ToolNotFoundError(f"--cacti: {str(template)!r} (the cache.cfg shipped beside the binary) is missing")
-    import re  # noqa: PLC0415
-
-    with tempfile.TemporaryDirectory() as tmp:
-        cfg = Path(tmp) / "sram.cfg"
-        cfg.write_text(cacti_config(template.read_text(), capacity_bytes, block_bytes, banks, node_nm, ports))
-        proc = subprocess.run([str(exe), "-infile", str(cfg)], cwd=exe.parent, capture_output=True, text=True,
-                              timeout=600)
-    vals = {}
-    for key, pat in CACTI_FIELDS.items():
-        m = re.search(pat, proc.stdout)
-        if not m:
-            raise AccelgenError(f"cacti found no organization for capacity_bytes={capacity_bytes}, "
-                                f"block_bytes={block_bytes}, banks={banks}, node_nm={node_nm}")
-        vals[key] = float(m.group(1))
-    return SRAMResult(capacity_bytes, block_bytes, banks, float(node_nm), ports,
-                      area_mm2=vals["height_mm"] * vals["width_mm"], read_energy_pj=vals["read_energy_nj"] * 1e3,
-                      write_energy_pj=vals["write_energy_nj"] * 1e3, access_time_ns=vals["access_time_ns"],
-                      cycle_time_ns=vals["cycle_time_ns"], leakage_mw=vals["leakage_mw"] * banks,
-                      organization={"ndwl": vals["ndwl"], "ndbl": vals["ndbl"], "nspd": vals["nspd"]},
-                      source=f"CACTI binary {exe}")
-
-
-# --------------------------------------------------------------------------- calibration and reference data
-
 def reference_points() -> dict[str, np.ndarray]:
     """The committed CACTI 7 reference grid as arrays (leakage summed over banks)."""
-    import csv  # noqa: PLC0415
-
     with open(_data_path("cacti7_reference.csv"), newline="") as fh:
         rows = list(csv.DictReader(fh))
     cols = {k: np.array([float(r[k]) for r in rows]) for k in rows[0]}
@@ -445,67 +397,3 @@ def reference_points() -> dict[str, np.ndarray]:
            "access_time_ns": cols["access_time_ns"], "cycle_time_ns": cols["cycle_time_ns"],
            "leakage_mw": cols["leakage_mw"] * cols["banks"]}
     return out
-
-
-def errors_vs_reference(coef: dict[str, np.ndarray] | None = None, mask=None) -> dict[str, dict[str, float]]:
-    """MAPE and max absolute percentage error per metric against the CACTI 7 points."""
-    ref = reference_points()
-    if mask is not None:
-        ref = {k: v[mask] for k, v in ref.items()}
-    coef = coef or coefficients()
-    terms, valid, _, _ = _terms(ref["capacity_bytes"], ref["block_bytes"], ref["banks"], ref["node_nm"],
-                                area_coef=coef["area_um2"])
-    vals, idx = _evaluate(terms, valid, coef)
-    got = _pick(vals, idx)
-    out = {}
-    for m in METRICS:
-        err = np.abs(got[m] / ref[m] - 1.0) * 100.0
-        out[m] = {"mape_pct": float(np.mean(err)), "max_err_pct": float(np.max(err)), "n": int(err.size)}
-    return out
-
-
-def calibrate(mask=None) -> dict[str, np.ndarray]:
-    """Fit the term coefficients to the CACTI 7 points (weighted NNLS on relative error + organization search)."""
-    from scipy.optimize import nnls  # noqa: PLC0415 (calibration only; scipy comes with scikit-learn)
-
-    ref = reference_points()
-    if mask is not None:
-        ref = {k: v[mask] for k, v in ref.items()}
-    args = (ref["capacity_bytes"], ref["block_bytes"], ref["banks"], ref["node_nm"])
-    coef = {m: np.ones(len(TERMS[m])) for m in METRICS}
-    for stage in ("area", "rest", "area", "rest"):
-        terms, valid, _, _ = _terms(*args, area_coef=None if stage == "area" else coef["area_um2"])
-        _, idx = _evaluate(terms, valid, coef)
-        for m in (("area_um2",) if stage == "area" else METRICS[1:]):
-            X = np.take_along_axis(terms[m], idx[:, None, None], axis=1)[:, 0, :]
-            y = ref[m]
-            if m == "area_um2":  # the cell area is physical (coefficient 1): fit the overheads only
-                y = y - X[:, 0]
-                X = X[:, 1:]
-            w = 1.0 / ref[m]
-            scale = np.maximum(np.abs(X * w[:, None]).max(axis=0), 1e-30)
-            sol, _ = nnls(X * w[:, None] / scale, y * w)
-            coef[m] = np.r_[1.0, sol / scale] if m == "area_um2" else sol / scale
-    return coef
-
-
-def save_coefficients(coef: dict[str, np.ndarray], path: Path | None = None) -> Path:
-    from ..util import write_atomic  # noqa: PLC0415
-
-    path = path or _data_path(_COEF_FILE)
-    data = {"about": "accelgen.ppa.sram term coefficients, fitted by accelgen.ppa.sram.calibrate() to "
-                     "ppa/data/cacti7_reference.csv; regenerate with python -m accelgen.ppa.sram --calibrate",
-            "coef": {m: {t: float(c) for t, c in zip(TERMS[m], coef[m])} for m in METRICS}}
-    write_atomic(path, json.dumps(data, indent=1) + "\n")
-    coefficients.cache_clear()
-    return path
-
-
-if __name__ == "__main__":  # pragma: no cover - maintenance entry point
-    import sys
-
-    if "--calibrate" in sys.argv:
-        c = calibrate()
-        print(save_coefficients(c))
-    for metric, e in errors_vs_reference().items():
-        print(f"{metric:16s} MAPE {e['mape_pct']:6.1f}%  max {e['max_err_pct']:6.1f}%  (n={e['n']})")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from accelgen.errors import ConfigError
-from accelgen.ppa import sram
+from accelgen.ppa import sram, sram_calibration
 
 # Goal of issue 9: area and read energy MAPE <= 15% (max <= 35%), access time MAPE <= 25%.
 MAPE_BOUND = {"area_um2": 15.0, "read_energy_pj": 15.0, "access_time_ns": 25.0}
@@ -20,7 +20,7 @@ MAX_BOUND = {"area_um2": 35.0, "read_energy_pj": 35.0, "access_time_ns": 40.0}
 
 
 def test_sram_error_vs_cacti7_reference(capsys):
-    errs = sram.errors_vs_reference()
+    errs = sram_calibration.errors_vs_reference()
     with capsys.disabled():
         print("\nSRAM model vs CACTI 7 (ppa/data/cacti7_reference.csv):")
         for metric, e in errs.items():
@@ -33,14 +33,14 @@ def test_sram_error_vs_cacti7_reference(capsys):
 def test_sram_calibration_generalizes_to_heldout_points():
     ref = sram.reference_points()
     mask = np.random.default_rng(0).random(ref["node_nm"].size) < 0.67
-    held = sram.errors_vs_reference(sram.calibrate(mask=mask), mask=~mask)
+    held = sram_calibration.errors_vs_reference(sram_calibration.calibrate(mask=mask), mask=~mask)
     for metric, bound in MAPE_BOUND.items():
         assert held[metric]["mape_pct"] <= bound, (metric, held[metric])
         assert held[metric]["max_err_pct"] <= MAX_BOUND[metric], (metric, held[metric])
 
 
 def test_sram_calibration_reproduces_shipped_coefficients():
-    fitted = sram.calibrate()
+    fitted = sram_calibration.calibrate()
     for metric, coef in sram.coefficients().items():
         np.testing.assert_allclose(fitted[metric], coef, rtol=1e-6, atol=1e-12)
 
@@ -48,7 +48,7 @@ def test_sram_calibration_reproduces_shipped_coefficients():
 def test_mutated_coefficients_fail_the_error_check():
     coef = {k: v.copy() for k, v in sram.coefficients().items()}
     coef["area_um2"][1:] *= 3.0
-    assert sram.errors_vs_reference(coef)["area_um2"]["mape_pct"] > MAPE_BOUND["area_um2"]
+    assert sram_calibration.errors_vs_reference(coef)["area_um2"]["mape_pct"] > MAPE_BOUND["area_um2"]
 
 
 @pytest.mark.parametrize("node", [65, 45, 28, 22, 16, 7])
@@ -125,3 +125,22 @@ def test_sram_result_json_keys():
     for key in ("area_mm2", "read_energy_pj", "write_energy_pj", "access_time_ns", "cycle_time_ns", "leakage_mw"):
         assert isinstance(d[key], float) and d[key] > 0
     json.dumps(d)
+
+
+def test_sram_with_a_cacti_binary_reads_its_report(tmp_path):
+    """``SRAM(cacti=...)`` runs the binary with the reference grid's settings and reads its report (a stand-in
+    binary that prints a CACTI 7 report; the real one is exercised above when installed)."""
+    exe = tmp_path / "cacti"
+    exe.write_text("#!/bin/sh\ncat <<'EOF'\n"
+                   "Access time (ns): 0.5\nCycle time (ns): 0.25\n"
+                   "Total dynamic read energy per access (nJ): 0.01\nTotal dynamic write energy per access (nJ): 0.02\n"
+                   "Total leakage power of a bank (mW): 3.0\nTotal gate leakage power of a bank (mW): 0.1\n"
+                   "Cache height x width (mm): 0.5 x 2\nBest Ndwl : 4\nBest Ndbl : 8\nBest Nspd : 1.5\nEOF\n")
+    exe.chmod(0o755)
+    (tmp_path / "cache.cfg").write_text("-size (bytes) 1024\n-block size (bytes) 64\n-associativity 2\n"
+                                        "-read-write port 1\n-UCA bank count 1\n-technology (u) 0.045\n"
+                                        '-cache type "cache"\n-output/input bus width 64\n')
+    r = sram.SRAM(capacity_bytes=65536, block_bytes=64, banks=4, node_nm=45, cacti=str(exe)).result
+    assert (r.area_mm2, r.read_energy_pj, r.write_energy_pj) == pytest.approx((1.0, 10.0, 20.0))
+    assert (r.access_time_ns, r.cycle_time_ns, r.leakage_mw) == pytest.approx((0.5, 0.25, 12.0))   # 4 banks
+    assert r.organization == {"ndwl": 4.0, "ndbl": 8.0, "nspd": 1.5} and r.source.startswith("CACTI binary")

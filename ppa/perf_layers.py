@@ -1,0 +1,297 @@
+"""The per-layer engine of :mod:`accelgen.ppa.perf`: the accelerator context, mapping cycles, bytes per
+memory level, time under the dual roofline and energy, vectorized over a workload's layers (the method is
+described in :mod:`accelgen.ppa.perf`)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..errors import ConfigError
+from .arch import Arch
+from .components import FittedCompute, dram_phy
+from .estimate import _REDUCTION_FAMILY, _memory, estimate
+from .mapping import reduction_map, sigma_map, systolic_map, tensordash_map
+from .process import technology
+from .workload import COMPUTE_TYPES, Gemms, Workload, lower
+
+LEVELS = ("sram", "dram")
+
+
+def _families(arch: Arch) -> dict[str, str]:
+    """Fitted-model families the estimator needs for ``arch`` -> the description path that needs them."""
+    c = arch.core
+    out = {}
+    if c.tensor_units:
+        out["systolic"] = "core.tensor_units[0]"
+    for i, rt in enumerate(c.reduction_trees):
+        out[_REDUCTION_FAMILY[rt.kind]] = f"core.reduction_trees[{i}]"
+    if c.flex_dpes:
+        out["flexdpe"] = "core.flex_dpes"
+    if c.tensordash:
+        out["tensordash_tile" if c.tensordash.rows > 1 else "tensordash_pe"] = "core.tensordash"
+    if c.vector_unit:
+        out["mac"] = "core.vector_unit"
+    return out
+
+
+class _Context:
+    """Everything about the accelerator that does not depend on the workload."""
+
+    def __init__(self, arch: Arch, model_paths: dict | None):
+        self.arch = arch
+        self.tech = technology(arch.node_nm)
+        self.fc = FittedCompute({**arch.models, **(model_paths or {})})
+        missing = []
+        for fam, path in _families(arch).items():
+            try:
+                self.fc.model(fam, path)
+            except ConfigError as exc:
+                if model_paths and fam in model_paths:
+                    raise
+                missing.append(f"{fam} ({exc.problems[0][1].split(':')[0]})" if exc.problems else fam)
+        self.warnings: list[str] = []
+        self.est = None
+        if not missing:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                self.est = estimate(arch, model_paths=model_paths)
+            self.warnings = sorted({str(w.message) for w in caught})
+            self.note = "energy from the fitted component models (see compute_models in `accelgen estimate --json`)"
+        else:
+            self.note = ("energy, power, area and efficiency metrics unavailable: no fitted model for "
+                         + ", ".join(sorted(missing)) + " (fit it with `accelgen fit FAMILY` or pass --model "
+                         "FAMILY=FILE)")
+        if self.est is not None:
+            self.clock_mhz = self.est.clock_mhz
+            vnom = self.tech.vdd_v
+            self.v_dyn = (self.est.vdd_v / vnom) ** 2
+        elif arch.clock_mhz is not None:
+            self.clock_mhz = arch.clock_mhz
+            self.v_dyn = ((arch.vdd_v or self.tech.vdd_v) / self.tech.vdd_v) ** 2
+        else:
+            raise ConfigError([("target_tops", "deriving the clock from target_tops needs the fitted models; "
+                                               + self.note)])
+        c = arch.core
+        self.available = [t for t, ok in (("tensor", bool(c.tensor_units)), ("sigma", c.flex_dpes is not None),
+                                          ("tensordash", c.tensordash is not None),
+                                          ("reduction", bool(c.reduction_trees))) if ok]
+        # memory levels
+        self.levels = []
+        cores = arch.cores
+        if c.memories:
+            comps = [_memory(m, self.tech, f"core.memories[{i}]", self.clock_mhz) for i, m in enumerate(c.memories)]
+            bpc = [p.params["banks"] * p.params["ports"] * p.params["block_bytes"] for p in comps]
+            epb = [0.5 * (p.energy_pj["read"] + p.energy_pj["write"]) / p.params["block_bytes"] for p in comps]
+            self.levels.append({"name": "sram", "capacity_bytes": float(sum(m.capacity_bytes for m in c.memories)
+                                                                         * cores),
+                                "bytes_per_cycle": float(sum(bpc) * cores),
+                                "bandwidth_gbps": float(sum(bpc) * cores * self.clock_mhz * 1e-3),
+                                "energy_pj_per_byte": float(np.average(epb, weights=bpc)) * self.v_dyn,
+                                "source": "SRAM model (accelgen.ppa.sram), banks x ports x block bytes per cycle"})
+        if arch.chip.offchip:
+            o = arch.chip.offchip
+            phy = dram_phy(self.tech, kind=o.type, bandwidth_gbps=o.bandwidth_gbps, channels=o.channels)
+            self.levels.append({"name": "dram", "capacity_bytes": float("inf"), "bandwidth_gbps": o.bandwidth_gbps,
+                                "bytes_per_cycle": o.bandwidth_gbps * 1e3 / self.clock_mhz,
+                                "energy_pj_per_byte": phy.energy_pj["bit"] * 8.0,
+                                "source": f"{o.type} interface energy per bit (accelgen.ppa.components.dram_phy)"})
+        self.onchip_bytes = self.levels[0]["capacity_bytes"] if c.memories else 0.0
+
+    # ---- compute energy per action at given densities
+    def action_energy_pj(self, family: str, params: dict, density: np.ndarray, path: str) -> np.ndarray:
+        model = self.fc.model(family, path)
+        inputs = {k: v for k, v in params.items() if k in model.inputs}
+        if "density" in model.inputs:
+            lo, hi = model.inputs["density"].get("range", [0.0, 1.0])
+            inputs["density"] = np.clip(density, lo, hi)  # outside the fitted range: clamp (recorded below)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = model.predict(node_nm=self.tech.node_nm, **inputs)
+        return np.broadcast_to(np.asarray(out["energy_pj"], dtype=float), np.shape(density)) * self.v_dyn
+
+
+def _check_layers(ctx: _Context, wl: Workload, g: Gemms, source: str | None) -> list[str]:
+    c = ctx.arch.core
+    chosen = []
+    problems = []
+    for i, (lay, want) in enumerate(zip(wl.layers, g.compute)):
+        ct = want or (ctx.available[0] if ctx.available else None)
+        if ct is None or ct not in ctx.available:
+            problems.append((f"layers[{i}].compute", f"{want!r} is not in the architecture {ctx.arch.name!r} "
+                                                     f"(it has: {', '.join(ctx.available) or 'no matrix unit'})"))
+            chosen.append(None)
+            continue
+        limits = {"tensor": (c.tensor_units[0].a_width, c.tensor_units[0].b_width) if c.tensor_units else None,
+                  "tensordash": (c.tensordash.a_width, c.tensordash.b_width) if c.tensordash else None,
+                  "sigma": (c.flex_dpes.width,) * 2 if c.flex_dpes else None,
+                  "reduction": None}[ct]
+        if limits:
+            for side, w, lim in (("a_width", g.a_width[i], limits[0]), ("b_width", g.b_width[i], limits[1])):
+                if w > lim:
+                    problems.append((f"layers[{i}].{side}", f"{int(w)}-bit operands are wider than the {ct} "
+                                                            f"unit's {lim} bits"))
+        chosen.append(ct)
+    if problems:
+        raise ConfigError(problems[:3], source)
+    return chosen
+
+
+def _tensor_bytes(elems, d, pat, block, width, k_len, storage: str):
+    """(data_bytes, metadata_bytes) of tensors stored dense or compressed (module docstring)."""
+    elems, d = np.asarray(elems, dtype=float), np.asarray(d, dtype=float)
+    dense = elems * width / 8.0
+    unit = np.where(pat == 2, block.astype(float) ** 2, 1.0)
+    nz_units = elems * d / unit
+    bitmap = (elems * d * width / 8.0, elems / unit / 8.0)
+    idx_bits = np.ceil(np.log2(np.maximum(k_len / np.sqrt(unit), 2)))
+    csr = (elems * d * width / 8.0, nz_units * idx_bits / 8.0 + (elems / np.maximum(k_len, 1) + 1) * 4.0)
+    sparse = d < 1.0
+    if storage == "dense":
+        return dense, np.zeros_like(dense)
+    if storage == "bitmap":
+        return np.where(sparse, bitmap[0], dense), np.where(sparse, bitmap[1], 0.0)
+    if storage == "csr":
+        return np.where(sparse, csr[0], dense), np.where(sparse, csr[1], 0.0)
+    use_bitmap = bitmap[0] + bitmap[1] <= csr[0] + csr[1]
+    data = np.where(sparse, np.where(use_bitmap, bitmap[0], csr[0]), dense)
+    meta = np.where(sparse, np.where(use_bitmap, bitmap[1], csr[1]), 0.0)
+    return data, meta
+
+
+def _dram_bytes(A, B, C, M, N, count, acc_bytes, capacity):
+    """Off-chip traffic of each layer tiled in ``capacity`` bytes (module docstring), all groups."""
+    Ag, Bg, Cg = A / count, B / count, C / count
+    half = capacity / 2.0
+    j = np.arange(0, 31)[None, :]
+    Tm = np.minimum(2.0 ** j, M[:, None])
+    Tn = np.clip(np.floor(half / (Tm * acc_bytes[:, None])), 1, N[:, None])
+    tiled = Ag[:, None] * np.ceil(N[:, None] / Tn) + Bg[:, None] * np.ceil(M[:, None] / Tm) + Cg[:, None]
+    best = tiled.min(axis=1)
+    once = Ag + Bg + Cg
+    resident = (Ag <= half) | (Bg <= half)
+    return np.where(resident, once, np.maximum(best, once)) * count
+
+
+def _run(ctx: _Context, wl: Workload, batch: int, source: str | None = None, detail: bool = True) -> dict:
+    g = lower(wl, batch)
+    chosen = _check_layers(ctx, wl, g, source)
+    arch, c = ctx.arch, ctx.arch.core
+    n = len(g.M)
+    f_hz = ctx.clock_mhz * 1e6
+    cycles = np.zeros(n)
+    executed = np.zeros(n)
+    peak = np.zeros(n)
+    a_reads, b_reads, psum, vadds, actions = (np.zeros(n) for _ in range(5))
+    acc_bytes = np.full(n, 4.0)
+    e_action = np.zeros(n)
+    det = [dict() for _ in range(n)]
+    dens = np.sqrt(g.a_d * g.b_d)
+    sram_bpc = ctx.levels[0]["bytes_per_cycle"] if c.memories else np.inf
+    for ct in COMPUTE_TYPES:
+        idx = np.array([i for i, x in enumerate(chosen) if x == ct], dtype=np.int64)
+        if not idx.size:
+            continue
+        sub = g.subset(idx)
+        if ct == "tensor":
+            tu = c.tensor_units[0]
+            lanes = 0
+            if c.vector_unit:
+                lanes = (c.vector_unit.lanes or tu.cols) * arch.cores
+            mp = systolic_map(sub, rows=tu.rows, cols=tu.cols, dataflow=tu.dataflow, units=tu.count * arch.cores,
+                              vector_lanes=lanes)
+            acc_bytes[idx] = tu.acc_width / 8.0
+            fam, params, path = "systolic", {"rows": tu.rows, "cols": tu.cols, "a_width": tu.a_width,
+                                             "b_width": tu.b_width, "acc_width": tu.acc_width,
+                                             "dataflow": "ws" if tu.dataflow == "is" else tu.dataflow}, \
+                "core.tensor_units[0]"
+        elif ct == "sigma":
+            fd = c.flex_dpes
+            words = sram_bpc / (fd.width / 8.0)
+            mp = sigma_map(sub, k=fd.k, flexdpes=fd.count * arch.cores, words_per_cycle=words)
+            fam, params, path = "flexdpe", {"k": fd.k, "width": fd.width}, "core.flex_dpes"
+        elif ct == "tensordash":
+            t = c.tensordash
+            mp = tensordash_map(sub, lanes=t.lanes, depth=t.depth, rows=t.rows, cols=t.cols,
+                                tiles=t.count * arch.cores)
+            common = {"lanes": t.lanes, "depth": t.depth, "a_width": t.a_width, "b_width": t.b_width,
+                      "acc_width": t.acc_width}
+            fam, params, path = ("tensordash_tile", {**common, "rows": t.rows}, "core.tensordash") if t.rows > 1 \
+                else ("tensordash_pe", common, "core.tensordash")
+        else:
+            rt = c.reduction_trees[0]
+            mp = reduction_map(sub, inputs=rt.inputs, kind=rt.kind, trees=rt.count * arch.cores)
+            fam, params, path = _REDUCTION_FAMILY[rt.kind], {"n": rt.inputs, "width": rt.width}, \
+                "core.reduction_trees[0]"
+        cycles[idx], executed[idx], actions[idx] = mp.cycles, mp.executed_macs, mp.actions
+        peak[idx] = mp.peak_macs_per_cycle
+        a_reads[idx], b_reads[idx], psum[idx], vadds[idx] = (mp.onchip_a_reads, mp.onchip_b_reads,
+                                                              mp.onchip_psum_elems, mp.vector_adds)
+        if ctx.est is not None:
+            e_action[idx] = ctx.action_energy_pj(fam, params, dens[idx], path)
+        if detail:
+            for j, i in enumerate(idx):
+                det[i] = {k: (v[j].item() if isinstance(v, np.ndarray) and isinstance(v[j], np.generic) else v[j])
+                          for k, v in mp.detail.items()}
+    # ---- bytes per level
+    A_im2col = g.M * g.K * g.count
+    a_data, a_meta = _tensor_bytes(g.a_elems, g.a_d, g.a_pat, g.a_block, g.a_width, g.K, wl.storage)
+    ai_data, ai_meta = _tensor_bytes(A_im2col, g.a_d, g.a_pat, g.a_block, g.a_width, g.K, wl.storage)
+    b_data, b_meta = _tensor_bytes(g.b_elems, g.b_d, g.b_pat, g.b_block, g.b_width, g.K, wl.storage)
+    A, Ai, B = a_data + a_meta, ai_data + ai_meta, b_data + b_meta
+    Cb = g.c_elems * g.a_width / 8.0
+    meta = a_meta + b_meta
+    byts = {}
+    if c.memories:
+        byts["sram"] = Ai * a_reads + B * b_reads + psum * acc_bytes + Cb
+    if arch.chip.offchip:
+        tiled = _dram_bytes(A, B, Cb, g.M.astype(float), g.N.astype(float), g.count.astype(float), acc_bytes,
+                            ctx.onchip_bytes)
+        # activations that fit (input + output in half the on-chip capacity) stay on chip between layers:
+        # only the weights move (once); the network's first input and last output always cross
+        resident = (A + Cb) <= ctx.onchip_bytes / 2.0
+        edge = np.zeros(n)
+        edge[0] += A[0]
+        edge[-1] += Cb[-1]
+        byts["dram"] = np.where(resident, B + edge, tiled)
+    t_compute = cycles / f_hz
+    times = {"compute": t_compute}
+    for lv in ctx.levels:
+        times[lv["name"]] = byts[lv["name"]] / (lv["bandwidth_gbps"] * 1e9)
+    names = list(times)
+    tmat = np.stack([times[k] for k in names], axis=1)
+    time_s = tmat.max(axis=1)
+    bound = [names[i] for i in tmat.argmax(axis=1)]
+    macs = g.macs.astype(float)
+    ops = 2.0 * macs
+    out = {"g": g, "chosen": chosen, "cycles": cycles, "time_s": time_s, "times": times, "bound": bound,
+           "bytes": byts, "metadata_bytes": meta, "ops": ops, "macs": macs, "executed_macs": executed,
+           "peak_macs_per_cycle": peak, "detail": det}
+    if ctx.est is not None:
+        e = {"compute_j": actions * e_action * 1e-12}
+        if c.vector_unit and vadds.any():
+            v = c.vector_unit
+            w = min(v.width, 32)
+            e_add = ctx.action_energy_pj("mac", {"a_width": w, "b_width": w, "acc_width": min(64, 2 * w)},
+                                         np.ones(n), "core.vector_unit")
+            e["vector_j"] = vadds * e_add * 1e-12
+        for lv in ctx.levels:
+            e[f"{lv['name']}_j"] = byts[lv["name"]] * lv["energy_pj_per_byte"] * 1e-12
+        e["leakage_j"] = ctx.est.leakage_w * time_s
+        out["energy"] = e
+        out["energy_j"] = sum(e.values())
+    return out
+
+
+def _metrics(ops, macs, time_s, peak_ops_s, energy_j, area_mm2) -> dict:
+    ops, macs, time_s = float(ops), float(macs), float(time_s)
+    tops = ops / time_s * 1e-12 if time_s > 0 else 0.0
+    m = {"achieved_tops": tops, "utilization": (ops / time_s) / peak_ops_s if time_s > 0 and peak_ops_s else 0.0}
+    if energy_j is not None:
+        power = energy_j / time_s if time_s > 0 else 0.0
+        m.update(energy_j=energy_j, runtime_power_w=power, tops_per_w=tops / power if power else 0.0,
+                 tops_per_mm2=tops / area_mm2, tops_per_tco=tops / area_mm2 ** 2 / power if power else 0.0)
+    else:
+        m.update(energy_j=None, runtime_power_w=None, tops_per_w=None, tops_per_mm2=None, tops_per_tco=None)
+    return m

@@ -1,0 +1,78 @@
+"""Calibrate the SRAM model's term coefficients to the committed CACTI 7 reference grid
+(``ppa/data/cacti7_reference.csv``, produced by ``bench/cacti_reference.py``), and measure its error.
+
+``python -m accelgen.ppa.sram_calibration [--calibrate]`` prints the error per metric (and refits
+and saves the coefficients with ``--calibrate``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..util import write_atomic
+from .sram import _COEF_FILE, METRICS, TERMS, _data_path, _evaluate, _pick, _terms, coefficients, reference_points
+
+
+def errors_vs_reference(coef: dict[str, np.ndarray] | None = None, mask=None) -> dict[str, dict[str, float]]:
+    """MAPE and max absolute percentage error per metric against the CACTI 7 points."""
+    ref = reference_points()
+    if mask is not None:
+        ref = {k: v[mask] for k, v in ref.items()}
+    coef = coef or coefficients()
+    terms, valid, _, _ = _terms(ref["capacity_bytes"], ref["block_bytes"], ref["banks"], ref["node_nm"],
+                                area_coef=coef["area_um2"])
+    vals, idx = _evaluate(terms, valid, coef)
+    got = _pick(vals, idx)
+    out = {}
+    for m in METRICS:
+        err = np.abs(got[m] / ref[m] - 1.0) * 100.0
+        out[m] = {"mape_pct": float(np.mean(err)), "max_err_pct": float(np.max(err)), "n": int(err.size)}
+    return out
+
+
+def calibrate(mask=None) -> dict[str, np.ndarray]:
+    """Fit the term coefficients to the CACTI 7 points (weighted NNLS on relative error + organization search)."""
+    from scipy.optimize import nnls  # noqa: PLC0415 (calibration only; scipy comes with scikit-learn)
+
+    ref = reference_points()
+    if mask is not None:
+        ref = {k: v[mask] for k, v in ref.items()}
+    args = (ref["capacity_bytes"], ref["block_bytes"], ref["banks"], ref["node_nm"])
+    coef = {m: np.ones(len(TERMS[m])) for m in METRICS}
+    for stage in ("area", "rest", "area", "rest"):
+        terms, valid, _, _ = _terms(*args, area_coef=None if stage == "area" else coef["area_um2"])
+        _, idx = _evaluate(terms, valid, coef)
+        for m in (("area_um2",) if stage == "area" else METRICS[1:]):
+            X = np.take_along_axis(terms[m], idx[:, None, None], axis=1)[:, 0, :]
+            y = ref[m]
+            if m == "area_um2":  # the cell area is physical (coefficient 1): fit the overheads only
+                y = y - X[:, 0]
+                X = X[:, 1:]
+            w = 1.0 / ref[m]
+            scale = np.maximum(np.abs(X * w[:, None]).max(axis=0), 1e-30)
+            sol, _ = nnls(X * w[:, None] / scale, y * w)
+            coef[m] = np.r_[1.0, sol / scale] if m == "area_um2" else sol / scale
+    return coef
+
+
+def save_coefficients(coef: dict[str, np.ndarray], path: Path | None = None) -> Path:
+    path = path or _data_path(_COEF_FILE)
+    data = {"about": "accelgen.ppa.sram term coefficients, fitted by accelgen.ppa.sram_calibration.calibrate() to "
+                     "ppa/data/cacti7_reference.csv; regenerate with python -m accelgen.ppa.sram_calibration --calibrate",
+            "coef": {m: {t: float(c) for t, c in zip(TERMS[m], coef[m])} for m in METRICS}}
+    write_atomic(path, json.dumps(data, indent=1) + "\n")
+    coefficients.cache_clear()
+    return path
+
+
+if __name__ == "__main__":  # pragma: no cover - maintenance entry point
+    import sys
+
+    if "--calibrate" in sys.argv:
+        c = calibrate()
+        print(save_coefficients(c))
+    for metric, e in errors_vs_reference().items():
+        print(f"{metric:16s} MAPE {e['mape_pct']:6.1f}%  max {e['max_err_pct']:6.1f}%  (n={e['n']})")
