@@ -1,21 +1,26 @@
-"""``validate-chips``: estimate every shipped example chip (``examples/arch/*.yaml``) and compare with the
-published area and power stored in its ``published:`` block (same technology constants for every chip; no
-per-chip correction factor; only each chip's stated white-space fraction)."""
+"""``validate-chips``: estimate every shipped chip (:mod:`accelgen.shipped` kind ``chips``, package data
+``accelgen/ppa/chips/*.yaml``, copies in ``examples/arch/``) and compare with the published area and power
+stored in its ``published:`` block (same technology constants for every chip; no per-chip correction factor;
+only each chip's stated white-space fraction)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from .. import shipped
 from ..errors import AccelgenError
 from .arch import load_arch
 from .estimate import estimate
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "arch"
 
-
-def validate_chips(directory: Path | None = None, model_paths: dict | None = None) -> list[dict]:
+def validate_chips(directory: str | Path | None = None, model_paths: dict | None = None) -> list[dict]:
+    """One row per chip of ``directory`` (``*.yaml``; default: the shipped chips)."""
+    if directory is None:
+        paths = [shipped.path("chips", name) for name in shipped.names("chips")]
+    else:
+        paths = sorted(Path(directory).glob("*.yaml"))
     rows = []
-    for path in sorted((directory or EXAMPLES).glob("*.yaml")):
+    for path in paths:
         arch = load_arch(path)
         row = {"chip": arch.name, "file": path.name, "source": arch.sources.get("paper", "")}
         try:

@@ -44,6 +44,7 @@ from typing import Annotated, Literal, Optional, Union
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .. import shipped
 from ..errors import ConfigError
 from ..util import read_yaml
 from .arch import _problems
@@ -51,7 +52,6 @@ from .arch import _problems
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 COMPUTE_TYPES = ("tensor", "sigma", "tensordash", "reduction")
 PATTERNS = ("random", "nm", "block")
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "workloads"
 
 
 class Density(BaseModel):
@@ -201,22 +201,21 @@ def parse_workload(data: dict, source: str | None = None) -> Workload:
 
 
 def resolve_workload_path(name: str | Path) -> Path:
-    """A path, or the name of a shipped workload (``resnet50`` -> ``examples/workloads/resnet50.yaml``)."""
-    p = Path(name)
-    if p.exists() or p.suffix:
-        return p
-    shipped = EXAMPLES / f"{name}.yaml"
-    return shipped if shipped.exists() else p
+    """A workload file as given, or the name of a shipped workload (``resnet50``) -> its file in the package
+    data (``accelgen/ppa/workloads/``); neither is a :class:`ConfigError` listing the shipped names."""
+    return shipped.resolve("workloads", name)
 
 
 def load_workload(path: str | Path) -> Workload:
+    """Read and validate a workload file or a shipped workload (by name)."""
     path = resolve_workload_path(path)
     data = read_yaml(path)
     return parse_workload(data, str(path))
 
 
 def shipped_workloads() -> list[str]:
-    return sorted(p.stem for p in EXAMPLES.glob("*.yaml"))
+    """The names of the shipped workloads (``accelgen.shipped.names("workloads")``)."""
+    return shipped.names("workloads")
 
 
 @dataclass

@@ -5,39 +5,40 @@ from __future__ import annotations
 import json
 
 import click
+from rich.table import Table
+
+from .. import shipped
+from ..errors import ConfigError
+from ..ppa.chips import validate_chips
+from ..ppa.estimate import estimate, flatten
+from ..ppa.plot import plot_breakdown
+from ..ppa.sram import SRAM
+from .console import console
 
 
 def _table(rows, headers):
-    from rich.console import Console  # noqa: PLC0415
-    from rich.table import Table  # noqa: PLC0415
-
     t = Table(*headers)
     for r in rows:
         t.add_row(*r)
-    Console(width=160).print(t)
+    console().print(t)
 
 
 @click.command("estimate")
-@click.argument("arch_path", metavar="ARCH.yaml", type=click.Path(dir_okay=False))
+@click.argument("arch_path", metavar="ARCH", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Draw the area and power breakdown (PNG).")
 @click.option("--model", "models", multiple=True, metavar="FAMILY=FILE", help="Use this fitted model file.")
 def estimate_cmd(arch_path, as_json, plot_path, models):
-    """Area, TDP, clock, peak TOPS and the per-component breakdown of an accelerator description."""
-    from ..errors import ConfigError  # noqa: PLC0415
-    from ..ppa import estimate  # noqa: PLC0415
-    from ..ppa.estimate import flatten  # noqa: PLC0415
-
+    """Area, TDP, clock, peak TOPS and the per-component breakdown of ARCH, an accelerator description
+    (a YAML file or a shipped chip such as tpu_v1; see validate-chips)."""
     paths = {}
     for m in models:
         fam, sep, path = m.partition("=")
         if not sep or not fam or not path:
             raise ConfigError([("--model", f"{m!r} is not allowed; expected FAMILY=FILE")])
         paths[fam] = path
-    est = estimate(arch_path, model_paths=paths)
+    est = estimate(shipped.resolve("chips", arch_path), model_paths=paths)
     if plot_path:
-        from ..ppa.plot import plot_breakdown  # noqa: PLC0415
-
         plot_breakdown(est, plot_path)
     if as_json:
         click.echo(est.to_json())
@@ -68,8 +69,6 @@ def estimate_cmd(arch_path, as_json, plot_path, models):
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def sram_cmd(capacity_bytes, block_bytes, banks, ports, node_nm, cell, cacti, as_json):
     """The SRAM model alone: area, read/write energy, access/cycle time, leakage."""
-    from ..ppa.sram import SRAM  # noqa: PLC0415
-
     r = SRAM(capacity_bytes=capacity_bytes, block_bytes=block_bytes, banks=banks, node_nm=node_nm, ports=ports,
              cell=cell, cacti=cacti, path="sram").result
     d = r.to_dict()
@@ -85,9 +84,7 @@ def sram_cmd(capacity_bytes, block_bytes, banks, ports, node_nm, cell, cacti, as
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--model", "models", multiple=True, metavar="FAMILY=FILE", help="Use this fitted model file.")
 def validate_chips_cmd(as_json, models):
-    """Estimate every shipped example chip and compare with its published area and power."""
-    from ..ppa.chips import validate_chips  # noqa: PLC0415
-
+    """Estimate every shipped chip and compare with its published area and power."""
     paths = dict(m.partition("=")[::2] for m in models)
     rows = validate_chips(model_paths=paths)
     if as_json:

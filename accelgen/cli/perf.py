@@ -4,10 +4,22 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import click
+import yaml
+from rich.table import Table
 
+from .. import shipped
 from ..errors import ConfigError
+from ..ppa.mapping import accelgen_cycles, scalesim_cycles
+from ..ppa.onnx_import import import_onnx
+from ..ppa.perf import evaluate, sparsity_sweep
+from ..ppa.perfplot import plot_all
+from ..ppa.workload import load_workload, lower, parse_workload
+from ..util import write_atomic
+from .console import console
+from .options import GEMM
 
 
 def _models(models) -> dict:
@@ -25,28 +37,27 @@ def _fmt(v, spec=".3g"):
 
 
 @click.command("perf")
-@click.argument("arch_path", metavar="ARCH.yaml", type=click.Path(dir_okay=False))
-@click.argument("workload_path", metavar="WORKLOAD.yaml")
+@click.argument("arch_path", metavar="ARCH", type=click.Path(dir_okay=False))
+@click.argument("workload_path", metavar="WORKLOAD")
 @click.option("--batch", type=int, default=None, help="Batch size (default: the workload's).")
 @click.option("--latency-ms", type=float, default=None, help="Use the largest batch meeting this latency.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--plot", "plot_dir", type=click.Path(file_okay=False), help="Write roofline / layer PNGs here.")
 @click.option("--model", "models", multiple=True, metavar="FAMILY=FILE", help="Use this fitted model file.")
 def perf_cmd(arch_path, workload_path, batch, latency_ms, as_json, plot_dir, models):
-    """Per-layer and network performance of WORKLOAD (a file or a shipped name such as resnet50) on ARCH:
-    cycles, time, the binding roof, achieved TOPS, utilization, power, energy, TOPS/W, TOPS/mm^2, TOPS/TCO."""
-    from ..ppa.perf import evaluate, sparsity_sweep  # noqa: PLC0415
-
+    """Per-layer and network performance of WORKLOAD (a file or a shipped name such as resnet50) on ARCH (a file
+    or a shipped chip such as tpu_v1): cycles, time, the binding roof, achieved TOPS, utilization, power, energy,
+    TOPS/W, TOPS/mm^2, TOPS/TCO."""
     if batch is not None and batch < 1:
         raise ConfigError([("--batch", f"{batch!r} is not allowed; expected an integer >= 1")])
     paths = _models(models)
+    arch_path = shipped.resolve("chips", arch_path)
+    workload_path = shipped.resolve("workloads", workload_path)
     t0 = time.perf_counter()
     rep = evaluate(arch_path, workload_path, batch=batch, latency_ms=latency_ms, model_paths=paths)
     wall = time.perf_counter() - t0
     files = []
     if plot_dir:
-        from ..ppa.perfplot import plot_all  # noqa: PLC0415
-
         sweep = sparsity_sweep(arch_path, model_paths=paths, M=512, N=512, K=512)
         files = plot_all(rep, plot_dir, sweep)
     if as_json:
@@ -54,10 +65,6 @@ def perf_cmd(arch_path, workload_path, batch, latency_ms, as_json, plot_dir, mod
         d["plots"] = [str(f) for f in files]
         click.echo(json.dumps(d, indent=1, default=float))
         return
-    from rich.console import Console  # noqa: PLC0415
-    from rich.table import Table  # noqa: PLC0415
-
-    con = Console(width=200, highlight=False)
     levels = [lv["name"] for lv in rep.levels]
     t = Table("layer", "unit", "M", "N", "K", "x", "cycles", "time us", "bound", *[f"{lv} B" for lv in levels],
               "TOPS", "util %", "power W", "energy uJ", "TOPS/W",
@@ -67,7 +74,7 @@ def perf_cmd(arch_path, workload_path, batch, latency_ms, as_json, plot_dir, mod
                   f"{r['time_s'] * 1e6:.2f}", r["bound"], *[f"{r[f'{lv}_bytes']:.3g}" for lv in levels],
                   f"{r['achieved_tops']:.3g}", f"{100 * r['utilization']:.1f}", _fmt(r["runtime_power_w"]),
                   _fmt(None if r["energy_j"] is None else r["energy_j"] * 1e6), _fmt(r["tops_per_w"]))
-    con.print(t)
+    console().print(t)
     tot = rep.total
     peak = ", ".join(f"{k} {v:.4g}" for k, v in rep.peak_tops.items())
     click.echo(f"total: {tot['layers']} layers, {tot['ops'] / 1e9:.4g} GOP, {tot['cycles']} cycles, "
@@ -92,20 +99,6 @@ def perf_cmd(arch_path, workload_path, batch, latency_ms, as_json, plot_dir, mod
     click.echo(f"evaluated in {wall * 1e3:.1f} ms")
 
 
-def _gemm(ctx, param, values):
-    out = []
-    for v in values:
-        parts = v.split(",")
-        try:
-            dims = [int(p) for p in parts]
-        except ValueError:
-            dims = []
-        if len(dims) != 3 or min(dims) < 1:
-            raise click.BadParameter(f"{v!r} is not allowed; expected M,N,K with integers >= 1", param=param)
-        out.append(tuple(dims))
-    return out
-
-
 @click.group("cycles")
 def cycles_group():
     """Cycle models of one GEMM on one compute unit."""
@@ -115,15 +108,13 @@ def cycles_group():
 @click.option("--rows", type=click.IntRange(1, 4096), required=True, help="Array rows.")
 @click.option("--cols", type=click.IntRange(1, 4096), required=True, help="Array columns.")
 @click.option("--dataflow", type=click.Choice(["ws", "os", "is"]), default="ws", show_default=True)
-@click.option("--gemm", "gemms", multiple=True, required=True, callback=_gemm, metavar="M,N,K",
+@click.option("--gemm", "gemms", multiple=True, required=True, type=GEMM,
               help="C[M,N] = A[M,K] @ B[K,N]; repeatable.")
 @click.option("--convention", type=click.Choice(["accelgen", "scalesim"]), default="accelgen", show_default=True,
               help="accelgen: the cosim-proven model; scalesim: SCALE-Sim v2's compute-cycle accounting.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def cycles_systolic_cmd(rows, cols, dataflow, gemms, convention, as_json):
     """Cycles and utilization of GEMMs on a rows x cols systolic array."""
-    from ..ppa.mapping import accelgen_cycles, scalesim_cycles  # noqa: PLC0415
-
     fn = scalesim_cycles if convention == "scalesim" else accelgen_cycles
     res = []
     for M, N, K in gemms:
@@ -146,10 +137,8 @@ def workload_group():
 @workload_group.command("list")
 def workload_list_cmd():
     """The shipped workloads with their layer counts, MACs and sources."""
-    from ..ppa.workload import load_workload, lower, shipped_workloads  # noqa: PLC0415
-
-    for name in shipped_workloads():
-        wl = load_workload(name)
+    for name in shipped.names("workloads"):
+        wl = load_workload(shipped.path("workloads", name))
         click.echo(f"{name:18s} {len(wl.layers):4d} layers {lower(wl).macs.sum() / 1e9:8.3f} GMAC/sample  "
                    f"{wl.source[:90]}")
 
@@ -163,14 +152,6 @@ def workload_list_cmd():
 @click.option("--name", default=None, help="Workload name (default: the graph's).")
 def workload_import_cmd(model_path, output, a_width, b_width, name):
     """Turn an ONNX model's Conv / Gemm / MatMul nodes into a workload (shape inference by the onnx package)."""
-    from pathlib import Path  # noqa: PLC0415
-
-    import yaml  # noqa: PLC0415
-
-    from ..ppa.onnx_import import import_onnx  # noqa: PLC0415
-    from ..ppa.workload import parse_workload  # noqa: PLC0415
-    from ..util import write_atomic  # noqa: PLC0415
-
     wl, skipped = import_onnx(model_path, a_width=a_width, b_width=b_width, name=name)
     parse_workload(wl, model_path)  # what we write must load
     text = yaml.safe_dump(wl, sort_keys=False, default_flow_style=None, width=200)
