@@ -32,7 +32,7 @@ family, the parameters, the simulation settings, the source of the generators
 (``rtl/``), of this flow (``fit/activity.py``, ``fit/synth.py``) and the tool
 versions: an interrupted sweep resumes, and a finished point is only recomputed
 when one of those changes. Points run in parallel processes
-(``concurrent.futures``), with a rich progress bar and ETA.
+(:class:`accelgen.executor.Executor`), with a rich progress bar and ETA.
 
 The dataset (:func:`dataset`) is one row per (point, density): parameters,
 ``split`` (train/heldout), cells by type (``cell:$_AND_``...), flip-flops,
@@ -44,19 +44,19 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import tempfile
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Any, Callable
 
 import yaml
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from .. import __version__
 from ..cosim.stimulus import Activity, cosim_activity
 from ..errors import ConfigError
+from ..executor import Executor
 from ..family import BlockFamily, find_family
 from ..gen.emit import render
 from ..util import cache_dir, canonical_json, module_digest, sha256_hex, write_atomic
@@ -76,7 +76,7 @@ tee -q -o libltp.txt ltp -noff
 
 
 #: variant suffixes that are datatypes: every point of such a sweep must have that ``dtype``
-FP_DTYPES = ("fp16", "bf16", "fp32")
+from ..fpformat import FP_DTYPES  # noqa: E402 (the fp table: accelgen.fpformat)
 _NAME_RE = r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)?$"
 
 
@@ -286,7 +286,12 @@ def run_point(job: dict) -> dict:
 def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = None,
               progress: bool = True, on_point: Callable[[dict], None] | None = None,
               limit: int | None = None) -> list[dict]:
-    """Run (or resume) every point of ``spec``; return the records (cached ones included)."""
+    """Run (or resume) every point of ``spec``; return the records (cached ones included).
+
+    Points cached under ``cache_dir("sweep", family)`` are reused; the others (at most ``limit``)
+    run on an :class:`~accelgen.executor.Executor` of ``jobs`` processes (``jobs=1``: in this
+    process), each written to the cache as soon as it finishes and handed to ``on_point``.
+    """
     digest = _source_digest(spec.block)
     store = cache_dir("sweep", spec.family)
     todo, records = [], []
@@ -301,35 +306,17 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
                          "seed": spec.seed, "liberty": liberty})
     if limit is not None:
         todo = todo[:limit]
-    jobs = jobs or os.cpu_count() or 1
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
     cols = [TextColumn(f"sweep {spec.name}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             TextColumn("ETA"), TimeRemainingColumn()]
-    total = len(records) + len(todo)
     with Progress(*cols, disable=not progress, transient=False) as bar:
-        task = bar.add_task("points", total=total, completed=len(records))
-        if todo:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                futures = {pool.submit(run_point, j): j for j in todo}
-                try:
-                    for fut in as_completed(futures):
-                        rec = fut.result()
-                        write_atomic(store / f"{rec['key']}.json", json.dumps(rec))
-                        records.append(rec)
-                        if on_point:
-                            on_point(rec)
-                        bar.advance(task)
-                except BaseException:
-                    for f in futures:
-                        f.cancel()
-                    raise
+        task = bar.add_task("points", total=len(records) + len(todo), completed=len(records))
+        with Executor(jobs or None) as pool:
+            for _, rec in pool.map_unordered(run_point, todo):
+                write_atomic(store / f"{rec['key']}.json", json.dumps(rec))
+                records.append(rec)
+                if on_point:
+                    on_point(rec)
+                bar.advance(task)
     return records
 
 

@@ -1,6 +1,5 @@
 """``accelgen regress``: description parsing, resume after a kill, reports, a mutant design, Dask, timeouts."""
 
-import importlib
 import json
 import os
 import re
@@ -14,9 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from accelgen.cosim.regress import (STATE_FORMAT, load_regression, parse_regression, reproduce_command, run_job,
-                                    run_regression, write_html, write_junit)
+from accelgen.cli import blocks as cli_blocks
+from accelgen.cosim.regression import (STATE_FORMAT, load_regression, parse_regression, reproduce_command,
+                                       run_job, run_regression, write_html, write_junit)
 from accelgen.errors import ConfigError
+from accelgen.gen.emit import render
+from accelgen.registry import FAMILIES
 
 REPO = Path(__file__).resolve().parents[1]
 #: small designs whose builds are shared by the cosim tests below
@@ -33,7 +35,7 @@ def test_regress_matrix_expands_modes_seeds_and_sims():
     reg = parse_regression({"modes": ["directed", "random"], "seeds": [1, 2], "sim": "verilator", "blocks": [
         {"block": "mac", "params": {"b_width": 8}, "matrix": {"a_width": [4, 8], "signed": [True, False]}},
         {"block": "fan", "modes": ["stress"], "seeds": [7], "sim": ["verilator", "icarus"], "vectors": {"stress": 9}},
-    ]})
+    ]}, FAMILIES)
     mac = [t for t in reg.tests if t.family == "mac"]
     fan = [t for t in reg.tests if t.family == "fan"]
     assert len(mac) == 4 * 2 * 2 and len(fan) == 2
@@ -42,12 +44,12 @@ def test_regress_matrix_expands_modes_seeds_and_sims():
     assert {(t.sim, t.vectors, t.seed) for t in fan} == {("verilator", 9, 7), ("icarus", 9, 7)}
     assert {(t.params["a_width"], t.params["signed"]) for t in mac} == {(4, True), (4, False), (8, True), (8, False)}
     # overrides from the command line replace every list
-    reg2 = parse_regression({"seeds": [1, 2], "blocks": [{"block": "mac"}]}, seeds=[5], sims=["icarus"])
+    reg2 = parse_regression({"seeds": [1, 2], "blocks": [{"block": "mac"}]}, FAMILIES, seeds=[5], sims=["icarus"])
     assert {(t.seed, t.sim) for t in reg2.tests} == {(5, "icarus")}
 
 
 def test_regress_stress_mode_scales_the_default_vectors():
-    reg = parse_regression({"modes": ["stress"], "blocks": [{"block": "systolic"}]})
+    reg = parse_regression({"modes": ["stress"], "blocks": [{"block": "systolic"}]}, FAMILIES)
     assert [t.vectors for t in reg.tests] == [4 * 6]
 
 
@@ -57,7 +59,7 @@ def test_regress_bad_description_lists_every_problem_with_its_path():
             {"block": "nope"},
             {"block": "mac", "matrix": {"a_width": [4, 99]}},
             {"block": "systolic", "options": {"gemm": ["1,2"]}},
-        ]}, "r.yaml")
+        ]}, FAMILIES, "r.yaml")
     msg = str(exc.value)
     assert msg.startswith("r.yaml: ")
     assert "blocks[0].block: unknown block 'nope'" in msg
@@ -65,7 +67,7 @@ def test_regress_bad_description_lists_every_problem_with_its_path():
     assert "blocks[2].options.gemm" in msg and "M,N,K" in msg
     # structural problems (the schema pass) are reported together too
     with pytest.raises(ConfigError) as exc:
-        parse_regression({"seeds": [], "blocks": [{"block": "fan", "modes": ["soak"], "typo": 1}]})
+        parse_regression({"seeds": [], "blocks": [{"block": "fan", "modes": ["soak"], "typo": 1}]}, FAMILIES)
     msg = str(exc.value)
     assert "blocks[0].modes[0]: 'soak' is not allowed; input should be 'directed', 'random' or 'stress'" in msg
     assert "blocks[0].typo: unknown field" in msg and "seeds: " in msg
@@ -86,7 +88,7 @@ def test_regress_reproduce_command_round_trips_params_and_options():
     reg = parse_regression({"modes": ["random"], "seeds": [3], "blocks": [
         {"block": "systolic", "params": {"rows": 2, "cols": 3, "signed": False, "dataflow": "os"},
          "options": {"gemm": ["4,5,6", "1,1,1"]}},
-        {"block": "flexdpe", "options": {"sparsity_a": 0.0, "stationary": "inputs"}}]})
+        {"block": "flexdpe", "options": {"sparsity_a": 0.0, "stationary": "inputs"}}]}, FAMILIES)
     sys_t, flex_t = reg.tests
     assert reproduce_command(sys_t) == ("accelgen cosim systolic --rows 2 --cols 3 --dataflow os --unsigned "
                                         "--gemm 4,5,6 --gemm 1,1,1 --vectors 6 --seed 3 --sim verilator")
@@ -101,7 +103,8 @@ def test_regress_reproduce_command_round_trips_params_and_options():
 
 
 def test_regress_keys_change_with_design_seed_and_mode():
-    reg = parse_regression({"modes": ["directed", "random"], "seeds": [1, 2], "blocks": [{"block": "mac"}]})
+    reg = parse_regression({"modes": ["directed", "random"], "seeds": [1, 2], "blocks": [{"block": "mac"}]},
+                           FAMILIES)
     for t in reg.tests:
         t.design = "d" * 64
     keys = {t.key for t in reg.tests}
@@ -111,10 +114,9 @@ def test_regress_keys_change_with_design_seed_and_mode():
 
 
 def test_example_regressions_validate():
-    default = load_regression(REPO / "examples/regress/default.yaml")
-    from accelgen.registry import FAMILIES
+    default = load_regression(REPO / "examples/regress/default.yaml", FAMILIES)
     assert {t.family for t in default.tests} == set(FAMILIES)
-    nightly = load_regression(REPO / "examples/regress/nightly.yaml")
+    nightly = load_regression(REPO / "examples/regress/nightly.yaml", FAMILIES)
     assert len(nightly.tests) > 5 * len(default.tests)
     assert {t.mode for t in nightly.tests} == {"directed", "random", "stress"}
 
@@ -197,11 +199,12 @@ def _flip_adder_bit(render):
 
 @pytest.mark.cosim
 def test_regress_mutant_fails_and_its_reproduce_command_fails_the_same_way(tmp_path, monkeypatch, capsys):
-    emit_mod = importlib.import_module("accelgen.gen.emit")
-    monkeypatch.setattr(emit_mod, "render", _flip_adder_bit(emit_mod.render))
+    mutant = _flip_adder_bit(render)
+    # the command line's cosim renders with the same mutant generator (for the reproduce command)
+    monkeypatch.setattr(cli_blocks, "render", mutant)
     reg = parse_regression({"name": "mutant", "modes": ["directed"], "seeds": [4],
-                            "blocks": [{"block": "mac", "params": MAC_SMALL}]})
-    res = run_regression(reg, tmp_path / "out", jobs=1)
+                            "blocks": [{"block": "mac", "params": MAC_SMALL}]}, FAMILIES)
+    res = run_regression(reg, tmp_path / "out", jobs=1, render=mutant)
     assert not res.passed
     (r,) = res.results
     assert r.status == "failed" and r.mismatches > 0 and r.waveform and Path(r.waveform).exists()
@@ -230,7 +233,8 @@ def test_regress_mutant_fails_and_its_reproduce_command_fails_the_same_way(tmp_p
 def test_regress_on_a_dask_local_cluster(tmp_path):
     distributed = pytest.importorskip("dask.distributed", reason="the Dask path needs dask[distributed]")
     reg = parse_regression({"name": "dask", "modes": ["directed"], "seeds": [1, 2],
-                            "blocks": [{"block": "mac", "params": MAC_SMALL}, {"block": "fan", "params": {"n": 4}}]})
+                            "blocks": [{"block": "mac", "params": MAC_SMALL}, {"block": "fan", "params": {"n": 4}}]},
+                           FAMILIES)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
                                   host="127.0.0.1", dashboard_address=None) as cluster:
         res = run_regression(reg, tmp_path / "out", scheduler=cluster.scheduler_address)
@@ -244,13 +248,11 @@ def test_regress_timeout_kills_a_hung_simulation(tmp_path):
     psutil = pytest.importorskip("psutil", reason="process checks need psutil (a dask dependency)")
     # ~1.5M cycles: minutes of cocotb simulation (<= ~20k cycles/s), far past the 30 s limit
     reg = parse_regression({"modes": ["random"], "blocks": [
-        {"block": "mac", "params": MAC_SMALL, "vectors": {"random": 1_500_000}}]})
+        {"block": "mac", "params": MAC_SMALL, "vectors": {"random": 1_500_000}}]}, FAMILIES)
     (t,) = reg.tests
-    from accelgen.registry import FAMILIES
-    from accelgen.gen import render
     fam = FAMILIES["mac"]
     e = render(fam, fam.validate(t.params), "mac")
-    job = {"kind": "test", "family": "mac", "params": t.params, "mode": t.mode, "seed": 1, "sim": "verilator",
+    job = {"kind": "test", "fam": fam, "params": t.params, "mode": t.mode, "seed": 1, "sim": "verilator",
            "vectors": t.vectors, "options": {}, "verilog": e.verilog, "manifest": e.manifest, "waves": False,
            "work_dir": str(tmp_path / "run")}
     t0 = time.monotonic()
@@ -265,14 +267,14 @@ def test_regress_native_testbench_passes_and_catches_the_mutant(tmp_path, monkey
     desc = {"name": "native", "modes": ["random"], "testbench": "native", "seeds": [2],
             "blocks": [{"block": "mac", "params": MAC_SMALL, "vectors": {"random": 500}},
                        {"block": "systolic", "params": {"rows": 2, "cols": 3}}]}
-    res = run_regression(parse_regression(desc), tmp_path / "ok", jobs=2, waves=False)
+    res = run_regression(parse_regression(desc, FAMILIES), tmp_path / "ok", jobs=2, waves=False)
     assert res.passed, [r.error for r in res.results]
     assert all(r.reproduce.endswith("--testbench native") and r.checks > 0 for r in res.results)
 
-    emit_mod = importlib.import_module("accelgen.gen.emit")
-    monkeypatch.setattr(emit_mod, "render", _flip_adder_bit(emit_mod.render))
+    mutant = _flip_adder_bit(render)
+    monkeypatch.setattr(cli_blocks, "render", mutant)
     desc["blocks"] = desc["blocks"][:1]
-    bad = run_regression(parse_regression(desc), tmp_path / "bad", jobs=1, waves=False)
+    bad = run_regression(parse_regression(desc, FAMILIES), tmp_path / "bad", jobs=1, waves=False, render=mutant)
     (r,) = bad.results
     assert r.status == "failed" and r.mismatches > 0
     from accelgen.cli import main

@@ -71,14 +71,16 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
         TimeRemainingColumn,
     )
 
-    from ..cosim.regress import load_regression, run_regression, write_html, write_junit
+    from ..cosim.regression import load_regression, run_regression, write_html, write_junit
+    from ..registry import FAMILIES
     from ..util import ensure_output_dir
 
     if scheduler is not None and jobs is not None:
         raise click.UsageError("give either -j (local processes) or --scheduler (Dask), not both")
     if scheduler is not None and "://" not in scheduler:
         raise click.UsageError(f"--scheduler {scheduler!r} is not allowed; expected an address like tcp://HOST:PORT")
-    reg = load_regression(reg_path, sims=[sim] if sim else None, seeds=[seed] if seed is not None else None)
+    reg = load_regression(reg_path, FAMILIES, sims=[sim] if sim else None,
+                          seeds=[seed] if seed is not None else None)
     out = ensure_output_dir(report_dir or Path("out") / "regress" / reg.name)
     if junit_path:
         ensure_output_dir(Path(junit_path).parent)

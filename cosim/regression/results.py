@@ -1,0 +1,99 @@
+"""What a regression's tests did: one :class:`TestResult` per test, a :class:`RegressionResult` in all."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from ..coverage import Coverage
+from .spec import TestSpec
+
+
+@dataclass
+class TestResult:
+    """What one test did (``status``: passed, failed, timeout, error, or not-run)."""
+
+    test_id: str
+    key: str
+    family: str
+    params: dict
+    mode: str
+    seed: int
+    sim: str
+    vectors: int
+    options: dict
+    design: str
+    status: str
+    reproduce: str
+    cycles: int = 0
+    checks: int = 0
+    mismatches: int = 0
+    first_mismatches: list = field(default_factory=list)
+    error: str | None = None
+    waveform: str | None = None
+    log: str | None = None
+    run_dir: str | None = None
+    sim_s: float = 0.0
+    wall_s: float = 0.0
+    coverage: dict = field(default_factory=dict)
+    run_id: str = ""
+    #: True when this pass was recorded by an earlier invocation and not rerun
+    reused: bool = False
+
+    @classmethod
+    def of(cls, t: TestSpec, status: str, run_id: str, **kw) -> "TestResult":
+        """The result of test ``t`` in run ``run_id``."""
+        return cls(test_id=t.test_id, key=t.key, family=t.family, params=t.params, mode=t.mode, seed=t.seed,
+                   sim=t.sim, vectors=t.vectors, options=t.options, design=t.design, status=status,
+                   reproduce=t.reproduce, run_id=run_id, **kw)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TestResult":
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+@dataclass
+class RegressionResult:
+    name: str
+    source: str | None
+    out_dir: str
+    results: list[TestResult]
+    wall_s: float
+    run_id: str
+    #: where the tests ran ("4 local processes", "Dask scheduler tcp://...")
+    jobs: str
+
+    def count(self, status: str) -> int:
+        return sum(1 for r in self.results if r.status == status)
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.results if r.status != "not-run")
+
+    @property
+    def failures(self) -> list[TestResult]:
+        return [r for r in self.results if r.status not in ("passed", "not-run")]
+
+    def coverage(self) -> dict[str, Coverage]:
+        """Functional coverage merged per family over every test that ran (or was reused)."""
+        out: dict[str, Coverage] = {}
+        for r in self.results:
+            if r.coverage:
+                out[r.family] = out.get(r.family, Coverage()).merge(Coverage.from_dict(r.coverage))
+        return dict(sorted(out.items()))
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "source": self.source, "out_dir": self.out_dir, "wall_s": self.wall_s,
+                "run_id": self.run_id, "jobs": self.jobs, "passed": self.passed,
+                "counts": {s: self.count(s) for s in ("passed", "failed", "timeout", "error", "not-run")},
+                "reused": sum(r.reused for r in self.results),
+                "coverage": {f: {"covered": c.covered, "bins": len(c.bins), "missed": c.missed, **c.to_dict()}
+                             for f, c in self.coverage().items()},
+                "tests": [r.to_dict() for r in self.results]}
