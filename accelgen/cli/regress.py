@@ -44,7 +44,7 @@ def _print_summary(con, res) -> None:
 
 
 @click.command("regress")
-@click.argument("reg_path", metavar="REG.yaml", type=click.Path(dir_okay=False))
+@click.argument("reg_path", metavar="REGRESSION", type=click.Path(dir_okay=False))
 @click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None,
               help="Parallel local worker processes [default: the number of cores].")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
@@ -55,10 +55,11 @@ def _print_summary(con, res) -> None:
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, help="Write JUnit XML here.")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
               help="Output directory: report.html, results.json, the resume state, failing runs' waveforms "
-                   "[default: out/regress/<REG name>].")
+                   "[default: out/regress/<regression name>].")
 @click.option("--no-waves", is_flag=True, help="Do not rerun failing tests with tracing for a waveform.")
 def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, report_dir, no_waves):
-    """Run a cosim regression; skip what already passed (same design, seed, mode); report.
+    """Run a cosim regression (a YAML file, or a shipped one by name: default, nightly); skip what already passed
+    (same design, seed, mode); report.
 
     Exit code 0 when every test passed, 1 when any failed, 2 for bad input.
     """
@@ -72,6 +73,7 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
     )
 
     from ..cosim.regression import load_regression, run_regression, write_html, write_junit
+    from .. import shipped
     from ..registry import FAMILIES
     from ..util import ensure_output_dir
 
@@ -79,7 +81,7 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
         raise click.UsageError("give either -j (local processes) or --scheduler (Dask), not both")
     if scheduler is not None and "://" not in scheduler:
         raise click.UsageError(f"--scheduler {scheduler!r} is not allowed; expected an address like tcp://HOST:PORT")
-    reg = load_regression(reg_path, FAMILIES, sims=[sim] if sim else None,
+    reg = load_regression(shipped.resolve("regressions", reg_path), FAMILIES, sims=[sim] if sim else None,
                           seeds=[seed] if seed is not None else None)
     out = ensure_output_dir(report_dir or Path("out") / "regress" / reg.name)
     if junit_path:
