@@ -4,7 +4,7 @@
 
 For each shipped workload on each example architecture: the first evaluation (builds the estimator
 context: SRAM models, fitted compute models) and the median of 5 repeated per-batch evaluations
-(``_run`` + report: mapping, bytes, roofline, energy), which is what a --latency-ms search repeats.
+(``run_layers`` + report: mapping, bytes, roofline, energy), which is what a --latency-ms search repeats.
 Energy needs fitted models; architectures whose models are not shipped yet run without energy.
 """
 
@@ -16,7 +16,7 @@ import warnings
 from pathlib import Path
 
 from accelgen.errors import AccelgenError
-from accelgen.ppa.perf import _Context, _report, _run, evaluate
+from accelgen.ppa.perf import PerfContext, evaluate, layer_report, run_layers
 from accelgen.ppa.arch import load_arch
 from accelgen.ppa.workload import load_workload, shipped_workloads
 
@@ -40,11 +40,11 @@ def main():
                 print(f"{a:12s} {w:16s} error: {exc}")
                 break
             first = time.perf_counter() - t0
-            ctx = _Context(arch, None)
+            ctx = PerfContext(arch, None)
             ts = []
             for _ in range(5):
                 t0 = time.perf_counter()
-                _report(ctx, wl, _run(ctx, wl, rep.batch), rep.batch)
+                layer_report(ctx, wl, run_layers(ctx, wl, rep.batch), rep.batch)
                 ts.append(time.perf_counter() - t0)
             med = statistics.median(ts)
             worst = max(worst, first)

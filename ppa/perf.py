@@ -54,7 +54,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .arch import load_arch, parse_arch
-from .perf_layers import LEVELS, _Context, _metrics, _run  # noqa: F401  (_Context, _run: the DSE uses the engine)
+from .perf_layers import LEVELS, PerfContext, rate_metrics, run_layers
 from .workload import Workload, load_workload, parse_workload
 
 
@@ -92,7 +92,7 @@ def _json_default(o):
     return str(o)
 
 
-def _report(ctx: _Context, wl: Workload, r: dict, batch: int) -> PerfReport:
+def layer_report(ctx: PerfContext, wl: Workload, r: dict, batch: int) -> PerfReport:
     f_hz = ctx.clock_mhz * 1e6
     area = ctx.est.area_mm2 if ctx.est else None
     rows = []
@@ -111,7 +111,7 @@ def _report(ctx: _Context, wl: Workload, r: dict, batch: int) -> PerfReport:
             row[f"{lv['name']}_intensity_ops_per_byte"] = float(r["ops"][i] / nb) if nb else float("inf")
             row[f"{lv['name']}_time_s"] = float(r["times"][lv["name"]][i])
         row["metadata_bytes"] = float(r["metadata_bytes"][i])
-        row.update(_metrics(r["ops"][i], r["macs"][i], r["time_s"][i], peak_ops_s,
+        row.update(rate_metrics(r["ops"][i], r["macs"][i], r["time_s"][i], peak_ops_s,
                             None if e_i is None else float(e_i), area))
         if "energy" in r:
             row["energy_breakdown_j"] = {k: float(v[i]) for k, v in r["energy"].items()}
@@ -124,7 +124,7 @@ def _report(ctx: _Context, wl: Workload, r: dict, batch: int) -> PerfReport:
              "bound_counts": {b: r["bound"].count(b) for b in ("compute", *LEVELS) if b in r["bound"]}}
     for lv in ctx.levels:
         total[f"{lv['name']}_bytes"] = float(r["bytes"][lv["name"]].sum())
-    total.update(_metrics(total["ops"], total["macs"], T, peak_w,
+    total.update(rate_metrics(total["ops"], total["macs"], T, peak_w,
                           float(r["energy_j"].sum()) if "energy_j" in r else None, area))
     if "energy" in r:
         total["energy_breakdown_j"] = {k: float(v.sum()) for k, v in r["energy"].items()}
@@ -161,16 +161,16 @@ def _load(arch, workload):
 MAX_BATCH = 1 << 16
 
 
-def largest_batch(ctx: _Context, wl: Workload, latency_ms: float, source: str | None = None) -> int:
+def largest_batch(ctx: PerfContext, wl: Workload, latency_ms: float, source: str | None = None) -> int:
     """Largest batch whose whole-network latency is <= ``latency_ms`` (exponential then binary search)."""
     if not latency_ms > 0:
         raise ConfigError([("--latency-ms", f"{latency_ms!r} is not allowed; expected a time > 0 ms")])
 
     def ok(b):
-        return _run(ctx, wl, b, source, detail=False)["time_s"].sum() * 1e3 <= latency_ms
+        return run_layers(ctx, wl, b, source, detail=False)["time_s"].sum() * 1e3 <= latency_ms
 
     if not ok(1):
-        t1 = _run(ctx, wl, 1, source, detail=False)["time_s"].sum() * 1e3
+        t1 = run_layers(ctx, wl, 1, source, detail=False)["time_s"].sum() * 1e3
         raise ConfigError([("--latency-ms", f"{latency_ms:g} ms cannot be met: batch 1 of {wl.name!r} takes "
                                             f"{t1:.4g} ms on {ctx.arch.name!r}")])
     lo, hi = 1, 2
@@ -193,11 +193,11 @@ def evaluate(arch, workload, *, batch: int | None = None, latency_ms: float | No
         raise ConfigError([("--batch", "give either --batch or --latency-ms, not both")])
     if batch is not None and (not isinstance(batch, (int, np.integer)) or batch < 1):
         raise ConfigError([("--batch", f"{batch!r} is not allowed; expected an integer >= 1")])
-    ctx = _Context(arch, model_paths)
+    ctx = PerfContext(arch, model_paths)
     if latency_ms is not None:
         batch = largest_batch(ctx, wl, latency_ms, source)
     b = wl.batch if batch is None else int(batch)
-    rep = _report(ctx, wl, _run(ctx, wl, b, source), b)
+    rep = layer_report(ctx, wl, run_layers(ctx, wl, b, source), b)
     if latency_ms is not None:
         rep.total["latency_bound_ms"] = latency_ms
     return rep
@@ -209,7 +209,7 @@ def sparsity_sweep(arch, *, M: int = 1024, N: int = 1024, K: int = 1024, densiti
     (NeuroMeter's sparsity case study): both operands at density ``d``; ``gain = (TOPS/W at d) / (TOPS/W dense)``
     and ``speedup = time dense / time at d`` (dense-equivalent ops)."""
     arch, _, _ = _load(arch, None)
-    ctx = _Context(arch, model_paths)
+    ctx = PerfContext(arch, model_paths)
     ds = np.asarray(densities if densities is not None else [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0], dtype=float)
     out = {"densities": ds.tolist(), "gemm": [M, N, K], "pattern": pattern, "types": {}}
     for ct in ctx.available:
@@ -218,7 +218,7 @@ def sparsity_sweep(arch, *, M: int = 1024, N: int = 1024, K: int = 1024, densiti
             {"name": f"d{i}", "type": "gemm", "M": M, "N": N, "K": K, "compute": ct, "a_density": dd,
              "b_density": dd} for i, dd in enumerate(dens)] + [
             {"name": "dense", "type": "gemm", "M": M, "N": N, "K": K, "compute": ct}]})
-        r = _run(ctx, wl, 1, detail=False)
+        r = run_layers(ctx, wl, 1, detail=False)
         t = r["time_s"]
         row = {"speedup": (t[-1] / t[:-1]).tolist()}
         if "energy_j" in r:

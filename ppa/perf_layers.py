@@ -36,7 +36,7 @@ def _families(arch: Arch) -> dict[str, str]:
     return out
 
 
-class _Context:
+class PerfContext:
     """Everything about the accelerator that does not depend on the workload."""
 
     def __init__(self, arch: Arch, model_paths: dict | None):
@@ -112,7 +112,7 @@ class _Context:
         return np.broadcast_to(np.asarray(out["energy_pj"], dtype=float), np.shape(density)) * self.v_dyn
 
 
-def _check_layers(ctx: _Context, wl: Workload, g: Gemms, source: str | None) -> list[str]:
+def _check_layers(ctx: PerfContext, wl: Workload, g: Gemms, source: str | None) -> list[str]:
     c = ctx.arch.core
     chosen = []
     problems = []
@@ -174,7 +174,7 @@ def _dram_bytes(A, B, C, M, N, count, acc_bytes, capacity):
     return np.where(resident, once, np.maximum(best, once)) * count
 
 
-def _run(ctx: _Context, wl: Workload, batch: int, source: str | None = None, detail: bool = True) -> dict:
+def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = None, detail: bool = True) -> dict:
     g = lower(wl, batch)
     chosen = _check_layers(ctx, wl, g, source)
     arch, c = ctx.arch, ctx.arch.core
@@ -284,7 +284,7 @@ def _run(ctx: _Context, wl: Workload, batch: int, source: str | None = None, det
     return out
 
 
-def _metrics(ops, macs, time_s, peak_ops_s, energy_j, area_mm2) -> dict:
+def rate_metrics(ops, macs, time_s, peak_ops_s, energy_j, area_mm2) -> dict:
     ops, macs, time_s = float(ops), float(macs), float(time_s)
     tops = ops / time_s * 1e-12 if time_s > 0 else 0.0
     m = {"achieved_tops": tops, "utilization": (ops / time_s) / peak_ops_s if time_s > 0 and peak_ops_s else 0.0}

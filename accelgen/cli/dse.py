@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from .. import shipped
 from ..errors import ConfigError
 from .console import console
 
@@ -18,7 +19,7 @@ def _fmt(v) -> str:
 
 
 @click.command("dse")
-@click.argument("space_path", metavar="SPACE.yaml", type=click.Path(dir_okay=False))
+@click.argument("space_path", metavar="SPACE", type=click.Path(dir_okay=False))
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output directory (default: dse-out/<space name>). Chunks under OUT/chunks make the run "
                    "resumable: rerunning evaluates only what is missing.")
@@ -30,7 +31,8 @@ def _fmt(v) -> str:
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"points", "feasible", "best": {objective: {parameters and metrics}}, "pareto", ...}.')
 def dse_cmd(space_path, out_dir, jobs, scheduler, no_plots, as_json):
-    """Explore the design space of SPACE.yaml: sample the parameters (grid, random or Latin hypercube),
+    """Explore the design space SPACE (a YAML file, or a shipped study by name: neurometer_datacenter,
+    neurometer_sparsity, dense_vs_sparse): sample the parameters (grid, random or Latin hypercube),
     estimate every point (area, TDP, peak TOPS) and run the workloads at each batch regime (achieved TOPS,
     TOPS/W, TOPS/TCO, utilization, latency), keep the points within the constraints, and write
     points.csv, the Pareto fronts (CSV + PNG), best.json and the space's plots."""
@@ -40,7 +42,7 @@ def dse_cmd(space_path, out_dir, jobs, scheduler, no_plots, as_json):
         raise click.UsageError("give either -j (local processes) or --scheduler (Dask), not both")
     if scheduler is not None and "://" not in scheduler:
         raise click.UsageError(f"--scheduler {scheduler!r} is not allowed; expected an address like tcp://HOST:PORT")
-    plan = load_space(space_path)
+    plan = load_space(shipped.resolve("dse", space_path))
     out = Path(out_dir) if out_dir else Path("dse-out") / plan.name
     if out.exists() and not out.is_dir():
         raise ConfigError([("--out", f"{str(out)!r} exists and is not a directory")])

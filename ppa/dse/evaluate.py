@@ -96,7 +96,7 @@ def evaluate_point(plan: Plan, point: dict) -> dict:
             arch, row["sized_count"] = sized(arch, size)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ctx = perf._Context(arch, None)
+            ctx = perf.PerfContext(arch, None)
     except ConfigError as exc:
         pp, m = exc.problems[0] if exc.problems else ("", str(exc))
         row["reason"] = f"invalid: {pp + ': ' if pp else ''}{m}"
@@ -139,7 +139,7 @@ def _run_workloads(plan: Plan, point: dict, ctx, row: dict) -> list[str]:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     b = rg.batch if rg.batch is not None else perf.largest_batch(ctx, wl, rg.latency_ms)
-                    rep = perf._report(ctx, wl, perf._run(ctx, wl, b, detail=False), b)
+                    rep = perf.layer_report(ctx, wl, perf.run_layers(ctx, wl, b, detail=False), b)
                 tot = rep.total
                 vals = {m: tot.get(m) for m in RUN_METRICS}
                 vals["batch"] = b
