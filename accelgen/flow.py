@@ -1,21 +1,29 @@
 """The main job: generate, co-simulate and synthesize every block of a build config.
 
 The one place above :mod:`accelgen.gen`, :mod:`accelgen.cosim` and :mod:`accelgen.fit` that joins them.
+One design: :func:`cosim_design`, :func:`synthesize_design`; every block of a config:
+:func:`emit_config`, :func:`cosim_config`, :func:`synthesize_config`, and :func:`run_build` (all three
+steps, with files and a report).
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from .cosim.check import cosim_emitted
 from .cosim.run import CosimResult
+from .family import BlockFamily
 from .fit.synth import SynthStats, synthesize
 from .gen.config import BlockConfig, BuildConfig
-from .gen.emit import Emitted, emit
+from .gen.emit import Emitted, emit, render, write
 from .util import ensure_output_dir, write_atomic
+
+#: ``render(fam, params, name) -> Emitted``: the generator step (default :func:`accelgen.gen.emit.render`)
+Render = Callable[..., Emitted]
 
 
 @dataclass
@@ -43,6 +51,48 @@ class BlockReport:
 def synthesize_emitted(emitted: Emitted) -> SynthStats:
     """Yosys statistics of an emitted design (cell modules kept hierarchical)."""
     return synthesize(emitted.verilog, emitted.name, cells=emitted.manifest.get("cells", []))
+
+
+def synthesize_design(fam: BlockFamily, params, name: str | None = None) -> SynthStats:
+    """Yosys statistics of one design of ``fam`` (validated ``params``; ``name`` defaults to the family's)."""
+    return synthesize_emitted(render(fam, params, name or fam.default_name(params)))
+
+
+def synthesize_config(config: BuildConfig) -> Iterator[SynthStats]:
+    """Yosys statistics of every block of ``config``, in order, each as soon as it is done (no files)."""
+    for blk in config.blocks:
+        yield synthesize_emitted(render(blk.family, blk.params, blk.name))
+
+
+def emit_config(config: BuildConfig, out_dir: str | Path) -> Iterator[Emitted]:
+    """Write ``<name>.v`` and ``<name>.json`` of every block of ``config`` into ``out_dir``, in order,
+    yielding each design as soon as it is written."""
+    for blk in config.blocks:
+        yield emit(blk.family, blk.params, blk.name, out_dir)
+
+
+def cosim_design(fam: BlockFamily, params, name: str | None = None, *, sim: str = "verilator",
+                 vectors: int | None = None, seed: int = 1, keep: bool = False, options: dict | None = None,
+                 testbench: str = "cocotb", render: Render = render) -> CosimResult:
+    """Render one design of ``fam`` (validated ``params``) into a temporary directory and co-simulate it
+    against the family's golden model (:func:`accelgen.cosim.check.cosim_emitted`).
+
+    ``vectors`` defaults to the family's (0: directed stimulus only); ``options`` are the family's cosim
+    options; ``keep`` keeps the run directory after a pass; ``testbench="native"`` (Verilator only) runs
+    the compiled testbench instead of cocotb. ``render`` makes the design (a mutant generator in tests).
+    """
+    with tempfile.TemporaryDirectory(prefix="accelgen-cosim-") as tmp:
+        e = write(render(fam, params, name or fam.default_name(params)), tmp)
+        return cosim_emitted(fam, params, e, sim=sim, vectors=vectors, seed=seed, options=options, keep=keep,
+                             testbench=testbench)
+
+
+def cosim_config(config: BuildConfig, *, sim: str | None = None, render: Render = render) -> Iterator[CosimResult]:
+    """Co-simulate every block of ``config`` (its vectors, seed and options; ``sim`` defaults to the
+    config's), in order, yielding each result as soon as it is done. No files are kept."""
+    for blk in config.blocks:
+        yield cosim_design(blk.family, blk.params, blk.name, sim=sim or config.sim, vectors=blk.cosim.vectors,
+                           seed=blk.cosim.seed, options=blk.cosim.options, render=render)
 
 
 def cosim_block(emitted: Emitted, blk: BlockConfig, sim: str, **kw) -> CosimResult:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from accelgen.gen import family, render
+from accelgen.registry import family
+from accelgen.gen import render
 from accelgen.fit.synth import synthesize
 from accelgen.rtl.systolic import SystolicParams
 

@@ -28,9 +28,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def systolic_throughput(gemms: int, testbench: str) -> tuple[int, float, float]:
-    from accelgen.gen.blocks import FAMILIES
-    from accelgen.gen.emit import render, write
-    from accelgen.gen.flow import cosim_emitted
+    from accelgen.registry import FAMILIES
+    from accelgen.gen import render, write
+    from accelgen.cosim.check import cosim_emitted
 
     fam = FAMILIES["systolic"]
     params = fam.validate({"rows": 16, "cols": 16, "dataflow": "ws"})

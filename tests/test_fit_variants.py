@@ -93,13 +93,13 @@ def test_shipped_models_lists_families_and_variants():
 @pytest.mark.synth
 def test_tiny_variant_sweep_fit_ship_load_predict(tmp_path, monkeypatch, capsys):
     from accelgen.fit import model as model_mod
-    from accelgen.cli import fit as fit_cli
     from accelgen.cli import main
+    from accelgen.fit import api as fit_api
 
     monkeypatch.setenv("ACCELGEN_CACHE_DIR", str(tmp_path / "cache"))
     fit_dir = tmp_path / "fit"
     (fit_dir / "models").mkdir(parents=True)
-    monkeypatch.setattr(fit_cli, "FIT_DIR", fit_dir)
+    monkeypatch.setattr(fit_api, "FIT_DIR", fit_dir)
     monkeypatch.setattr(model_mod, "_models_dir", lambda: fit_dir / "models")
     grid = tmp_path / "mac-tiny.yaml"
     grid.write_text(TINY_VARIANT)

@@ -2,27 +2,26 @@
 
 Every block family gets a subcommand under ``gen``, ``cosim`` and ``synth`` whose options are
 derived from its parameter schema, so ``accelgen gen mac --help`` lists exactly the parameters of
-:class:`accelgen.rtl.MACParams`.
+:class:`accelgen.rtl.MACParams`. Each runs one function of :mod:`accelgen.gen.emit` or
+:mod:`accelgen.flow`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import tempfile
 from pathlib import Path
 
 import click
 from rich.table import Table
 
-from ..cosim.check import cosim_emitted
-from ..family import SIMULATORS, BlockFamily
-from ..flow import run_build, synthesize_emitted
+from ..family import BlockFamily
+from ..flow import cosim_config, cosim_design, emit_config, run_build, synthesize_config, synthesize_design
 from ..gen.config import load_build_config
-from ..gen.emit import emit, render, write
+from ..gen.emit import emit, render
 from ..registry import FAMILIES
 from .console import EXIT_FAIL, console
-from .options import BlockGroup, param_options, sim_option, split_params
+from .options import BlockGroup, cosim_options, family_options, param_options, split_params, with_sim
 
 
 @click.command("blocks")
@@ -37,6 +36,15 @@ def blocks_cmd():
     return 0
 
 
+def _config_or_block(ctx, config_path: str | None):
+    """The build config of a group called without a block (``None`` when a block was given)."""
+    if ctx.invoked_subcommand is not None:
+        return None
+    if not config_path:
+        raise click.UsageError(f"give a block ({', '.join(FAMILIES)}) or --config FILE")
+    return load_build_config(config_path, FAMILIES)
+
+
 # ---- gen
 
 @click.group("gen", cls=BlockGroup, invoke_without_command=True)
@@ -46,16 +54,12 @@ def blocks_cmd():
 @click.pass_context
 def gen_group(ctx, config_path, out_dir):
     """Emit Verilog and a manifest: `accelgen gen BLOCK [params] -o DIR` or `accelgen gen --config FILE -o DIR`."""
-    if ctx.invoked_subcommand is not None:
-        if config_path:
-            raise click.UsageError("give either a block or --config, not both")
-        return 0
-    if not config_path:
-        raise click.UsageError(f"give a block ({', '.join(FAMILIES)}) or --config FILE")
-    cfg = load_build_config(config_path, FAMILIES)
-    for blk in cfg.blocks:
-        e = emit(blk.family, blk.params, blk.name, out_dir)
-        click.echo(f"wrote {e.verilog_path} and {e.manifest_path.name}")
+    if ctx.invoked_subcommand is not None and config_path:
+        raise click.UsageError("give either a block or --config, not both")
+    cfg = _config_or_block(ctx, config_path)
+    if cfg is not None:
+        for e in emit_config(cfg, out_dir):
+            click.echo(f"wrote {e.verilog_path} and {e.manifest_path.name}")
     return 0
 
 
@@ -89,77 +93,37 @@ def _print_cosim(result) -> None:
             click.echo(f"  log: {result.log}")
 
 
-def _cosim_one(fam: BlockFamily, params, name: str, sim: str, vectors: int | None, seed: int, keep: bool,
-               options: dict | None = None, testbench: str = "cocotb"):
-
-    with tempfile.TemporaryDirectory(prefix="accelgen-cosim-") as tmp:
-        e = write(render(fam, params, name), tmp)
-        return cosim_emitted(fam, params, e, sim=sim, vectors=vectors, seed=seed, options=options, keep=keep,
-                             testbench=testbench)
-
-
-_sim_option = sim_option()
-def _vectors_option(fam: BlockFamily) -> click.Option:
-    return click.Option(["--vectors"], type=click.IntRange(0, 10_000_000), default=None,
-                        help=f"{fam.vectors_help[0].upper()}{fam.vectors_help[1:]} (0: directed only) "
-                             f"[default: {fam.default_vectors}].")
-
-
-def _family_cosim_options(fam: BlockFamily) -> list[click.Option]:
-    opts = []
-    for opt in fam.cosim_options:
-        def convert(ctx, param, value, _opt=opt):
-            try:
-                return [_opt.parse(v) for v in value] if _opt.multiple else (
-                    None if value is None else _opt.parse(value))
-            except ValueError as exc:
-                raise click.BadParameter(str(exc)) from None
-        opts.append(click.Option([f"--{opt.name.replace('_', '-')}", opt.name], multiple=opt.multiple,
-                                 callback=convert, help=opt.help))
-    return opts
-_seed_option = click.Option(["--seed"], type=click.IntRange(0, 2**32 - 1), default=1, show_default=True,
-                            help="Stimulus seed.")
-_keep_option = click.Option(["--keep"], is_flag=True, help="Keep the run directory after a pass.")
-_testbench_option = click.Option(["--testbench"], type=click.Choice(("cocotb", "native")), default="cocotb",
-                                 show_default=True, help="cocotb, or the compiled Verilator testbench (same checks).")
-
-
 @click.group("cosim", cls=BlockGroup, invoke_without_command=True)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Co-simulate every block of a config.")
-@click.option("--sim", type=click.Choice(SIMULATORS), default=None, help="Simulator [default: the config's].")
+@with_sim(None, "Simulator [default: the config's].")
 @click.pass_context
 def cosim_group(ctx, config_path, sim):
     """Co-simulate the emitted Verilog against the golden model."""
-    if ctx.invoked_subcommand is not None:
-        return 0
-    if not config_path:
-        raise click.UsageError(f"give a block ({', '.join(FAMILIES)}) or --config FILE")
-    cfg = load_build_config(config_path, FAMILIES)
+    cfg = _config_or_block(ctx, config_path)
     failed = 0
-    for blk in cfg.blocks:
-        result = _cosim_one(blk.family, blk.params, blk.name, sim or cfg.sim, blk.cosim.vectors, blk.cosim.seed,
-                            keep=False, options=blk.cosim.options)
-        _print_cosim(result)
-        failed += not result.passed
+    if cfg is not None:
+        # ``render`` is this module's (looked up at call time): tests swap in a mutant generator
+        for result in cosim_config(cfg, sim=sim, render=render):
+            _print_cosim(result)
+            failed += not result.passed
     return EXIT_FAIL if failed else 0
 
 
 def _make_cosim(fam: BlockFamily) -> click.Command:
     def callback(sim, vectors, seed, keep, testbench, **kwargs):
         params = fam.validate(split_params(fam, kwargs), fam.name)
-        options = {o.name: kwargs.pop(o.name) for o in fam.cosim_options
-                   if kwargs.get(o.name) not in (None, (), [])}  # 0.0 is a given value
+        options = family_options(fam, kwargs)
         if testbench == "native" and sim != "verilator":
             raise click.UsageError("--testbench native needs --sim verilator")
-        result = _cosim_one(fam, params, fam.default_name(params), sim, vectors, seed, keep, options, testbench)
+        result = cosim_design(fam, params, sim=sim, vectors=vectors, seed=seed, keep=keep, options=options,
+                              testbench=testbench, render=render)
         _print_cosim(result)
         if result.passed and result.run_dir:
             click.echo(f"  run directory: {result.run_dir}")
         return 0 if result.passed else EXIT_FAIL
 
     return click.Command(fam.name, callback=callback, help=f"Co-simulate a {fam.summary}.",
-                         params=[*param_options(fam), *_family_cosim_options(fam), _sim_option, _vectors_option(fam),
-                                 _seed_option, _keep_option, _testbench_option])
+                         params=[*param_options(fam), *cosim_options(fam)])
 
 
 # ---- synth
@@ -181,20 +145,16 @@ def _print_synth(rows, as_json: bool) -> None:
 @click.pass_context
 def synth_group(ctx, config_path, as_json):
     """Synthesize with Yosys: cells by type, flip-flops, CMOS transistors, logic depth."""
-    if ctx.invoked_subcommand is not None:
-        return 0
-    if not config_path:
-        raise click.UsageError(f"give a block ({', '.join(FAMILIES)}) or --config FILE")
-    cfg = load_build_config(config_path, FAMILIES)
-    rows = [synthesize_emitted(render(b.family, b.params, b.name)) for b in cfg.blocks]
-    _print_synth(rows, as_json)
+    cfg = _config_or_block(ctx, config_path)
+    if cfg is not None:
+        _print_synth(list(synthesize_config(cfg)), as_json)
     return 0
 
 
 def _make_synth(fam: BlockFamily) -> click.Command:
     def callback(as_json, **kwargs):
         params = fam.validate(split_params(fam, kwargs), fam.name)
-        _print_synth([synthesize_emitted(render(fam, params, fam.default_name(params)))], as_json)
+        _print_synth([synthesize_design(fam, params)], as_json)
         return 0
 
     return click.Command(fam.name, callback=callback, help=f"Synthesize a {fam.summary}.", params=[
@@ -207,44 +167,52 @@ for _fam in FAMILIES.values():
     synth_group.add_command(_make_synth(_fam))
 
 
-
 # ---- build
 
 @click.command("build")
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output directory [default: out/<config name>].")
-@click.option("--sim", type=click.Choice(SIMULATORS), default=None, help="Simulator [default: the config's].")
+@with_sim(None, "Simulator [default: the config's].")
 @click.option("--no-synth", is_flag=True, help="Skip synthesis.")
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as JSON.")
 def build_cmd(config_path, out_dir, sim, no_synth, as_json):
     """Generate, co-simulate and synthesize every block of CONFIG; print a summary table."""
-
     cfg = load_build_config(config_path, FAMILIES)
     out = Path(out_dir) if out_dir else Path("out") / Path(config_path).stem
     con = console()
-    err_con = con if not as_json else None
-    with con.status("starting") if err_con else contextlib.nullcontext() as status:
-        def on_step(name, what):
-            if status is not None:
-                status.update(f"{name}: {what}")
+    with _spinner(con, show=not as_json) as on_step:
         reports = run_build(cfg, out, sim=sim, synth=False if no_synth else None, on_step=on_step)
     if as_json:
         click.echo(json.dumps([r.to_dict() for r in reports], indent=2))
     else:
-        table = Table("block", "family", "params", "cosim", "cycles checked", "cells", "flip-flops",
-                      "transistors", "depth", title=f"accelgen build {config_path} -> {out}")
-        for r in reports:
-            c, s = r.cosim, r.synth
-            cos = "-" if c is None else (f"PASS ({c.sim}, seed {c.seed})" if c.passed else f"FAIL ({c.mismatches} mismatches)")
-            table.add_row(r.name, r.block, _short_params(r.params), cos, str(c.cycles) if c else "-",
-                          str(s.cells) if s else "-", str(s.flip_flops) if s else "-",
-                          str(s.transistors) if s else "-", str(s.logic_depth) if s else "-")
-        con.print(table)
-        for r in reports:
-            if r.cosim and not r.cosim.passed:
-                _print_cosim(r.cosim)
+        _print_build(con, reports, f"accelgen build {config_path} -> {out}")
     return 0 if all(r.ok for r in reports) else EXIT_FAIL
+
+
+@contextlib.contextmanager
+def _spinner(con, show: bool):
+    """An ``on_step(block, step)`` for :func:`run_build` that shows the step on a spinner (``None``: no spinner)."""
+    if not show:
+        yield None
+        return
+    with con.status("starting") as status:
+        yield lambda name, what: status.update(f"{name}: {what}")
+
+
+def _print_build(con, reports, title: str) -> None:
+    table = Table("block", "family", "params", "cosim", "cycles checked", "cells", "flip-flops",
+                  "transistors", "depth", title=title)
+    for r in reports:
+        c, s = r.cosim, r.synth
+        cos = "-" if c is None else (f"PASS ({c.sim}, seed {c.seed})" if c.passed else f"FAIL ({c.mismatches} mismatches)")
+        table.add_row(r.name, r.block, _short_params(r.params), cos, str(c.cycles) if c else "-",
+                      str(s.cells) if s else "-", str(s.flip_flops) if s else "-",
+                      str(s.transistors) if s else "-", str(s.logic_depth) if s else "-")
+    con.print(table)
+    for r in reports:
+        if r.cosim and not r.cosim.passed:
+            _print_cosim(r.cosim)
 
 
 def _short_params(params: dict) -> str:

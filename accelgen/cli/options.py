@@ -1,4 +1,5 @@
-"""Option types shared by the commands: block parameters from their schema, simulators, GEMM shapes."""
+"""Option types shared by the commands: block parameters and cosim options from a family's schema,
+simulators, GEMM shapes, sparsity pairs."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import typing
 
 import click
 
+from ..cosim.flexdpe import parse_sparsity
 from ..cosim.vectors import parse_gemm
 from ..family import SIMULATORS, BlockFamily
 
@@ -27,9 +29,42 @@ class GemmType(click.ParamType):
 GEMM = GemmType()
 
 
+class SparsityPairsType(click.ParamType):
+    """``A/B,A/B,...`` -> ``[(sparsity_a, sparsity_b), ...]``: fractions of zeros in the inputs and weights."""
+
+    name = "A/B,..."
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        out = []
+        for part in value.split(","):
+            a, sep, b = part.strip().partition("/")
+            try:
+                if not sep:
+                    raise ValueError(f"{part.strip()!r} is not a pair")
+                out.append((parse_sparsity(a), parse_sparsity(b)))
+            except ValueError as exc:
+                self.fail(f"{exc}; expected comma-separated A/B pairs of fractions of zeros in 0..1, "
+                          "e.g. 0/0,0.8/0.3", param, ctx)
+        return out
+
+
+SPARSITY_PAIRS = SparsityPairsType()
+
+
+def _sim_attrs(default: str | None, help: str) -> dict:
+    return dict(type=click.Choice(SIMULATORS), default=default, show_default=default is not None, help=help)
+
+
 def sim_option(default: str | None = "verilator", help: str = "Simulator.") -> click.Option:
-    return click.Option(["--sim"], type=click.Choice(SIMULATORS), default=default, show_default=default is not None,
-                        help=help)
+    """``--sim``, one of :data:`accelgen.family.SIMULATORS`, for a ``params=[...]`` list."""
+    return click.Option(["--sim"], **_sim_attrs(default, help))
+
+
+def with_sim(default: str | None = "verilator", help: str = "Simulator."):
+    """The decorator form of :func:`sim_option`."""
+    return click.option("--sim", **_sim_attrs(default, help))
 
 
 def param_options(fam: BlockFamily) -> list[click.Option]:
@@ -56,6 +91,38 @@ def split_params(fam: BlockFamily, kwargs: dict) -> dict:
     return {k: kwargs.pop(k) for k in list(kwargs) if k in fields and kwargs[k] is not None}
 
 
+def cosim_options(fam: BlockFamily) -> list[click.Option]:
+    """The family's own cosim options (``--gemm`` of the systolic array, ...), then ``--sim``,
+    ``--vectors``, ``--seed``, ``--keep`` and ``--testbench``."""
+    opts = []
+    for opt in fam.cosim_options:
+        def convert(ctx, param, value, _opt=opt):
+            try:
+                return [_opt.parse(v) for v in value] if _opt.multiple else (
+                    None if value is None else _opt.parse(value))
+            except ValueError as exc:
+                raise click.BadParameter(str(exc)) from None
+        opts.append(click.Option([f"--{opt.name.replace('_', '-')}", opt.name], multiple=opt.multiple,
+                                 callback=convert, help=opt.help))
+    return [
+        *opts,
+        sim_option(),
+        click.Option(["--vectors"], type=click.IntRange(0, 10_000_000), default=None,
+                     help=f"{fam.vectors_help[0].upper()}{fam.vectors_help[1:]} (0: directed only) "
+                          f"[default: {fam.default_vectors}]."),
+        click.Option(["--seed"], type=click.IntRange(0, 2**32 - 1), default=1, show_default=True,
+                     help="Stimulus seed."),
+        click.Option(["--keep"], is_flag=True, help="Keep the run directory after a pass."),
+        click.Option(["--testbench"], type=click.Choice(("cocotb", "native")), default="cocotb", show_default=True,
+                     help="cocotb, or the compiled Verilator testbench (same checks)."),
+    ]
+
+
+def family_options(fam: BlockFamily, kwargs: dict) -> dict:
+    """Pop the family's given cosim options out of a command's ``kwargs`` (``0.0`` is a given value)."""
+    return {o.name: kwargs.pop(o.name) for o in fam.cosim_options if kwargs.get(o.name) not in (None, (), [])}
+
+
 class BlockGroup(click.Group):
     """A group whose subcommands are block families; unknown names list the allowed ones."""
 
@@ -64,10 +131,3 @@ class BlockGroup(click.Group):
         if name is not None and not name.startswith("-") and name not in self.commands:
             raise click.UsageError(f"unknown block {name!r}; allowed: {', '.join(self.commands)}")
         return super().resolve_command(ctx, args)
-
-
-def _config_blocks(path: str):
-    from .config import load_build_config
-    return load_build_config(path)
-
-

@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 
 import click
+from rich.table import Table
 
+from ..cosim.tensordash import speedup_sweep
 from ..errors import ConfigError
 from ..registry import FAMILIES
+from .console import EXIT_FAIL, console
+from .options import with_sim
 
 
 def _sparsities(ctx, param, value: str) -> list[float]:
@@ -36,8 +40,7 @@ def _sparsities(ctx, param, value: str) -> list[float]:
 @click.option("--rows", type=click.IntRange(1, 100_000), default=64, show_default=True,
               help="Rows (dense cycles) per stream.")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=1, show_default=True, help="Stimulus seed.")
-@click.option("--sim", type=click.Choice(["verilator", "icarus"]), default="verilator", show_default=True,
-              help="Simulator.")
+@with_sim()
 @click.option("--no-cosim", is_flag=True, help="Fast model and ideal only (no simulator).")
 @click.option("--json", "as_json", is_flag=True, help="Print the table as a JSON list of rows.")
 def tensordash_sweep_cmd(lanes, depth, pattern, sparsity, streams, rows, seed, sim, no_cosim, as_json):
@@ -49,31 +52,32 @@ def tensordash_sweep_cmd(lanes, depth, pattern, sparsity, streams, rows, seed, s
     speedup min(1/(1-s), D). Exits 1 if cosim and model disagree on any stream
     or any dot product is wrong.
     """
-    from ..cosim.tensordash import speedup_sweep
-
-    params = FAMILIES["tensordash_pe"].validate(dict(lanes=lanes, depth=depth, pattern=pattern), "tensordash_pe")
+    fam = FAMILIES["tensordash_pe"]
+    params = fam.validate(dict(lanes=lanes, depth=depth, pattern=pattern), fam.name)
     if not sparsity:
         raise ConfigError([("--sparsity", "no sparsity given")])
-    table = speedup_sweep(FAMILIES["tensordash_pe"], params, sparsity, streams=streams, rows=rows, seed=seed, sim=None if no_cosim else sim)
+    table = speedup_sweep(fam, params, sparsity, streams=streams, rows=rows, seed=seed,
+                          sim=None if no_cosim else sim)
     if as_json:
         click.echo(json.dumps(table, indent=2))
     else:
-        from rich.console import Console
-        from rich.table import Table
+        console(soft_wrap=True).print(_table(table, f"TensorDash PE L={lanes} D={depth} pattern={pattern}: "
+                                                    f"{streams} streams x {rows} rows"))
+    failed = any("agree" in r and not (r["agree"] and r["exact"]) for r in table)
+    return EXIT_FAIL if failed else 0
 
-        t = Table("s", "ineff.", "dense", "cosim", "model", "x cosim", "x model", "x ideal", "agree",
-                  title=f"TensorDash PE L={lanes} D={depth} pattern={pattern}: {streams} streams x {rows} rows",
-                  caption="cycles: dense schedule, cosim (RTL), fast model; x = speedup over dense; "
-                          "ideal = min(1/(1-s), D)")
-        for r in table:
-            cos = "cosim_cycles" in r
-            t.add_row(f"{r['sparsity']:g}", f"{r['ineffectual']:.3f}", str(r["dense_cycles"]),
-                      str(r["cosim_cycles"]) if cos else "-", str(r["model_cycles"]),
-                      f"{r['speedup_cosim']:.3f}" if cos else "-", f"{r['speedup_model']:.3f}", f"{r['ideal']:.3f}",
-                      ("yes" if r["agree"] and r["exact"] else "NO") if cos else "-")
-        Console(highlight=False, soft_wrap=True).print(t)
-    bad = [r for r in table if "agree" in r and not (r["agree"] and r["exact"])]
-    return 1 if bad else 0
+
+def _table(table: list[dict], title: str) -> Table:
+    t = Table("s", "ineff.", "dense", "cosim", "model", "x cosim", "x model", "x ideal", "agree", title=title,
+              caption="cycles: dense schedule, cosim (RTL), fast model; x = speedup over dense; "
+                      "ideal = min(1/(1-s), D)")
+    for r in table:
+        cos = "cosim_cycles" in r
+        t.add_row(f"{r['sparsity']:g}", f"{r['ineffectual']:.3f}", str(r["dense_cycles"]),
+                  str(r["cosim_cycles"]) if cos else "-", str(r["model_cycles"]),
+                  f"{r['speedup_cosim']:.3f}" if cos else "-", f"{r['speedup_model']:.3f}", f"{r['ideal']:.3f}",
+                  ("yes" if r["agree"] and r["exact"] else "NO") if cos else "-")
+    return t
 
 
 COMMANDS = (tensordash_sweep_cmd,)
