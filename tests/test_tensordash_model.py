@@ -230,7 +230,7 @@ def test_cli_rejects_bad_lanes_in_one_line(capsys):
 
 
 def test_cli_sweep_rejects_bad_sparsity(capsys):
-    assert main(["tensordash-sweep", "--sparsity", "0.5,1.5"]) == 2
+    assert main(["tensordash-speedup", "--sparsity", "0.5,1.5"]) == 2
     assert "outside 0..1" in capsys.readouterr().err
 
 

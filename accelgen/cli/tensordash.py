@@ -1,4 +1,7 @@
-"""``accelgen tensordash-sweep``: TensorDash speedup over dense versus sparsity, cosim and fast model side by side."""
+"""``accelgen tensordash-speedup``: TensorDash speedup over dense versus sparsity, cosim and fast model side by side.
+
+``tensordash-sweep`` is its earlier name, kept as an alias (``accelgen sweep`` is the synthesis sweep).
+"""
 
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ def _sparsities(ctx, param, value: str) -> list[float]:
     return out
 
 
-@click.command("tensordash-sweep")
+@click.command("tensordash-speedup")
 @click.option("--lanes", type=int, default=4, show_default=True, help="Multiplier lanes L (2..16).")
 @click.option("--depth", type=int, default=4, show_default=True, help="Staging depth D (2..5).")
 @click.option("--pattern", type=click.Choice(["default", "lookahead"]), default="default", show_default=True,
@@ -43,7 +46,7 @@ def _sparsities(ctx, param, value: str) -> list[float]:
 @with_sim()
 @click.option("--no-cosim", is_flag=True, help="Fast model and ideal only (no simulator).")
 @click.option("--json", "as_json", is_flag=True, help="Print the table as a JSON list of rows.")
-def tensordash_sweep_cmd(lanes, depth, pattern, sparsity, streams, rows, seed, sim, no_cosim, as_json):
+def tensordash_speedup_cmd(lanes, depth, pattern, sparsity, streams, rows, seed, sim, no_cosim, as_json):
     """Speedup of the TensorDash PE over the dense schedule versus sparsity.
 
     Runs random operand streams at each sparsity through the generated PE in the
@@ -80,4 +83,9 @@ def _table(table: list[dict], title: str) -> Table:
     return t
 
 
-COMMANDS = (tensordash_sweep_cmd,)
+#: the earlier name, kept working (the help lists it as an alias)
+tensordash_sweep_alias = click.Command("tensordash-sweep", callback=tensordash_speedup_cmd.callback,
+                                       params=tensordash_speedup_cmd.params,
+                                       help="Alias of tensordash-speedup (its earlier name).")
+
+COMMANDS = (tensordash_speedup_cmd, tensordash_sweep_alias)
