@@ -56,6 +56,7 @@ from ..rtl.benes import BenesParams  # pydantic schema only (no elaboration)
 from .benes_router import ctrl_words, route_permutation
 from .fan import fan_slot
 from .stimulus import Activity, cosim_activity
+from .systolic import cycle_problems, int_gemm_problems
 from .vectors import CycleTable, from_bits, operand_range, parse_gemm
 
 __all__ = ["BitmapMatrix", "StreamStep", "FoldPlan", "GemmPlan", "plan_gemm", "gemm_schedule", "assemble",
@@ -395,12 +396,9 @@ def verify(params, table: CycleTable, plans: list[GemmPlan], recorded: dict) -> 
                 got = f"{C[i, j]:#010x}" if isinstance(C[i, j], int) else "a slot of a non-existent cluster"
                 problems.append(f"GEMM {M}x{N}x{K}: C({i}, {j}) = {got}, the fp32 reference (FAN order, "
                                 f"folds left to right) gives {int(expect[i, j]):#010x}; {len(bad)} entries differ")
-        elif not np.array_equal(C, (expect := plan.A.astype(object) @ plan.B.astype(object))):
-            bad = np.argwhere(C != expect)[0]
-            problems.append(f"GEMM {M}x{N}x{K}: C{tuple(int(i) for i in bad)} = {C[tuple(bad)]}, "
-                            f"numpy gives {expect[tuple(bad)]}")
-        if measured != plan.cycles:
-            problems.append(f"GEMM {M}x{N}x{K}: measured {measured} cycles, model predicts {plan.cycles}")
+        else:
+            problems += int_gemm_problems(C, plan.A, plan.B)
+        problems += cycle_problems(plan.shape, measured, plan.cycles)
     return problems
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..fpformat import format_of
 from ..golden import fp as fpm
 from ..golden.mac import mac_reference, mac_reference_fp
 from .stimulus import Activity, sparse_ints
@@ -19,6 +20,36 @@ def _corner_values(width: int, signed: bool) -> list[int]:
     return sorted(v for v in vals if lo <= v <= hi)
 
 
+_EN_CLEAR = [(e, c) for e in (0, 1) for c in (0, 1)]
+#: every ordered pair of the four ``(en, clear)`` combinations, one cycle each
+_EN_CLEAR_SEQUENCE = [x for p in _EN_CLEAR for q in _EN_CLEAR for x in (p, q)]
+
+
+class _Stimulus:
+    """A MAC stimulus being built section by section: operands, ``en``, ``clear`` and the cycles
+    of each section."""
+
+    def __init__(self):
+        self.a, self.b, self.en, self.clear, self.sections = [], [], [], [], {}
+
+    def emit(self, name: str, xs, ys, es, cs) -> None:
+        self.sections[name] = self.sections.get(name, 0) + len(xs)
+        self.a.extend(int(x) for x in xs)
+        self.b.extend(int(y) for y in ys)
+        self.en.extend(int(e) for e in es)
+        self.clear.extend(int(c) for c in cs)
+
+    def emit_en_clear(self, xs, ys) -> None:
+        """Section ``en_clear``: operands ``xs``, ``ys`` (``len(_EN_CLEAR_SEQUENCE)`` each) under
+        :data:`_EN_CLEAR_SEQUENCE`."""
+        self.emit("en_clear", xs, ys, [e for e, _ in _EN_CLEAR_SEQUENCE], [c for _, c in _EN_CLEAR_SEQUENCE])
+
+    def columns(self, operand_dtype) -> dict:
+        """``a``, ``b`` (as ``operand_dtype`` arrays), ``en``, ``clear`` and ``sections``."""
+        return {"a": np.array(self.a, dtype=operand_dtype), "b": np.array(self.b, dtype=operand_dtype),
+                "en": np.array(self.en), "clear": np.array(self.clear), "sections": self.sections}
+
+
 def mac_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
     """Operand pairs with ``en`` and ``clear``: directed sections first, then ``vectors`` random pairs.
 
@@ -31,26 +62,17 @@ def mac_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
     aw, bw, signed = params.a_width, params.b_width, params.signed
     a_lo, a_hi = operand_range(aw, signed)
     b_lo, b_hi = operand_range(bw, signed)
-    a, b, en, clear, sections = [], [], [], [], {}
-
-    def emit(name, xs, ys, es, cs):
-        sections[name] = sections.get(name, 0) + len(xs)
-        a.extend(int(x) for x in xs)
-        b.extend(int(y) for y in ys)
-        en.extend(int(e) for e in es)
-        clear.extend(int(c) for c in cs)
+    st = _Stimulus()
 
     # corners: all pairs, accumulated from a clear
     ca, cb = _corner_values(aw, signed), _corner_values(bw, signed)
     pairs = [(x, y) for x in ca for y in cb]
-    emit("corners", [x for x, _ in pairs], [y for _, y in pairs], [1] * len(pairs),
+    st.emit("corners", [x for x, _ in pairs], [y for _, y in pairs], [1] * len(pairs),
          [1] + [0] * (len(pairs) - 1))
 
     # every ordered pair of (en, clear) combinations, with random operands
-    combos = [(e, c) for e in (0, 1) for c in (0, 1)]
-    seq = [x for p in combos for q in combos for x in (p, q)]
-    emit("en_clear", rng.integers(a_lo, a_hi, len(seq), endpoint=True),
-         rng.integers(b_lo, b_hi, len(seq), endpoint=True), [e for e, _ in seq], [c for _, c in seq])
+    n_seq = len(_EN_CLEAR_SEQUENCE)
+    st.emit_en_clear(rng.integers(a_lo, a_hi, n_seq, endpoint=True), rng.integers(b_lo, b_hi, n_seq, endpoint=True))
 
     # accumulator overflow: the largest positive (and, if signed, negative) products until the sum wraps
     acc_w = params.acc_width
@@ -65,9 +87,9 @@ def mac_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
         limit = (1 << (acc_w - 1)) if signed else (1 << acc_w)
         n = limit // prod + 2
         if n <= OVERFLOW_CYCLE_LIMIT:
-            emit("overflow", [x] * n, [y] * n, [1] * n, [1] + [0] * (n - 1))
+            st.emit("overflow", [x] * n, [y] * n, [1] * n, [1] + [0] * (n - 1))
         else:
-            sections["overflow_skipped_needs_cycles"] = n
+            st.sections["overflow_skipped_needs_cycles"] = n
 
     # random pairs: uniform values with extra zeros and extremes
     def rand_operands(lo, hi, n):
@@ -78,14 +100,14 @@ def mac_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
         v[(pick >= 0.13) & (pick < 0.16)] = hi
         return v
 
-    emit("random", rand_operands(a_lo, a_hi, vectors), rand_operands(b_lo, b_hi, vectors),
+    st.emit("random", rand_operands(a_lo, a_hi, vectors), rand_operands(b_lo, b_hi, vectors),
          rng.random(vectors) < 0.9, rng.random(vectors) < 0.03)
-    stim = {"a": np.array(a, dtype=object), "b": np.array(b, dtype=object),
-            "en": np.array(en), "clear": np.array(clear), "sections": sections}
+    stim = st.columns(object)
     if params.addend_input:
+        n = len(st.a)
         c_lo, c_hi = operand_range(params.acc_width, signed)
-        c_in = [int(v) for v in rng.integers(c_lo, c_hi, len(a), endpoint=True, dtype=np.int64)] \
-            if params.acc_width < 64 else [int(v) for v in rng.integers(-(1 << 62), 1 << 62, len(a))]
+        c_in = [int(v) for v in rng.integers(c_lo, c_hi, n, endpoint=True, dtype=np.int64)] \
+            if params.acc_width < 64 else [int(v) for v in rng.integers(-(1 << 62), 1 << 62, n)]
         stim["c_in"] = np.array(c_in, dtype=object)
     return stim
 
@@ -107,47 +129,39 @@ def mac_fp_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
     dt = params.dtype
     bt = fpm.bits_dtype(dt)
     one = int(fpm.from_float32(np.float32(1.0), dt))
-    neg = 1 << (fpm.fp_width(dt) - 1)
-    a, b, en, clear, sections = [], [], [], [], {}
-
-    def emit(name, xs, ys, es, cs):
-        sections[name] = sections.get(name, 0) + len(xs)
-        a.extend(int(x) for x in xs)
-        b.extend(int(y) for y in ys)
-        en.extend(int(e) for e in es)
-        clear.extend(int(c) for c in cs)
+    fmt = format_of(dt)
+    neg = 1 << (fmt.width - 1)
+    st = _Stimulus()
 
     sv = fpm.special_values(dt)
     xs, ys = np.repeat(sv, len(sv)), np.tile(sv, len(sv))
-    emit("specials", xs, ys, [1] * len(xs), rng.random(len(xs)) < 0.25)
+    st.emit("specials", xs, ys, [1] * len(xs), rng.random(len(xs)) < 0.25)
 
-    combos = [(e, c) for e in (0, 1) for c in (0, 1)]
-    seq = [x for p in combos for q in combos for x in (p, q)]
-    emit("en_clear", fpm.random_fp_bits(rng, len(seq), dt), fpm.random_fp_bits(rng, len(seq), dt),
-         [e for e, _ in seq], [c for _, c in seq])
+    n_seq = len(_EN_CLEAR_SEQUENCE)
+    st.emit_en_clear(fpm.random_fp_bits(rng, n_seq, dt), fpm.random_fp_bits(rng, n_seq, dt))
 
     # x*y then x*(-y): the sum cancels to +0; -0 products added to +0 give +0 (the accumulator can only
     # become -0 from a -0 c_in, see the addend_input stimulus)
     x, y = fpm.random_fp_bits(rng, 8, dt), fpm.random_fp_bits(rng, 8, dt)
     for xi, yi in zip(x, y):
-        emit("signed_zero", [xi, xi, 0, neg], [yi, int(yi) ^ neg, neg, one], [1, 1, 1, 1], [1, 0, 0, 0])
-    emit("signed_zero", [0, neg, 0], [one, one, neg], [0, 1, 1], [1, 1, 0])
+        st.emit("signed_zero", [xi, xi, 0, neg], [yi, int(yi) ^ neg, neg, one], [1, 1, 1, 1], [1, 0, 0, 0])
+    st.emit("signed_zero", [0, neg, 0], [one, one, neg], [0, 1, 1], [1, 1, 0])
 
     small = [int(fpm.from_float32(np.float32(v), dt)) for v in (2.0 ** -23, 2.0 ** -24, 3 * 2.0 ** -24)]
     # 1 + 2**-24 (tie -> 1), again, + 3 * 2**-24 (-> 1 + 2**-22); 1 + 2**-23, + 2**-24 (tie -> up to even), again
-    emit("ties", [one, small[1], small[1], small[2], one, small[0], small[1], small[1]],
+    st.emit("ties", [one, small[1], small[1], small[2], one, small[0], small[1], small[1]],
          [one] * 8, [1] * 8, [1, 0, 0, 0, 1, 0, 0, 0])
 
     # products near the top of fp32 whose sum overflows to +-Inf in the adder (bf16, fp32); fp16 products
     # cannot get there: the largest fp16 products are accumulated instead
-    e_bits, f_bits = fpm.FP_FORMATS[dt]
+    e_bits, f_bits = fmt.exponent_bits, fmt.fraction_bits
     if e_bits == 8:
         x, y = fpm.from_float32(np.float32([2.0 ** 64, 1.75 * 2.0 ** 63]), dt)
     else:
         x = y = ((1 << e_bits) - 2) << f_bits | ((1 << f_bits) - 1)
     n_over = 6
     for sign in (0, neg):
-        emit("overflow", [int(x) | sign] * n_over, [y] * n_over, [1] * n_over, [1] + [0] * (n_over - 1))
+        st.emit("overflow", [int(x) | sign] * n_over, [y] * n_over, [1] * n_over, [1] + [0] * (n_over - 1))
 
     scale = 10.0 ** rng.uniform(-3, 3, vectors)
     ra = fpm.from_float32((rng.normal(0, 1, vectors) * scale).astype(np.float32), dt)
@@ -156,14 +170,14 @@ def mac_fp_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
         pick = rng.random(vectors)
         r[pick < 0.10] = rng.choice(sv, int(np.count_nonzero(pick < 0.10)))
         uni = (pick >= 0.10) & (pick < 0.15)
-        r[uni] = rng.integers(0, 1 << fpm.fp_width(dt), int(np.count_nonzero(uni)), dtype=np.uint64).astype(bt)
-    emit("random", ra, rb, rng.random(vectors) < 0.9, rng.random(vectors) < 0.03)
+        r[uni] = rng.integers(0, 1 << fmt.width, int(np.count_nonzero(uni)), dtype=np.uint64).astype(bt)
+    st.emit("random", ra, rb, rng.random(vectors) < 0.9, rng.random(vectors) < 0.03)
 
-    stim = {"a": np.array(a, dtype=np.uint64), "b": np.array(b, dtype=np.uint64),
-            "en": np.array(en), "clear": np.array(clear), "sections": sections}
+    stim = st.columns(np.uint64)
     if params.addend_input:
-        c = fpm.random_fp_bits(rng, len(a), "fp32", scale=10.0).astype(np.uint32)
-        pick = rng.random(len(a)) < 0.25
+        n = len(st.a)
+        c = fpm.random_fp_bits(rng, n, "fp32", scale=10.0).astype(np.uint32)
+        pick = rng.random(n) < 0.25
         c[pick] = rng.choice(fpm.special_values("fp32"), int(np.count_nonzero(pick)))
         stim["c_in"] = c.astype(np.uint64)
     return stim

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..golden.fp import (bits_equal, from_float32, random_fp_bits, special_values, to_float32)
 from ..golden.systolic import (fold_partial_sums, fp_combine_folds, fp_gemm_reference, fp_os_tile, fp_ws_fold,
-                               required_acc_width, systolic_cycles, wrap_array)
+                               required_acc_width, systolic_cycles)
 from .stimulus import Activity, sparse_ints
 from .vectors import CycleTable, from_bits, operand_range, parse_gemm
 
@@ -77,15 +77,39 @@ def check_operands(params, A: np.ndarray, B: np.ndarray) -> None:
                       "(results will wrap around)", stacklevel=3)
 
 
-class _Columns:
-    """Per-port per-cycle columns, grown as GEMMs are appended."""
+def _padded(X: np.ndarray, rows: slice, cols: slice, shape: tuple[int, int]) -> np.ndarray:
+    """``X[rows, cols]`` in the top-left corner of an int64 zero array of ``shape`` (one fold's operands)."""
+    out = np.zeros(shape, dtype=np.int64)
+    part = X[rows, cols]
+    out[:part.shape[0], :part.shape[1]] = part
+    return out
 
-    def __init__(self):
-        self.cols: dict[str, list[np.ndarray]] = {}
 
-    def add(self, names, length):
-        for n in names:
-            self.cols.setdefault(n, []).append(np.zeros(length, dtype=object))
+def _folds(outer: int, outer_step: int, inner: int, inner_step: int):
+    """``(o0, o1, i0, i1)`` of every fold in schedule order (the outer dimension slowest); the last
+    fold along a dimension may be partial."""
+    for o0 in range(0, outer, outer_step):
+        for i0 in range(0, inner, inner_step):
+            yield o0, min(o0 + outer_step, outer), i0, min(i0 + inner_step, inner)
+
+
+def _fold_sums(params, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """The sums one fold leaves in the array for its zero-padded operands, ``X @ Y``: exact and
+    wrapped to ``acc_width`` (int), or the fp32 chains in k order (the golden WS fold / OS tile)."""
+    dtype = getattr(params, "dtype", "int")
+    if dtype == "int":
+        return fold_partial_sums(X, Y, 0, X.shape[1], params.acc_width, params.signed)
+    return fp_ws_fold(X, Y, dtype) if params.dataflow == "ws" else fp_os_tile(X, Y, dtype)
+
+
+def _skewed(columns: list[np.ndarray], valid: list[np.ndarray] | None, start: int, X: np.ndarray) -> None:
+    """Stream column ``i`` of ``X`` on edge port ``columns[i]`` from cycle ``start + i`` on (the
+    array's input skew), with ``valid[i]`` high meanwhile."""
+    length = X.shape[0]
+    for i in range(X.shape[1]):
+        columns[i][start + i: start + i + length] = X[:, i]
+        if valid is not None:
+            valid[i][start + i: start + i + length] = 1
 
 
 def gemm_schedule(params, gemms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[CycleTable, list[GemmRun]]:
@@ -93,7 +117,6 @@ def gemm_schedule(params, gemms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[C
 
     Operands are integers, or bit patterns of ``params.dtype`` for a floating-point array."""
     R, C, df = params.rows, params.cols, params.dataflow
-    dtype = getattr(params, "dtype", "int")
     runs: list[GemmRun] = []
     pieces: list[dict[str, np.ndarray]] = []
     base = 0
@@ -114,67 +137,46 @@ def gemm_schedule(params, gemms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[C
         a_in = [z(f"a_in__{r}") for r in range(R)]
         a_valid = [z(f"a_valid__{r}") for r in range(R)]
         valid = [z(f"out_valid__{c}") for c in range(C)]
-        f = 0
         if df == "ws":
             w_in = [z(f"w_in__{c}") for c in range(C)]
             w_load = z("w_load")
             psum = [z(f"psum_out__{c}") for c in range(C)]
-            for n0 in range(0, N, C):
-                for k0 in range(0, K, R):
-                    k1, n1 = min(k0 + R, K), min(n0 + C, N)
-                    W = np.zeros((R, C), dtype=np.int64)
-                    W[: k1 - k0, : n1 - n0] = B[k0:k1, n0:n1]
-                    Af = np.zeros((M, R), dtype=np.int64)
-                    Af[:, : k1 - k0] = A[:, k0:k1]
-                    if dtype == "int":
-                        part = fold_partial_sums(Af, W, 0, R, params.acc_width, params.signed)
-                    else:
-                        part = fp_ws_fold(Af, W, dtype)
-                    L = f * P
-                    s = L + R
-                    w_load[L:L + R] = 1
-                    for c in range(C):
-                        w_in[c][L:L + R] = W[::-1, c]
-                    for r in range(R):
-                        a_in[r][s + r: s + r + M] = Af[:, r]
-                        a_valid[r][s + r: s + r + M] = 1
-                    for c in range(C):
-                        rows = s + R + c + np.arange(M)
-                        psum[c][rows] = part[:, c]
-                        valid[c][rows] = 1
-                    run.folds.append((base + s + R, n0, n1 - n0, 0, M, k0, k1))
-                    f += 1
+            for f, (n0, n1, k0, k1) in enumerate(_folds(N, C, K, R)):
+                W = _padded(B, slice(k0, k1), slice(n0, n1), (R, C))
+                Af = _padded(A, slice(None), slice(k0, k1), (M, R))
+                part = _fold_sums(params, Af, W)
+                L = f * P
+                s = L + R
+                w_load[L:L + R] = 1
+                for c in range(C):
+                    w_in[c][L:L + R] = W[::-1, c]
+                _skewed(a_in, a_valid, s, Af)
+                for c in range(C):
+                    rows = s + R + c + np.arange(M)
+                    psum[c][rows] = part[:, c]
+                    valid[c][rows] = 1
+                run.folds.append((base + s + R, n0, n1 - n0, 0, M, k0, k1))
         else:
             a_first = [z(f"a_first__{r}") for r in range(R)]
             b_in = [z(f"b_in__{c}") for c in range(C)]
             capture = z("capture")
             c_out = [z(f"c_out__{c}") for c in range(C)]
-            for m0 in range(0, M, R):
-                for n0 in range(0, N, C):
-                    m1, n1 = min(m0 + R, M), min(n0 + C, N)
-                    Af = np.zeros((R, K), dtype=np.int64)
-                    Af[: m1 - m0] = A[m0:m1]
-                    Bf = np.zeros((K, C), dtype=np.int64)
-                    Bf[:, : n1 - n0] = B[:, n0:n1]
-                    if dtype == "int":
-                        sums = wrap_array(Af.astype(object) @ Bf.astype(object), params.acc_width, params.signed)
-                    else:
-                        sums = fp_os_tile(Af, Bf, dtype)
-                    s = f * P
-                    X = s + P
-                    for r in range(R):
-                        a_in[r][s + r: s + r + K] = Af[r]
-                        a_valid[r][s + r: s + r + K] = 1
-                        a_first[r][s + r] = 1
-                    for c in range(C):
-                        b_in[c][s + c: s + c + K] = Bf[:, c]
-                    capture[X] = 1
-                    for c in range(C):
-                        for j in range(R):
-                            c_out[c][X + 1 + j] = sums[R - 1 - j, c]
-                            valid[c][X + 1 + j] = 1
-                    run.folds.append((base + X + 1, n0, n1 - n0, m0, m1 - m0, 0, K))
-                    f += 1
+            for f, (m0, m1, n0, n1) in enumerate(_folds(M, R, N, C)):
+                Af = _padded(A, slice(m0, m1), slice(None), (R, K))
+                Bf = _padded(B, slice(None), slice(n0, n1), (K, C))
+                sums = _fold_sums(params, Af, Bf)
+                s = f * P
+                X = s + P
+                _skewed(a_in, a_valid, s, Af.T)
+                for r in range(R):
+                    a_first[r][s + r] = 1
+                _skewed(b_in, None, s, Bf)
+                capture[X] = 1
+                for c in range(C):
+                    for j in range(R):
+                        c_out[c][X + 1 + j] = sums[R - 1 - j, c]
+                        valid[c][X + 1 + j] = 1
+                run.folds.append((base + X + 1, n0, n1 - n0, m0, m1 - m0, 0, K))
         pieces.append(cols)
         runs.append(run)
         base += T
@@ -380,16 +382,29 @@ def verify(params, table: CycleTable, runs: list[GemmRun], recorded: dict) -> li
                 problems.append(f"GEMM {M}x{N}x{K}: C{i} = 0x{got:08x} ({_f32(got)!r}), golden gives "
                                 f"0x{exp:08x} ({_f32(exp)!r}); {len(bad)} of {M * N} outputs differ")
         else:
-            expect = run.A.astype(object) @ run.B.astype(object)
-            if params.acc_width < required_acc_width(params.a_width, params.b_width, params.signed, K):
-                expect = None  # sums may wrap: the per-cycle table already checks the wrapped values
-            if expect is not None and not np.array_equal(Cm, expect):
-                bad = np.argwhere(Cm != expect)[0]
-                problems.append(f"GEMM {M}x{N}x{K}: C{tuple(int(i) for i in bad)} = {Cm[tuple(bad)]}, "
-                                f"numpy gives {expect[tuple(bad)]}")
-        if measured != run.cycles:
-            problems.append(f"GEMM {M}x{N}x{K}: measured {measured} cycles, model predicts {run.cycles}")
+            # sums that may wrap are not compared: the per-cycle table already checks the wrapped values
+            if params.acc_width >= required_acc_width(params.a_width, params.b_width, params.signed, K):
+                problems += int_gemm_problems(Cm, run.A, run.B)
+        problems += cycle_problems(run.shape, measured, run.cycles)
     return problems
+
+
+def int_gemm_problems(C: np.ndarray, A: np.ndarray, B: np.ndarray) -> list[str]:
+    """The integer check of a GEMM host: ``C`` equals the exact ``A @ B`` (else the first entry that differs)."""
+    expect = A.astype(object) @ B.astype(object)
+    if np.array_equal(C, expect):
+        return []
+    (M, K), N = A.shape, B.shape[1]
+    bad = tuple(int(i) for i in np.argwhere(C != expect)[0])
+    return [f"GEMM {M}x{N}x{K}: C{bad} = {C[bad]}, numpy gives {expect[bad]}"]
+
+
+def cycle_problems(shape: tuple[int, int, int], measured: int, predicted: int) -> list[str]:
+    """The timing check of a GEMM host: the measured cycles equal the model's prediction."""
+    if measured == predicted:
+        return []
+    M, N, K = shape
+    return [f"GEMM {M}x{N}x{K}: measured {measured} cycles, model predicts {predicted}"]
 
 
 def _f32(bits: int) -> float:

@@ -58,6 +58,7 @@ from ..cosim.stimulus import Activity, cosim_activity
 from ..errors import ConfigError
 from ..executor import Executor
 from ..family import BlockFamily, find_family
+from ..fpformat import FP_DTYPES
 from ..gen.emit import render
 from ..util import cache_dir, canonical_json, module_digest, sha256_hex, write_atomic
 from .activity import GateSim
@@ -76,7 +77,6 @@ tee -q -o libltp.txt ltp -noff
 
 
 #: variant suffixes that are datatypes: every point of such a sweep must have that ``dtype``
-from ..fpformat import FP_DTYPES  # noqa: E402 (the fp table: accelgen.fpformat)
 _NAME_RE = r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)?$"
 
 

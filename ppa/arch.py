@@ -28,6 +28,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..errors import ConfigError
+from ..fpformat import ACC_WIDTH, FORMATS, FP_DTYPES
 from ..util import read_yaml
 from .components import DRAM_TYPES
 from .process import NODE_RANGE_NM
@@ -35,11 +36,11 @@ from .process import NODE_RANGE_NM
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 Width = Field(default=8, ge=1, le=32)
 
-DTYPES = ("int", "fp16", "bf16", "fp32")
-DType = Literal["int", "fp16", "bf16", "fp32"]
-#: operand width in bits of each floating-point format (products and sums are fp32)
-FP_WIDTH = {"fp16": 16, "bf16": 16, "fp32": 32}
-FP_ACC_WIDTH = 32
+DTYPES = ("int", *FP_DTYPES)
+DType = Literal["int", "fp16", "bf16", "fp32"]  # static for pydantic; tests/test_fpformat.py checks it is DTYPES
+#: operand width in bits of each floating-point format (products and sums are fp32): :mod:`accelgen.fpformat`'s
+FP_WIDTH = {name: fmt.width for name, fmt in FORMATS.items()}
+FP_ACC_WIDTH = ACC_WIDTH
 
 
 def _implied_widths(data, operand_fields: tuple[str, ...], acc_fields: tuple[str, ...]):

@@ -24,6 +24,10 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from ..errors import ConfigError
+from ..fpformat import ACC_WIDTH
+from ..fpformat import width as fp_width
+from .arch import DTYPES
 from .components import FittedCompute, steady_state_energy
 from .process import STD_CELL_UTILIZATION
 from .sram import sram_batch
@@ -40,14 +44,12 @@ _INT_WIDTHS = {"a_width": 8, "b_width": 8, "acc_width": 32}
 def _widths(dtype, a_width, b_width, acc_width):
     """Widths for ``dtype``: "int" takes the given ones (default 8, 8, 32); an fp dtype implies them (see
     :mod:`accelgen.ppa.arch`) and a given width that contradicts it is a ConfigError."""
-    from ..errors import ConfigError
-    from .arch import DTYPES, FP_ACC_WIDTH, FP_WIDTH
     if not isinstance(dtype, str) or dtype not in DTYPES:
         raise ConfigError([("batch.dtype", f"{dtype!r} is not allowed; one of {', '.join(DTYPES)} per call")])
     given = {"a_width": a_width, "b_width": b_width, "acc_width": acc_width}
     if dtype == "int":
         return tuple(_INT_WIDTHS[k] if v is None else v for k, v in given.items())
-    want = {"a_width": FP_WIDTH[dtype], "b_width": FP_WIDTH[dtype], "acc_width": FP_ACC_WIDTH}
+    want = {"a_width": fp_width(dtype), "b_width": fp_width(dtype), "acc_width": ACC_WIDTH}
     for k, w in want.items():
         v = np.asarray(given[k] if given[k] is not None else w).ravel()
         if np.any(v != w):

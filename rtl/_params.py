@@ -9,12 +9,14 @@ and the error messages are identical everywhere.
 from __future__ import annotations
 
 import typing
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import annotated_types
 import pydantic
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..fpformat import ACC_DTYPE, ACC_WIDTH, is_fp
+from ..fpformat import width as fp_width
 from ..problems import problem_list
 
 
@@ -71,6 +73,12 @@ class BlockParams(BaseModel):
                 raise TypeError(text) from None
             raise ValueError(text) from None
 
+    @classmethod
+    def from_arguments(cls, **kwargs: Any) -> "BlockParams":
+        """Validate a generator constructor's keyword arguments (:meth:`validate_kwargs`). An argument
+        given as ``None`` counts as left out: it takes the schema default, or the value ``dtype`` implies."""
+        return cls.validate_kwargs({k: v for k, v in kwargs.items() if v is not None})
+
 
 def fill_implied(data: Any, dtype: str, implied: dict[str, tuple[Any, str]]) -> Any:
     """Fill the fields a datatype implies, for a ``model_validator(mode="before")``.
@@ -92,17 +100,55 @@ def fill_implied(data: Any, dtype: str, implied: dict[str, tuple[Any, str]]) -> 
     return out
 
 
-def fp_operand_implied(dtype: str, width: int, signed: bool, *, two_operands: bool = True) -> dict:
+def fp_operand_implied(dtype: str, signed: bool, *, two_operands: bool = True) -> dict:
     """The fields an fp ``dtype`` implies for a multiply-accumulate block: operand widths of
-    ``width`` bits (``a_width``/``b_width``, or one ``width``), an fp32 accumulator and ``signed``."""
+    :func:`accelgen.fpformat.width` bits (``a_width``/``b_width``, or one ``width``), an fp32
+    accumulator and ``signed``."""
+    width = fp_width(dtype)
     sign_why = ("floating-point operands carry their own sign bit (signed true, or leave it out)" if signed else
                 "floating-point operands carry their own sign bit (signed is not used; leave it out)")
     ops = {"a_width": (width, f"{dtype} operands are {width} bits wide (a_width {width})"),
            "b_width": (width, f"{dtype} operands are {width} bits wide (b_width {width})")} if two_operands else \
         {"width": (width, f"{dtype} operands are {width} bits wide (width {width}, or leave it out) "
-                          "and products and sums are fp32")}
-    acc = {"acc_width": (32, f"{dtype} operands accumulate in fp32 (acc_width 32)")} if two_operands else {}
+                          f"and products and sums are {ACC_DTYPE}")}
+    acc = {"acc_width": (ACC_WIDTH, f"{dtype} operands accumulate in {ACC_DTYPE} (acc_width {ACC_WIDTH})")} \
+        if two_operands else {}
     return {**ops, **acc, "signed": (signed, sign_why)}
+
+
+class FPOperandParams(BlockParams):
+    """Parameters of a multiply-accumulate block with a ``dtype`` field (MAC, systolic array,
+    Flex-DPE, TensorDash PE): a floating-point ``dtype`` implies the operand widths, the fp32
+    accumulator and ``signed`` (:func:`fp_operand_implied`). They are filled in when left out; a
+    contradicting value is rejected naming the field, the value and what the dtype allows. Any
+    other data (``"int"``, or a bad dtype that field validation reports) passes unchanged."""
+
+    #: the ``signed`` an fp dtype implies (False: not used, the ports carry bit patterns)
+    fp_signed: ClassVar[bool] = False
+    #: operands ``a_width``/``b_width`` and ``acc_width`` (else one operand ``width``, no accumulator)
+    fp_two_operands: ClassVar[bool] = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_fp_operands(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not is_fp(data.get("dtype")):
+            return data
+        dtype = data["dtype"]
+        return fill_implied(data, dtype, fp_operand_implied(dtype, cls.fp_signed, two_operands=cls.fp_two_operands))
+
+
+#: datatypes of a multiply-accumulate block: integers, or the floating-point formats of
+#: :data:`accelgen.fpformat.FP_DTYPES` (fp32 products and accumulation). A pydantic ``Literal`` is
+#: static, so the names are listed here; ``tests/test_fpformat.py`` checks them against the table.
+MacDtype = Literal["int", "fp16", "bf16", "fp32"]
+
+# Operand and accumulator fields of a multiply-accumulate datapath (MAC, TensorDash PE), declared
+# once: ``a_width: AWidth = 8``.
+AWidth = Annotated[int, Field(ge=1, le=32, description="width of operand a in bits")]
+BWidth = Annotated[int, Field(ge=1, le=32, description="width of operand b in bits")]
+AccWidth = Annotated[int, Field(ge=2, le=64, description="accumulator width in bits; must be >= a_width + b_width")]
+Signed = Annotated[bool, Field(description="two's-complement operands and accumulator (else unsigned)",
+                               json_schema_extra={"cli_negative": "unsigned"})]
 
 
 class FromParams:

@@ -38,6 +38,7 @@ from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
 from ._params import BlockParams, FromParams, fill_implied
+from .fp import FPAdder
 
 __all__ = ["FANParams", "FanLinearParams", "AdderTreeParams", "FAN", "FanLinear", "AdderTree", "fan_level"]
 
@@ -142,11 +143,6 @@ class FanLinearParams(_ReductionParams):
 
 # --------------------------------------------------------------------------- shared helpers
 
-def _given(**kwargs) -> dict:
-    """Constructor arguments that were given (``None``: the schema's default, or implied by ``dtype``)."""
-    return {k: v for k, v in kwargs.items() if v is not None}
-
-
 class _Pipe:
     """Delay lines created on demand: ``put(key, stage, value)``, then ``at(key, stage)``
     returns the value registered as often as needed to reach ``stage``."""
@@ -189,16 +185,39 @@ def _input_stage(m: Module, component, p, with_ids: bool):
     return x, v, ids
 
 
-def _reduction_ports(p, with_ids: bool, slots: bool) -> dict:
+def _reduction_ports(p, slots: bool) -> dict:
+    """Inputs ``value``/``valid``; with ``slots`` also ``vec_id`` in and a sum per slot out, else one sum."""
     ports = {"value": In(p.value_shape()).array(p.n), "valid": In(1).array(p.n)}
-    if with_ids:
-        ports["vec_id"] = In(p.id_width).array(p.n)
     if slots:
+        ports["vec_id"] = In(p.id_width).array(p.n)
         ports |= {"sum": Out(p.value_shape(p.log2n)).array(p.n), "sum_id": Out(p.id_width).array(p.n),
                   "sum_valid": Out(1).array(p.n)}
     else:
         ports |= {"sum": Out(p.value_shape(p.log2n)), "sum_valid": Out(1)}
     return ports
+
+
+class _ReductionNetwork(FromParams, HierarchicalComponent):
+    """What the reduction networks share: ports from the parameters, the input stage and, for the
+    cluster networks (with ``vec_id``, a sum per output slot), the slot outputs."""
+
+    #: one output slot per input, with vecIDs (FAN, FanLinear); else one sum (AdderTree)
+    slots = True
+
+    def _setup(self, params: _ReductionParams) -> None:
+        self.params = params
+        super().__init__(_reduction_ports(params, slots=self.slots))
+
+    def _front(self) -> tuple[Module, _Pipe, tuple[list, list, list]]:
+        """A new module, its delay lines and the input stage ``(x, v, ids)``."""
+        m = Module()
+        return m, _Pipe(m), _input_stage(m, self, self.params, with_ids=self.slots)
+
+    def _drive_slots(self, m: Module, pipe: _Pipe, stage: int, keys: list[str]) -> None:
+        """Output slot ``j``: the value on line ``(keys[j], j)``, its ``sv`` flag and its vecID at ``stage``."""
+        for j, key in enumerate(keys):
+            m.d.comb += [self.sum[j].eq(pipe.at((key, j), stage)), self.sum_valid[j].eq(pipe.at(("sv", j), stage)),
+                         self.sum_id[j].eq(pipe.at(("id", j), stage))]
 
 
 def _shape(width: int, signed: bool, fp: bool) -> Shape:
@@ -210,7 +229,6 @@ def _adder(m: Module, fp: bool, a, b):
     combinational, round to nearest even) instantiated as submodule ``add``."""
     if not fp:
         return a + b
-    from .fp import FPAdder
     m.submodules.add = add = FPAdder()
     m.d.comb += [add.a.eq(a), add.b.eq(b)]
     return add.sum
@@ -301,7 +319,7 @@ class FanNode(wiring.Component):
 
 # --------------------------------------------------------------------------- FAN
 
-class FAN(FromParams, HierarchicalComponent):
+class FAN(_ReductionNetwork):
     """SIGMA's Forwarding Adder Network: reduces every cluster of equal adjacent vecIDs in one pass.
 
     ``n - 1`` adders form an in-order binary tree: adder ``j`` (0..n-2) sits
@@ -357,15 +375,12 @@ class FAN(FromParams, HierarchicalComponent):
     """
 
     def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int"):
-        self.params = FANParams.validate_kwargs(_given(n=n, width=width, signed=signed, dtype=dtype))
-        super().__init__(_reduction_ports(self.params, with_ids=True, slots=True))
+        self._setup(FANParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype))
 
     def elaborate(self, platform):
         p = self.params
         n, k, w = p.n, p.log2n, p.width
-        m = Module()
-        pipe = _Pipe(m)
-        x, v, ids = _input_stage(m, self, p, with_ids=True)
+        m, pipe, (x, v, ids) = self._front()
 
         # boundary flags: eq[s][j] = inputs j and j+1 of the vector at stage s share a vecID
         eq0 = Signal(n - 1, name="eq_s0")
@@ -418,10 +433,7 @@ class FAN(FromParams, HierarchicalComponent):
         m.d.comb += last_single.eq(~eq0[n - 2] & v[n - 1])
         pipe.put(("x", n - 1), 0, x[n - 1])
         pipe.put(("sv", n - 1), 0, last_single)
-        for j in range(n):
-            key = "y" if j < n - 1 else "x"
-            m.d.comb += [self.sum[j].eq(pipe.at((key, j), k)), self.sum_valid[j].eq(pipe.at(("sv", j), k)),
-                         self.sum_id[j].eq(pipe.at(("id", j), k))]
+        self._drive_slots(m, pipe, k, ["y"] * (n - 1) + ["x"])
         return m
 
 
@@ -449,7 +461,7 @@ class ChainAdder(wiring.Component):
         return m
 
 
-class FanLinear(FromParams, HierarchicalComponent):
+class FanLinear(_ReductionNetwork):
     """Linear (chain) reduction baseline for :class:`FAN`: same clusters, same interface, O(n) latency.
 
     Adder ``i`` (1..n-1) computes the running sum ``s[i] = value[i] + s[i-1]``
@@ -481,16 +493,13 @@ class FanLinear(FromParams, HierarchicalComponent):
 
     def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
                  stage_adders: int = 1):
-        self.params = FanLinearParams.validate_kwargs(_given(n=n, width=width, signed=signed, dtype=dtype,
-                                                             stage_adders=stage_adders))
-        super().__init__(_reduction_ports(self.params, with_ids=True, slots=True))
+        self._setup(FanLinearParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype,
+                                                   stage_adders=stage_adders))
 
     def elaborate(self, platform):
         p = self.params
         n, r, sw = p.n, p.stage_adders, p.sum_width
-        m = Module()
-        pipe = _Pipe(m)
-        x, v, ids = _input_stage(m, self, p, with_ids=True)
+        m, pipe, (x, v, ids) = self._front()
         eq = [Signal(name=f"eq{i}") for i in range(n - 1)]
         m.d.comb += [eq[i].eq(ids[i] == ids[i + 1]) for i in range(n - 1)]
         for i in range(n):
@@ -534,9 +543,7 @@ class FanLinear(FromParams, HierarchicalComponent):
             pipe.put(("s", i), c, s_q)
             pipe.put(("sv", i), c, sv_q)
             s_prev, v_prev, prev_stage = s, vs, c - 1   # combinational, for the next adder of this stage
-        for j in range(n):
-            m.d.comb += [self.sum[j].eq(pipe.at(("s", j), final)), self.sum_valid[j].eq(pipe.at(("sv", j), final)),
-                         self.sum_id[j].eq(pipe.at(("id", j), final))]
+        self._drive_slots(m, pipe, final, ["s"] * n)
         return m
 
 
@@ -556,7 +563,7 @@ class TreeAdder(wiring.Component):
         return m
 
 
-class AdderTree(FromParams, HierarchicalComponent):
+class AdderTree(_ReductionNetwork):
     """Plain binary adder tree: the sum of all ``n`` inputs (one dot product) per vector.
 
     The baseline SIGMA compares :class:`FAN` with: it cannot reduce several
@@ -584,9 +591,10 @@ class AdderTree(FromParams, HierarchicalComponent):
     ``log2 n + 1`` cycles (input registers, then one stage per level), as :class:`FAN`.
     """
 
+    slots = False
+
     def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int"):
-        self.params = AdderTreeParams.validate_kwargs(_given(n=n, width=width, signed=signed, dtype=dtype))
-        super().__init__(_reduction_ports(self.params, with_ids=False, slots=False))
+        self._setup(AdderTreeParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype))
 
     def elaborate(self, platform):
         p = self.params

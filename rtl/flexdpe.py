@@ -90,18 +90,16 @@ no valid slot. One new vector per cycle.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from amaranth import Cat, Module, Mux, Shape, Signal, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import BlockParams, FromParams, fill_implied, fp_operand_implied
+from ._params import FPOperandParams, FromParams, MacDtype
 from .benes import Benes
 from .fan import FAN
-from .fp import FPMultiplier, fp_width
+from .fp import FPMultiplier
 
 __all__ = ["FlexDPEParams", "FlexDPE", "FlexMultiplier", "flexdpe_latency"]
 
@@ -116,31 +114,23 @@ def flexdpe_latency(k: int, benes_pipeline_every: int = 0) -> int:
     return log2k + 4 + benes
 
 
-class FlexDPEParams(BlockParams):
+class FlexDPEParams(FPOperandParams):
     """Parameters of :class:`FlexDPE` (see there for their meaning)."""
 
     block = "flexdpe"
+    fp_signed = True
+    fp_two_operands = False  # one operand width, no accumulator field
 
     k: int = Field(8, ge=4, le=256, description="multipliers, a power of two")
     width: int = Field(8, ge=1, le=32, description="operand width in bits (int: 1..16, products are 2*width; "
                                                    "fp: implied, 16 or 32)")
     signed: bool = Field(True, description="two's-complement operands and sums (else unsigned; fp is signed)",
                          json_schema_extra={"cli_negative": "unsigned"})
-    dtype: Literal["int", "fp16", "bf16", "fp32"] = Field(
+    dtype: MacDtype = Field(
         "int", description="int: integer operands and exact sums; fp16/bf16/fp32: operands of that format, "
                            "fp32 products and fp32 FAN reduction")
     benes_pipeline_every: int = Field(0, ge=0, le=15, description="register after every this many Benes stages "
                                                                    "(0: combinational)")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _fill_fp(cls, data):
-        """An fp ``dtype`` implies ``width`` (16 or 32) and ``signed``: filled in when not given, a
-        contradicting value is an error naming the field, the value and what the dtype allows."""
-        if not isinstance(data, dict) or data.get("dtype", "int") not in ("fp16", "bf16", "fp32"):
-            return data
-        dt = data["dtype"]
-        return fill_implied(data, dt, fp_operand_implied(dt, fp_width(dt), signed=True, two_operands=False))
 
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "FlexDPEParams":
@@ -237,8 +227,8 @@ class FlexDPE(FromParams, HierarchicalComponent):
 
     def __init__(self, *, k: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
                  benes_pipeline_every: int = 0):
-        given = dict(k=k, width=width, signed=signed, dtype=dtype, benes_pipeline_every=benes_pipeline_every)
-        self.params = FlexDPEParams.validate_kwargs({n: v for n, v in given.items() if v is not None})
+        self.params = FlexDPEParams.from_arguments(k=k, width=width, signed=signed, dtype=dtype,
+                                                   benes_pipeline_every=benes_pipeline_every)
         p = self.params
         self._benes = Benes(n=p.k, width=p.width + 1, pipeline_every=p.benes_pipeline_every)
         bp = self._benes.params

@@ -7,8 +7,8 @@ versions have the integer versions' latency and cycle counts.
 
 Arithmetic (IEEE 754-2008 binary formats, round to nearest, ties to even):
 
-* formats (:data:`FP_FORMATS`): fp16 = binary16 (1 sign, 5 exponent, 10
-  fraction bits), bf16 = bfloat16 (1/8/7), fp32 = binary32 (1/8/23);
+* formats (:data:`accelgen.fpformat.FORMATS`): fp16 = binary16 (1 sign, 5
+  exponent, 10 fraction bits), bf16 = bfloat16 (1/8/7), fp32 = binary32 (1/8/23);
 * the product is the fp32 value nearest to the exact product of the two
   operands (ties to even). fp16 x fp16 is always exact in fp32; bf16 x bf16 has
   an exact 16-bit significand but can overflow (-> +-Inf) or underflow into the
@@ -44,11 +44,14 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..fpformat import FIELD_BITS, FP_DTYPES, format_of
+from ..fpformat import width as fp_width
+
 __all__ = ["FP_FORMATS", "FP_DTYPES", "fp_width", "FPMultiplier", "FPAdder", "CANONICAL_NAN", "FP32_INF"]
 
-#: (exponent bits, fraction bits) of each floating-point dtype
-FP_FORMATS: dict[str, tuple[int, int]] = {"fp16": (5, 10), "bf16": (8, 7), "fp32": (8, 23)}
-FP_DTYPES = tuple(FP_FORMATS)
+#: (exponent bits, fraction bits) of each floating-point dtype (a view of :data:`accelgen.fpformat.FORMATS`);
+#: ``FP_DTYPES`` and ``fp_width`` are :mod:`accelgen.fpformat`'s, re-exported
+FP_FORMATS = FIELD_BITS
 
 #: the one NaN the primitives produce (fp32 quiet NaN, sign 0, no payload)
 CANONICAL_NAN = 0x7FC00000
@@ -56,15 +59,6 @@ CANONICAL_NAN = 0x7FC00000
 FP32_INF = 0x7F800000
 
 _EXP_SHAPE = signed(13)  # internal unbiased exponents (fp32 x fp32 products need about +-450)
-
-
-def fp_width(dtype: str) -> int:
-    """Bit width of one operand of ``dtype`` (16 for fp16/bf16, 32 for fp32)."""
-    if dtype not in FP_FORMATS:
-        raise ValueError(f"dtype {dtype!r} is not a floating-point format; allowed: "
-                         + ", ".join(repr(d) for d in FP_FORMATS))
-    e, f = FP_FORMATS[dtype]
-    return 1 + e + f
 
 
 def _clz(m: Module, x, name: str) -> Signal:
@@ -82,8 +76,8 @@ class _Unpacked:
     """Fields of one operand: sign, significand (hidden bit included), exponent of its LSB, classes."""
 
     def __init__(self, m: Module, bits, dtype: str, flush: bool, name: str):
-        e_bits, f_bits = FP_FORMATS[dtype]
-        bias = (1 << (e_bits - 1)) - 1
+        fmt = format_of(dtype)
+        e_bits, f_bits, bias = fmt.exponent_bits, fmt.fraction_bits, fmt.bias
         self.sign = bits[e_bits + f_bits]
         self.exp = bits[f_bits:f_bits + e_bits]
         frac = bits[:f_bits]

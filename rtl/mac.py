@@ -10,33 +10,28 @@ into an accumulator register. Integer MACs (``dtype="int"``) wrap around modulo
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 from amaranth import Module, Mux, Shape, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
-from ._params import BlockParams, FromParams, fill_implied, fp_operand_implied
-from .fp import FPAdder, FPMultiplier, fp_width
+from ..fpformat import ACC_WIDTH
+from ._params import AccWidth, AWidth, BWidth, FPOperandParams, FromParams, MacDtype, Signed
+from .fp import FPAdder, FPMultiplier
 
 __all__ = ["MACParams", "MAC"]
 
-#: datatypes the MAC generator knows: integers, or fp16/bf16/fp32 operands with fp32 accumulation
-MAC_DTYPES = ("int", "fp16", "bf16", "fp32")
 
-
-class MACParams(BlockParams):
+class MACParams(FPOperandParams):
     """Parameters of :class:`MAC` (see there for their meaning)."""
 
     block = "mac"
 
-    a_width: int = Field(8, ge=1, le=32, description="width of operand a in bits")
-    b_width: int = Field(8, ge=1, le=32, description="width of operand b in bits")
-    acc_width: int = Field(32, ge=2, le=64, description="accumulator width in bits; must be >= a_width + b_width")
-    signed: bool = Field(True, description="two's-complement operands and accumulator (else unsigned)",
-                         json_schema_extra={"cli_negative": "unsigned"})
-    dtype: Literal["int", "fp16", "bf16", "fp32"] = Field(
+    a_width: AWidth = 8
+    b_width: BWidth = 8
+    acc_width: AccWidth = 32
+    signed: Signed = True
+    dtype: MacDtype = Field(
         "int", description="operand datatype: 'int' (widths and signed as given) or fp16/bf16/fp32 operands "
                            "with fp32 products and accumulation (widths implied)")
     flush_subnormals: bool = Field(False, description="fp dtypes only: subnormal operands and results are "
@@ -46,15 +41,6 @@ class MACParams(BlockParams):
     output_reg: bool = Field(False, description="register the accumulator output once more")
     zero_gating: bool = Field(False, description="hold the multiplier inputs when either operand is zero (needs input_reg)")
     addend_input: bool = Field(False, description="add a c_in port: clear loads c_in instead of 0 (partial-sum chains)")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _fill_fp_widths(cls, data: Any) -> Any:
-        """An fp ``dtype`` implies the widths (and ``signed``): fill them in, reject contradictory values."""
-        if not isinstance(data, dict) or data.get("dtype") not in MAC_DTYPES[1:]:
-            return data
-        return fill_implied(data, data["dtype"], fp_operand_implied(data["dtype"], fp_width(data["dtype"]),
-                                                                     signed=False))
 
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "MACParams":
@@ -85,7 +71,7 @@ class MACParams(BlockParams):
     @property
     def product_width(self) -> int:
         """Width of the product: ``a_width + b_width`` (int), 32 (fp32 bits, fp dtypes)."""
-        return 32 if self.is_fp else self.a_width + self.b_width
+        return ACC_WIDTH if self.is_fp else self.a_width + self.b_width
 
 
 class MAC(FromParams, wiring.Component):
@@ -172,11 +158,10 @@ class MAC(FromParams, wiring.Component):
                  signed: bool | None = None, dtype: str = "int", flush_subnormals: bool = False,
                  input_reg: bool = False, product_reg: bool = False, output_reg: bool = False,
                  zero_gating: bool = False, addend_input: bool = False):
-        given = dict(a_width=a_width, b_width=b_width, acc_width=acc_width, signed=signed)
-        self.params = MACParams.validate_kwargs(dict(
-            {k: v for k, v in given.items() if v is not None}, dtype=dtype, flush_subnormals=flush_subnormals,
-            input_reg=input_reg, product_reg=product_reg, output_reg=output_reg, zero_gating=zero_gating,
-            addend_input=addend_input))
+        self.params = MACParams.from_arguments(
+            a_width=a_width, b_width=b_width, acc_width=acc_width, signed=signed, dtype=dtype,
+            flush_subnormals=flush_subnormals, input_reg=input_reg, product_reg=product_reg, output_reg=output_reg,
+            zero_gating=zero_gating, addend_input=addend_input)
         p = self.params
         members = {
             "a": In(Shape(p.a_width, p.signed)),

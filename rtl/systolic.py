@@ -32,7 +32,7 @@ Output-stationary (``dataflow="os"``)
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal, get_args
 
 from amaranth import Const, Module, Mux, Shape, Signal
 from amaranth.lib import wiring
@@ -40,17 +40,17 @@ from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import BlockParams, FromParams, fill_implied, fp_operand_implied
+from ._params import FPOperandParams, FromParams, MacDtype
+from .fp import FPAdder, FPMultiplier
 from .mac import MAC
 
 __all__ = ["SystolicParams", "SystolicArray", "WSProcessingElement", "OSProcessingElement", "SYSTOLIC_DTYPES"]
 
 #: operand datatypes of the array; the floating-point ones accumulate in fp32
-SYSTOLIC_DTYPES = ("int", "fp16", "bf16", "fp32")
-_FP_OPERAND_WIDTH = {"fp16": 16, "bf16": 16, "fp32": 32}
+SYSTOLIC_DTYPES: tuple[str, ...] = get_args(MacDtype)
 
 
-class SystolicParams(BlockParams):
+class SystolicParams(FPOperandParams):
     """Parameters of :class:`SystolicArray`."""
 
     block = "systolic"
@@ -65,18 +65,9 @@ class SystolicParams(BlockParams):
                          json_schema_extra={"cli_negative": "unsigned"})
     weight_load: Literal["shift"] = Field(
         "shift", description="WS weight loading: 'shift' moves weights down the columns, one row per cycle")
-    dtype: Literal["int", "fp16", "bf16", "fp32"] = Field(
+    dtype: MacDtype = Field(
         "int", description="operand datatype: 'int' (widths and signed as given) or fp16/bf16/fp32 operands "
                            "with fp32 products and accumulation (widths implied)")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _fill_fp_widths(cls, data: Any) -> Any:
-        """An fp ``dtype`` implies the widths: fill them in, reject contradictory explicit values."""
-        if not isinstance(data, dict) or data.get("dtype") not in _FP_OPERAND_WIDTH:
-            return data
-        return fill_implied(data, data["dtype"], fp_operand_implied(data["dtype"], _FP_OPERAND_WIDTH[data["dtype"]],
-                                                                     signed=False))
 
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "SystolicParams":
@@ -110,8 +101,6 @@ def _fp_units(m: Module, p: SystolicParams):
     """The floating-point datapath of a PE: an ``FPMultiplier`` (operands -> fp32 product, exact for
     fp16/bf16) feeding an fp32 ``FPAdder``, both combinational, between the same registers as the
     integer MAC (so the array's latency and cycle counts are those of the integer array)."""
-    from .fp import FPAdder, FPMultiplier
-
     m.submodules.mul = mul = FPMultiplier(p.dtype)
     m.submodules.add = add = FPAdder()
     return mul, add
@@ -274,10 +263,9 @@ class SystolicArray(FromParams, HierarchicalComponent):
                  b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
                  weight_load: str = "shift", dtype: str = "int"):
         # widths and signed left out (None) take the schema default: 8/8/32/signed for "int", implied for fp
-        given = dict(a_width=a_width, b_width=b_width, acc_width=acc_width, signed=signed)
-        self.params = p = SystolicParams.validate_kwargs(dict(
-            rows=rows, cols=cols, dataflow=dataflow, weight_load=weight_load, dtype=dtype,
-            **{k: v for k, v in given.items() if v is not None}))
+        self.params = p = SystolicParams.from_arguments(
+            rows=rows, cols=cols, dataflow=dataflow, a_width=a_width, b_width=b_width, acc_width=acc_width,
+            signed=signed, weight_load=weight_load, dtype=dtype)
         a, b, acc = p.shapes
         if p.dataflow == "ws":
             members = {"a_in": In(a).array(p.rows), "a_valid": In(1).array(p.rows),

@@ -63,7 +63,8 @@ from amaranth.utils import bits_for
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import BlockParams, FromParams, fill_implied, fp_operand_implied
+from ._params import AccWidth, AWidth, BlockParams, BWidth, FPOperandParams, FromParams, MacDtype, Signed
+from .fp import FPAdder, FPMultiplier
 
 __all__ = [
     "TENSORDASH_PATTERNS", "TensorDashSchedParams", "TensorDashPEParams", "TensorDashTileParams",
@@ -140,12 +141,7 @@ class TensorDashSchedParams(BlockParams):
     pattern: PatternName = Field("default", description="connectivity pattern (options beyond +D-1 dropped)")
 
 
-#: floating-point dtypes and their operand widths in bits (fp_spec: fp16 1/5/10, bf16 1/8/7, fp32 1/8/23)
-FP_OPERAND_WIDTHS = {"fp16": 16, "bf16": 16, "fp32": 32}
-Dtype = Literal["int", "fp16", "bf16", "fp32"]
-
-
-class TensorDashPEParams(TensorDashSchedParams):
+class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
     """Parameters of :class:`TensorDashPE`.
 
     With a floating-point ``dtype`` the widths are implied (operands 16 or 32
@@ -155,29 +151,24 @@ class TensorDashPEParams(TensorDashSchedParams):
     """
 
     block = "tensordash_pe"
+    fp_signed = True
 
-    a_width: int = Field(8, ge=1, le=32, description="width of operand a in bits")
-    b_width: int = Field(8, ge=1, le=32, description="width of operand b in bits")
-    acc_width: int = Field(32, ge=2, le=64, description="accumulator width in bits; must be >= a_width + b_width")
-    signed: bool = Field(True, description="two's-complement operands and accumulator (else unsigned)",
-                         json_schema_extra={"cli_negative": "unsigned"})
-    dtype: Dtype = Field("int", description="operand datatype: 'int', or fp16/bf16/fp32 operands with fp32 "
-                                            "products and accumulation (widths implied)")
+    a_width: AWidth = 8
+    b_width: BWidth = 8
+    acc_width: AccWidth = 32
+    signed: Signed = True
+    dtype: MacDtype = Field("int", description="operand datatype: 'int', or fp16/bf16/fp32 operands with fp32 "
+                                               "products and accumulation (widths implied)")
     flush_subnormals: bool = Field(False, description="fp only: subnormal inputs and results of the multipliers "
                                                       "and adders become zero of the same sign (DAZ+FTZ)")
 
     @model_validator(mode="before")
     @classmethod
-    def _fp_implied(cls, data):
-        if not isinstance(data, dict):
-            return data
-        dtype = data.get("dtype", "int")
-        if not isinstance(dtype, str) or dtype not in FP_OPERAND_WIDTHS:
-            if data.get("flush_subnormals") is True and dtype == "int":
-                raise ValueError("flush_subnormals: true is not allowed with dtype='int'; it needs a "
-                                 "floating-point dtype ('fp16', 'bf16' or 'fp32')")
-            return data  # 'int' (or a bad dtype, which field validation reports)
-        return fill_implied(data, dtype, fp_operand_implied(dtype, FP_OPERAND_WIDTHS[dtype], signed=True))
+    def _check_flush_int(cls, data):
+        if isinstance(data, dict) and data.get("dtype", "int") == "int" and data.get("flush_subnormals") is True:
+            raise ValueError("flush_subnormals: true is not allowed with dtype='int'; it needs a "
+                             "floating-point dtype ('fp16', 'bf16' or 'fp32')")
+        return data
 
     @property
     def is_fp(self) -> bool:
@@ -200,11 +191,6 @@ class TensorDashTileParams(TensorDashPEParams):
     rows: int = Field(4, ge=1, le=16, description="PE rows R sharing the B-side schedule")
 
 
-def _given(**kwargs):
-    """Keyword arguments without the ``None`` ones (so a params model fills in implied widths)."""
-    return {k: v for k, v in kwargs.items() if v is not None}
-
-
 def _op_shape(p, width: int) -> Shape:
     """Shape of an operand / accumulator port: fp values are unsigned bit patterns."""
     return Shape(width, p.signed and not p.is_fp)
@@ -220,8 +206,8 @@ def _idle_b(p) -> int:
     return 1 << (p.b_width - 1) if p.is_fp else 0
 
 
-def _validated(model, kwargs, options):
-    params = model.validate_kwargs(kwargs)
+def _validated(model, options, **kwargs):
+    params = model.from_arguments(**kwargs)
     if isinstance(options, str):
         raise TypeError(f"options={options!r} is not a sequence of (step, lane_offset) integer pairs "
                         "(a named pattern goes in pattern=)")
@@ -262,7 +248,7 @@ class TensorDashScheduler(FromParams, wiring.Component):
     def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default",
                  options: Sequence[tuple[int, int]] | None = None):
         self.params, self.options, self.levels = _validated(
-            TensorDashSchedParams, dict(lanes=lanes, depth=depth, pattern=pattern), options)
+            TensorDashSchedParams, options, lanes=lanes, depth=depth, pattern=pattern)
         self.sel_width = bits_for(len(self.options))
         super().__init__({
             "z": In(lanes).array(depth),
@@ -364,8 +350,6 @@ def _fp_accumulate(m: Module, a_ops, b_ops, start, step, dtype: str, flush: bool
     an in-order pairwise tree of :class:`~accelgen.rtl.fp.FPAdder` (level by level: lanes (0,1), (2,3),
     ...; an odd last value passes to the next level), then ``acc + tree`` into the fp32 accumulator.
     ``start`` loads +0.0."""
-    from .fp import FPAdder, FPMultiplier
-
     values = []
     for lane, (x, y) in enumerate(zip(a_ops, b_ops)):
         mul = m.submodules[f"fpmul{lane}"] = FPMultiplier(dtype, flush_subnormals=flush)
@@ -400,6 +384,74 @@ def _accumulate(m: Module, products, start, step, acc_shape) -> Signal:
         # assigning the wider sum truncates: wrap-around modulo 2**acc_width
         m.d.sync += acc.eq(acc + _sum_tree(products))
     return acc
+
+
+def _stream_ports(p, options, rows: tuple[int, ...]) -> dict:
+    """Ports of a PE (``rows`` empty) or of a tile of ``rows[0]`` PE rows (``a_next`` and ``acc`` per row)."""
+    return {
+        "start": In(1),
+        "a_next": In(_op_shape(p, p.a_width)).array(*rows, p.depth, p.lanes),
+        "b_next": In(_op_shape(p, p.b_width)).array(p.depth, p.lanes),
+        "next_valid": In(p.depth),
+        "take": Out(bits_for(p.depth)),
+        "sel": Out(bits_for(len(options))).array(p.lanes),
+        "done": Out(1),
+        "acc": Out(_op_shape(p, p.acc_width)).array(*rows) if rows else Out(_op_shape(p, p.acc_width)),
+    }
+
+
+class _ScheduledBuffers:
+    """What the PE and the tile share: the scheduler, one staging buffer per operand stream, the
+    ``live`` flags of the effectual pairs and the ``valid`` rows, ``step`` (a busy cycle without
+    ``start``), and the ``take`` / ``done`` / ``sel`` outputs.
+
+    ``streams`` maps a buffer name to ``(window port, width)``, in the order the buffers are built. A
+    slot enters live when its row exists and every stream's operand there is non-zero (the PE: A and
+    B; the tile: B only); it stays live until a lane uses it.
+    """
+
+    def __init__(self, m: Module, component, streams: dict[str, tuple[object, int]]):
+        p, options = component.params, component.options
+        lanes, depth = p.lanes, p.depth
+        self.m, self.component, self.options, self.params = m, component, options, p
+        start, next_valid = component.start, component.next_valid
+        self.sched = sched = m.submodules.sched = TensorDashScheduler(lanes=lanes, depth=depth, options=options)
+        self.shapes = {name: _op_shape(p, width) for name, (_, width) in streams.items()}
+        self.buffers = {name: _regs(name, self.shapes[name], depth, lanes) for name in streams}
+        live = _regs("live", 1, depth, lanes)
+        valid = _regs("valid", 1, depth, 1)
+        self.busy = valid[0][0]
+        self.step = step = Signal(name="step")
+        m.d.comb += step.eq(self.busy & ~start)
+        for s in range(depth):
+            m.d.comb += sched.z[s].eq(~Cat(live[s]))
+        used = _used_slots(sched.sel, options, depth, lanes)
+        # zero detectors on the rows entering the buffers
+        w_live = [[next_valid[s] for _ in range(lanes)] for s in range(depth)]
+        for window, _ in streams.values():
+            w_live = [[w_live[s][l] & _nonzero_detect(p, window[s][l]) for l in range(lanes)] for s in range(depth)]
+        self.shift = shift = sched.as_rows
+        for name, (window, _) in streams.items():
+            _stage(m, self.buffers[name], self.buffers[name], window, start, step, shift)
+        _stage(m, live, [[live[s][l] & ~used[s][l] for l in range(lanes)] for s in range(depth)], w_live,
+               start, step, shift)
+        _stage(m, valid, valid, [[next_valid[s]] for s in range(depth)], start, step, shift)
+
+    def lane_operands(self, name: str, idle: int = 0) -> list[Signal]:
+        """Per lane the operand of buffer ``name`` its select picks (``idle`` for an idle lane)."""
+        return [_lane_mux(self.m, self.sched.sel[lane], self.options, self.buffers[name], lane, self.shapes[name],
+                          f"{name}_op{lane}", idle=idle) for lane in range(self.params.lanes)]
+
+    def drive_outputs(self, *more) -> None:
+        """``take``, ``done`` (and the statements ``more``), then ``sel``."""
+        c = self.component
+        self.m.d.comb += [
+            c.take.eq(Mux(c.start, self.params.depth, Mux(self.busy, self.shift, 0))),
+            c.done.eq(~self.busy),
+            *more,
+        ]
+        for lane in range(self.params.lanes):
+            self.m.d.comb += c.sel[lane].eq(self.sched.sel[lane])
 
 
 _FP_DOC = """
@@ -505,20 +557,10 @@ class TensorDashPE(FromParams, wiring.Component):
                  b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
                  dtype: str = "int", flush_subnormals: bool = False,
                  options: Sequence[tuple[int, int]] | None = None):
-        self.params, self.options, self.levels = _validated(TensorDashPEParams, _given(
-            lanes=lanes, depth=depth, pattern=pattern, a_width=a_width, b_width=b_width, acc_width=acc_width,
-            signed=signed, dtype=dtype, flush_subnormals=flush_subnormals), options)
-        p = self.params
-        super().__init__({
-            "start": In(1),
-            "a_next": In(_op_shape(p, p.a_width)).array(p.depth, p.lanes),
-            "b_next": In(_op_shape(p, p.b_width)).array(p.depth, p.lanes),
-            "next_valid": In(p.depth),
-            "take": Out(bits_for(p.depth)),
-            "sel": Out(bits_for(len(self.options))).array(p.lanes),
-            "done": Out(1),
-            "acc": Out(_op_shape(p, p.acc_width)),
-        })
+        self.params, self.options, self.levels = _validated(
+            TensorDashPEParams, options, lanes=lanes, depth=depth, pattern=pattern, a_width=a_width,
+            b_width=b_width, acc_width=acc_width, signed=signed, dtype=dtype, flush_subnormals=flush_subnormals)
+        super().__init__(_stream_ports(self.params, self.options, rows=()))
 
     @property
     def latency(self) -> int:
@@ -526,47 +568,16 @@ class TensorDashPE(FromParams, wiring.Component):
 
     def elaborate(self, platform):
         p = self.params
-        lanes, depth = p.lanes, p.depth
         m = Module()
-        sched = m.submodules.sched = TensorDashScheduler(lanes=lanes, depth=depth, options=self.options)
-
-        a = _regs("a", _op_shape(p, p.a_width), depth, lanes)
-        b = _regs("b", _op_shape(p, p.b_width), depth, lanes)
-        live = _regs("live", 1, depth, lanes)
-        valid = _regs("valid", 1, depth, 1)
-        busy = valid[0][0]
-        step = Signal(name="step")
-        m.d.comb += step.eq(busy & ~self.start)
-
-        for s in range(depth):
-            m.d.comb += sched.z[s].eq(~Cat(live[s]))
-        used = _used_slots(sched.sel, self.options, depth, lanes)
-        # zero detectors on the rows entering the buffers
-        w_live = [[self.next_valid[s] & _nonzero_detect(p, self.a_next[s][l]) & _nonzero_detect(p, self.b_next[s][l])
-                   for l in range(lanes)] for s in range(depth)]
-        shift = sched.as_rows
-        _stage(m, a, a, self.a_next, self.start, step, shift)
-        _stage(m, b, b, self.b_next, self.start, step, shift)
-        _stage(m, live, [[live[s][l] & ~used[s][l] for l in range(lanes)] for s in range(depth)], w_live,
-               self.start, step, shift)
-        _stage(m, valid, valid, [[self.next_valid[s]] for s in range(depth)], self.start, step, shift)
-
-        xs = [_lane_mux(m, sched.sel[lane], self.options, a, lane, _op_shape(p, p.a_width), f"a_op{lane}")
-              for lane in range(lanes)]
-        ys = [_lane_mux(m, sched.sel[lane], self.options, b, lane, _op_shape(p, p.b_width), f"b_op{lane}",
-                        idle=_idle_b(p)) for lane in range(lanes)]
+        front = _ScheduledBuffers(m, self, {"a": (self.a_next, p.a_width), "b": (self.b_next, p.b_width)})
+        xs = front.lane_operands("a")
+        ys = front.lane_operands("b", idle=_idle_b(p))
         if p.is_fp:
-            acc = _fp_accumulate(m, xs, ys, self.start, step, p.dtype, p.flush_subnormals)
+            acc = _fp_accumulate(m, xs, ys, self.start, front.step, p.dtype, p.flush_subnormals)
         else:
-            acc = _accumulate(m, [x * y for x, y in zip(xs, ys)], self.start, step, Shape(p.acc_width, p.signed))
-
-        m.d.comb += [
-            self.take.eq(Mux(self.start, depth, Mux(busy, shift, 0))),
-            self.done.eq(~busy),
-            self.acc.eq(acc),
-        ]
-        for lane in range(lanes):
-            m.d.comb += self.sel[lane].eq(sched.sel[lane])
+            acc = _accumulate(m, [x * y for x, y in zip(xs, ys)], self.start, front.step,
+                              Shape(p.acc_width, p.signed))
+        front.drive_outputs(self.acc.eq(acc))
         return m
 
 
@@ -647,20 +658,11 @@ class TensorDashTile(FromParams, HierarchicalComponent):
                  b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
                  dtype: str = "int", flush_subnormals: bool = False, rows: int = 4,
                  options: Sequence[tuple[int, int]] | None = None):
-        self.params, self.options, self.levels = _validated(TensorDashTileParams, _given(
-            lanes=lanes, depth=depth, pattern=pattern, a_width=a_width, b_width=b_width, acc_width=acc_width,
-            signed=signed, dtype=dtype, flush_subnormals=flush_subnormals, rows=rows), options)
-        p = self.params
-        super().__init__({
-            "start": In(1),
-            "a_next": In(_op_shape(p, p.a_width)).array(p.rows, p.depth, p.lanes),
-            "b_next": In(_op_shape(p, p.b_width)).array(p.depth, p.lanes),
-            "next_valid": In(p.depth),
-            "take": Out(bits_for(p.depth)),
-            "sel": Out(bits_for(len(self.options))).array(p.lanes),
-            "done": Out(1),
-            "acc": Out(_op_shape(p, p.acc_width)).array(p.rows),
-        })
+        self.params, self.options, self.levels = _validated(
+            TensorDashTileParams, options, lanes=lanes, depth=depth, pattern=pattern, a_width=a_width,
+            b_width=b_width, acc_width=acc_width, signed=signed, dtype=dtype, flush_subnormals=flush_subnormals,
+            rows=rows)
+        super().__init__(_stream_ports(self.params, self.options, rows=(self.params.rows,)))
 
     @property
     def latency(self) -> int:
@@ -670,41 +672,19 @@ class TensorDashTile(FromParams, HierarchicalComponent):
         p = self.params
         lanes, depth = p.lanes, p.depth
         m = Module()
-        sched = m.submodules.sched = TensorDashScheduler(lanes=lanes, depth=depth, options=self.options)
-        b = _regs("b", _op_shape(p, p.b_width), depth, lanes)
-        live = _regs("live", 1, depth, lanes)
-        valid = _regs("valid", 1, depth, 1)
-        busy = valid[0][0]
-        step = Signal(name="step")
-        m.d.comb += step.eq(busy & ~self.start)
-        for s in range(depth):
-            m.d.comb += sched.z[s].eq(~Cat(live[s]))
-        used = _used_slots(sched.sel, self.options, depth, lanes)
-        w_live = [[self.next_valid[s] & _nonzero_detect(p, self.b_next[s][l]) for l in range(lanes)]
-                  for s in range(depth)]
-        shift = sched.as_rows
-        _stage(m, b, b, self.b_next, self.start, step, shift)
-        _stage(m, live, [[live[s][l] & ~used[s][l] for l in range(lanes)] for s in range(depth)], w_live,
-               self.start, step, shift)
-        _stage(m, valid, valid, [[self.next_valid[s]] for s in range(depth)], self.start, step, shift)
-        b_op = [_lane_mux(m, sched.sel[lane], self.options, b, lane, _op_shape(p, p.b_width), f"b_op{lane}",
-                          idle=_idle_b(p)) for lane in range(lanes)]
+        front = _ScheduledBuffers(m, self, {"b": (self.b_next, p.b_width)})
+        b_op = front.lane_operands("b", idle=_idle_b(p))
 
         for r in range(p.rows):
             cell = TensorDashTileRow(params=p, options=self.options)
-            ports = {"start": self.start, "step": step, "shift": shift, "acc": self.acc[r]}
+            ports = {"start": self.start, "step": front.step, "shift": front.shift, "acc": self.acc[r]}
             for s in range(depth):
                 for l in range(lanes):
                     ports[f"a_next__{s}__{l}"] = self.a_next[r][s][l]
             for l in range(lanes):
-                ports[f"sel__{l}"] = sched.sel[l]
+                ports[f"sel__{l}"] = front.sched.sel[l]
                 ports[f"b_op__{l}"] = b_op[l]
             m.submodules[f"row{r}"] = self.cell_instance("row", cell, **ports)
 
-        m.d.comb += [
-            self.take.eq(Mux(self.start, depth, Mux(busy, shift, 0))),
-            self.done.eq(~busy),
-        ]
-        for lane in range(lanes):
-            m.d.comb += self.sel[lane].eq(sched.sel[lane])
+        front.drive_outputs()
         return m

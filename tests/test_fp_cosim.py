@@ -280,7 +280,7 @@ def _mutant(tmp_path, old: str, new: str):
     assert src.count(old) == 1, old
     path = tmp_path / "fp_mutant.py"
     path.write_text(src.replace(old, new))
-    spec = importlib.util.spec_from_file_location("accelgen_fp_mutant", path)
+    spec = importlib.util.spec_from_file_location("accelgen.rtl.fp_mutant", path)  # beside rtl.fp: same imports
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)

@@ -22,26 +22,24 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from ..fpformat import FIELD_BITS, format_of
+from ..fpformat import width as fp_width
+
 __all__ = ["FP_FORMATS", "CANONICAL_NAN", "fp_width", "bits_dtype", "to_float32", "float32_bits", "from_float32",
            "fp_mul", "fp_add", "canonical", "bits_equal", "is_nan", "is_zero", "flush_subnormal_bits",
            "special_values", "random_fp_bits", "dot_sequential", "tree_sum"]
 
-#: (exponent bits, fraction bits) per floating-point dtype (same table as ``rtl.fp.FP_FORMATS``)
-FP_FORMATS: dict[str, tuple[int, int]] = {"fp16": (5, 10), "bf16": (8, 7), "fp32": (8, 23)}
+#: (exponent bits, fraction bits) per floating-point dtype (a view of :data:`accelgen.fpformat.FORMATS`);
+#: ``fp_width`` is :func:`accelgen.fpformat.width`, re-exported
+FP_FORMATS = FIELD_BITS
 CANONICAL_NAN = np.uint32(0x7FC00000)
 _NP_TYPE = {"fp16": np.float16, "bf16": ml_dtypes.bfloat16, "fp32": np.float32}
 
 
 def _check(dtype: str) -> tuple[int, int]:
-    if dtype not in FP_FORMATS:
-        raise ValueError(f"dtype {dtype!r} is not a floating-point format; allowed: "
-                         + ", ".join(repr(d) for d in FP_FORMATS))
-    return FP_FORMATS[dtype]
-
-
-def fp_width(dtype: str) -> int:
-    e, f = _check(dtype)
-    return 1 + e + f
+    """``(exponent bits, fraction bits)`` of ``dtype``; ``ValueError`` for a dtype that is not fp."""
+    fmt = format_of(dtype)
+    return fmt.exponent_bits, fmt.fraction_bits
 
 
 def bits_dtype(dtype: str):
@@ -137,7 +135,7 @@ def special_values(dtype: str) -> np.ndarray:
     e, f = _check(dtype)
     sign = 1 << (e + f)
     exp_max = (1 << e) - 1
-    bias = (1 << (e - 1)) - 1
+    bias = format_of(dtype).bias
     one = bias << f
     mags = [
         0, 1, 2, (1 << f) - 1,                          # zero, smallest subnormals, largest subnormal

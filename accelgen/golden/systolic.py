@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fpformat import FP_DTYPES
 from .fp import canonical, float32_bits, to_float32
 
 DATAFLOWS = ("ws", "os")
@@ -133,9 +134,6 @@ def fold_partial_sums(A: np.ndarray, B: np.ndarray, k0: int, k1: int, acc_width:
 #   OS          acc = +0.0, then acc = fp32(acc + p[k]) for k = 0..K-1 (no host combination).
 # numpy float32 arithmetic is IEEE binary32 with round to nearest even and subnormals, i.e. exactly
 # the hardware's adder and multiplier; every NaN is reported as the canonical 0x7FC00000.
-
-FP_DTYPES = ("fp16", "bf16", "fp32")
-
 
 def _f32(bits, dtype: str) -> np.ndarray:
     return to_float32(np.asarray(bits), dtype)

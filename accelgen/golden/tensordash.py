@@ -49,22 +49,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .fp import canonical, fp_add, fp_mul
+from ..fpformat import FP_DTYPES, is_fp
+from .fp import bits_dtype, canonical, fp_add, fp_mul, fp_width
 
 __all__ = [
     "TD_PATTERNS", "pattern_options", "schedule_levels", "schedule_step", "PETrace", "simulate_pe",
-    "cycle_counts", "dense_cycles", "ideal_speedup", "FP_WIDTHS", "fp_nonzero", "lane_tree_sum",
+    "cycle_counts", "dense_cycles", "ideal_speedup", "fp_nonzero", "lane_tree_sum",
 ]
 
-#: operand widths of the floating-point dtypes
-FP_WIDTHS = {"fp16": 16, "bf16": 16, "fp32": 32}
 #: -0.0 in fp32: what an idle lane contributes (x + -0.0 == x bit for bit, for every x)
 NEG_ZERO_FP32 = 0x8000_0000
 
 
 def fp_nonzero(bits, dtype: str) -> np.ndarray:
     """The zero detector of the fp PE: True unless exponent and fraction bits are all 0 (+0 and -0 are zero)."""
-    w = FP_WIDTHS[dtype]
+    w = fp_width(dtype)
     return (np.asarray(bits, dtype=np.uint64) & np.uint64((1 << (w - 1)) - 1)) != 0
 
 
@@ -238,10 +237,10 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
     if side not in ("both", "b"):
         raise ValueError(f"side={side!r}; allowed: 'both' or 'b'")
     fp = dtype != "int"
-    if fp and dtype not in FP_WIDTHS:
-        raise ValueError(f"dtype={dtype!r}; allowed: 'int', 'fp16', 'bf16' or 'fp32'")
+    if fp and not is_fp(dtype):
+        raise ValueError(f"dtype={dtype!r}; allowed: " + ", ".join(repr(d) for d in ("int", *FP_DTYPES)))
     if fp:
-        op_type = np.uint16 if FP_WIDTHS[dtype] == 16 else np.uint32
+        op_type = bits_dtype(dtype)
     length = n if length is None else int(length)
     if not 0 <= length <= n:
         raise ValueError(f"length={length} outside 0..{n}")
