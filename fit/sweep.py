@@ -76,7 +76,6 @@ tee -q -o libltp.txt ltp -noff
 """
 
 
-#: variant suffixes that are datatypes: every point of such a sweep must have that ``dtype``
 _NAME_RE = r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)?$"
 
 

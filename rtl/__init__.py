@@ -7,7 +7,8 @@ schema; its docstring states ports and latency.
 
 from ._params import BlockParams
 from .benes import Benes, BenesParams
-from .fan import FAN, AdderTree, AdderTreeParams, FanLinear, FanLinearParams, FANParams
+from .fan import FAN, AdderTreeParams, FanLinearParams, FANParams
+from .fan_baselines import AdderTree, FanLinear
 from .mac import MAC, MACParams
 from .tensordash import (TensorDashPE, TensorDashPEParams, TensorDashScheduler, TensorDashSchedParams,
                          TensorDashTile, TensorDashTileParams)

@@ -15,8 +15,7 @@ import annotated_types
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..fpformat import ACC_DTYPE, ACC_WIDTH, is_fp
-from ..fpformat import width as fp_width
+from ..fpformat import ACC_DTYPE, ACC_WIDTH, is_fp, width as fp_width
 from ..problems import problem_list
 
 

@@ -40,7 +40,7 @@ from ._cells import HierarchicalComponent
 from ._params import BlockParams, FromParams, fill_implied
 from .fp import FPAdder
 
-__all__ = ["FANParams", "FanLinearParams", "AdderTreeParams", "FAN", "FanLinear", "AdderTree", "fan_level"]
+__all__ = ["FANParams", "FanLinearParams", "AdderTreeParams", "FAN", "fan_level"]
 
 
 def fan_level(i: int) -> int:
@@ -169,7 +169,7 @@ class _Pipe:
         return line[stage]
 
 
-def _input_stage(m: Module, component, p, with_ids: bool):
+def input_stage(m: Module, component, p, with_ids: bool):
     """Input registers (stage 0): values masked by their valid bit, valid bits, vecIDs."""
     x, v, ids = [], [], []
     for i in range(p.n):
@@ -197,7 +197,7 @@ def _reduction_ports(p, slots: bool) -> dict:
     return ports
 
 
-class _ReductionNetwork(FromParams, HierarchicalComponent):
+class ReductionNetwork(FromParams, HierarchicalComponent):
     """What the reduction networks share: ports from the parameters, the input stage and, for the
     cluster networks (with ``vec_id``, a sum per output slot), the slot outputs."""
 
@@ -211,7 +211,7 @@ class _ReductionNetwork(FromParams, HierarchicalComponent):
     def _front(self) -> tuple[Module, _Pipe, tuple[list, list, list]]:
         """A new module, its delay lines and the input stage ``(x, v, ids)``."""
         m = Module()
-        return m, _Pipe(m), _input_stage(m, self, self.params, with_ids=self.slots)
+        return m, _Pipe(m), input_stage(m, self, self.params, with_ids=self.slots)
 
     def _drive_slots(self, m: Module, pipe: _Pipe, stage: int, keys: list[str]) -> None:
         """Output slot ``j``: the value on line ``(keys[j], j)``, its ``sv`` flag and its vecID at ``stage``."""
@@ -220,11 +220,11 @@ class _ReductionNetwork(FromParams, HierarchicalComponent):
                          self.sum_id[j].eq(pipe.at(("id", j), stage))]
 
 
-def _shape(width: int, signed: bool, fp: bool) -> Shape:
+def value_shape(width: int, signed: bool, fp: bool) -> Shape:
     return unsigned(32) if fp else Shape(width, signed)
 
 
-def _adder(m: Module, fp: bool, a, b):
+def reduction_adder(m: Module, fp: bool, a, b):
     """``a + b``: an integer adder (one bit wider), or an fp32 adder (:class:`~accelgen.rtl.fp.FPAdder`,
     combinational, round to nearest even) instantiated as submodule ``add``."""
     if not fp:
@@ -249,15 +249,15 @@ class FanNode0(wiring.Component):
     def __init__(self, width: int, signed: bool, fp: bool = False):
         self.width, self.signed, self.fp = width, signed, fp
         super().__init__({
-            "a": In(_shape(width, signed, fp)), "b": In(_shape(width, signed, fp)), "va": In(1), "vb": In(1),
-            "eqw": In(3), "y": Out(_shape(width + 1, signed, fp)), "yv": Out(1),
-            "yr": Out(_shape(width + 1, signed, fp)), "yrv": Out(1), "sv": Out(1),
+            "a": In(value_shape(width, signed, fp)), "b": In(value_shape(width, signed, fp)), "va": In(1), "vb": In(1),
+            "eqw": In(3), "y": Out(value_shape(width + 1, signed, fp)), "yv": Out(1),
+            "yr": Out(value_shape(width + 1, signed, fp)), "yrv": Out(1), "sv": Out(1),
         })
 
     def elaborate(self, platform):
         m = Module()
         left, eq, right = self.eqw[0], self.eqw[1], self.eqw[2]
-        total = _adder(m, self.fp, self.a, self.b)
+        total = reduction_adder(m, self.fp, self.a, self.b)
         both = self.va | self.vb
         yv = Mux(eq, both, self.va)
         occupied = Mux(eq, ~left & ~right, ~left)
@@ -289,10 +289,10 @@ class FanNode(wiring.Component):
         self.width, self.signed, self.level, self.fp = width, signed, level, fp
         w = width + level
         super().__init__({
-            "a_cand": In(_shape(w, signed, fp)).array(level), "a_v": In(1).array(level),
-            "b_cand": In(_shape(w, signed, fp)).array(level), "b_v": In(1).array(level),
+            "a_cand": In(value_shape(w, signed, fp)).array(level), "a_v": In(1).array(level),
+            "b_cand": In(value_shape(w, signed, fp)).array(level), "b_v": In(1).array(level),
             "eqw": In(2 ** (level + 1) + 1),
-            "y": Out(_shape(w + 1, signed, fp)), "yv": Out(1), "sv": Out(1),
+            "y": Out(value_shape(w + 1, signed, fp)), "yv": Out(1), "sv": Out(1),
         })
 
     def elaborate(self, platform):
@@ -312,14 +312,14 @@ class FanNode(wiring.Component):
         eq = e[c]
         yv = Mux(eq, av | bv, av)
         occupied = Mux(eq, ~reach_left & ~reach_right, ~e[c - 1])
-        total = _adder(m, self.fp, a, b)
+        total = reduction_adder(m, self.fp, a, b)
         m.d.sync += [self.y.eq(Mux(eq, total, a)), self.yv.eq(yv), self.sv.eq(occupied & yv)]
         return m
 
 
 # --------------------------------------------------------------------------- FAN
 
-class FAN(_ReductionNetwork):
+class FAN(ReductionNetwork):
     """SIGMA's Forwarding Adder Network: reduces every cluster of equal adjacent vecIDs in one pass.
 
     ``n - 1`` adders form an in-order binary tree: adder ``j`` (0..n-2) sits
@@ -434,182 +434,4 @@ class FAN(_ReductionNetwork):
         pipe.put(("x", n - 1), 0, x[n - 1])
         pipe.put(("sv", n - 1), 0, last_single)
         self._drive_slots(m, pipe, k, ["y"] * (n - 1) + ["x"])
-        return m
-
-
-# --------------------------------------------------------------------------- linear chain
-
-class ChainAdder(wiring.Component):
-    """One adder of the linear chain (combinational): ``s = x + (link ? carry : 0)``.
-
-    fp32: ``s = link ? carry + x : x`` (the fp32 adder's result, or ``x`` passed bit-exactly
-    when the cluster starts here)."""
-
-    def __init__(self, width: int, signed: bool, fp: bool = False):
-        self.width, self.signed, self.fp = width, signed, fp
-        sh = _shape(width, signed, fp)
-        super().__init__({"x": In(sh), "vx": In(1), "carry": In(sh),
-                          "vc": In(1), "link": In(1), "s": Out(sh), "vs": Out(1)})
-
-    def elaborate(self, platform):
-        m = Module()
-        if self.fp:
-            m.d.comb += self.s.eq(Mux(self.link, _adder(m, True, self.carry, self.x), self.x))
-        else:
-            m.d.comb += self.s.eq(self.x + Mux(self.link, self.carry, 0))
-        m.d.comb += self.vs.eq(self.vx | (self.link & self.vc))
-        return m
-
-
-class FanLinear(_ReductionNetwork):
-    """Linear (chain) reduction baseline for :class:`FAN`: same clusters, same interface, O(n) latency.
-
-    Adder ``i`` (1..n-1) computes the running sum ``s[i] = value[i] + s[i-1]``
-    when inputs ``i-1`` and ``i`` share a vecID, else ``s[i] = value[i]``
-    (``s[0] = value[0]``). A register stage follows every ``stage_adders``
-    adders along the chain; inputs and partial results are delayed (skewed)
-    so that a new vector enters every cycle. Every adder is one instance of
-    the cell module ``<top>__adder`` (``width + log2 n`` bits wide).
-
-    Parameters
-    ----------
-    n, width, signed, dtype :
-        As for :class:`FAN`.
-    stage_adders : int
-        Chain adders per pipeline stage, ``1..n-1`` (``n-1``: one combinational chain).
-
-    Ports
-    -----
-    value, valid, vec_id, sum_id, sum_valid :
-        As for :class:`FAN`.
-    sum : Out(width + log2 n).array(n)
-        Slot ``j`` holds the sum of the cluster whose *last* input is ``j``.
-
-    Latency
-    -------
-    ``1 + ceil((n-1) / stage_adders)`` cycles (input registers, then the chain
-    stages), one new vector per cycle.
-    """
-
-    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
-                 stage_adders: int = 1):
-        self._setup(FanLinearParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype,
-                                                   stage_adders=stage_adders))
-
-    def elaborate(self, platform):
-        p = self.params
-        n, r, sw = p.n, p.stage_adders, p.sum_width
-        m, pipe, (x, v, ids) = self._front()
-        eq = [Signal(name=f"eq{i}") for i in range(n - 1)]
-        m.d.comb += [eq[i].eq(ids[i] == ids[i + 1]) for i in range(n - 1)]
-        for i in range(n):
-            pipe.put(("x", i), 0, x[i])
-            pipe.put(("v", i), 0, v[i])
-            pipe.put(("id", i), 0, ids[i])
-        for i in range(n - 1):
-            pipe.put(("eq", i), 0, eq[i])
-        final = p.chain_stages
-        cell = ChainAdder(sw, p.signed, p.fp)
-        shape = p.value_shape(p.log2n)
-
-        s0 = Signal(shape, name="s0")
-        sv0 = Signal(name="sv0")
-        m.d.comb += [s0.eq(x[0]), sv0.eq(~eq[0] & v[0])]
-        pipe.put(("s", 0), 0, s0)
-        pipe.put(("sv", 0), 0, sv0)
-        s_prev, v_prev = s0, v[0]
-        prev_stage = 0
-        for i in range(1, n):
-            c = -(-i // r)                 # chain stage of adder i; it reads stage c-1 values
-            if prev_stage < c - 1:         # carry crosses a register boundary
-                s_prev, v_prev = pipe.at(("s", i - 1), c - 1), pipe.at(("vs", i - 1), c - 1)
-            s = Signal(shape, name=f"s{i}_c")
-            vs = Signal(name=f"vs{i}_c")
-            xi = Signal(shape, name=f"x{i}_ext")   # Instance ports do not sign-extend
-            m.d.comb += xi.eq(pipe.at(("x", i), c - 1))
-            m.submodules[f"adder_{i}"] = self.cell_instance(
-                "adder", cell, clocked=False, x=xi, vx=pipe.at(("v", i), c - 1),
-                carry=s_prev, vc=v_prev, link=pipe.at(("eq", i - 1), c - 1), s=s, vs=vs)
-            # register at the end of chain stage c
-            s_q = Signal(shape, name=f"s{i}")
-            vs_q = Signal(name=f"vs{i}")
-            m.d.sync += [s_q.eq(s), vs_q.eq(vs)]
-            pipe.put(("vs", i), c, vs_q)
-            sv = Signal(name=f"sv{i}")
-            ends = ~pipe.at(("eq", i), c - 1) if i < n - 1 else Const(1, 1)
-            sv_q = Signal(name=f"sv{i}_q")
-            m.d.comb += sv.eq(ends & vs)
-            m.d.sync += sv_q.eq(sv)
-            pipe.put(("s", i), c, s_q)
-            pipe.put(("sv", i), c, sv_q)
-            s_prev, v_prev, prev_stage = s, vs, c - 1   # combinational, for the next adder of this stage
-        self._drive_slots(m, pipe, final, ["s"] * n)
-        return m
-
-
-# --------------------------------------------------------------------------- plain adder tree
-
-class TreeAdder(wiring.Component):
-    """Two-input adder with output register: ``y = a + b`` (one bit wider), ``yv = va | vb``."""
-
-    def __init__(self, width: int, signed: bool, fp: bool = False):
-        self.width, self.signed, self.fp = width, signed, fp
-        super().__init__({"a": In(_shape(width, signed, fp)), "b": In(_shape(width, signed, fp)), "va": In(1),
-                          "vb": In(1), "y": Out(_shape(width + 1, signed, fp)), "yv": Out(1)})
-
-    def elaborate(self, platform):
-        m = Module()
-        m.d.sync += [self.y.eq(_adder(m, self.fp, self.a, self.b)), self.yv.eq(self.va | self.vb)]
-        return m
-
-
-class AdderTree(_ReductionNetwork):
-    """Plain binary adder tree: the sum of all ``n`` inputs (one dot product) per vector.
-
-    The baseline SIGMA compares :class:`FAN` with: it cannot reduce several
-    clusters at once. ``n/2**(L+1)`` adders at level ``L``, each an instance of
-    the cell module ``<top>__add<L>``, one register stage per level.
-
-    Parameters
-    ----------
-    n, width, signed, dtype :
-        As for :class:`FAN`.
-
-    Ports
-    -----
-    value : In(width).array(n), signed if ``signed``
-        The inputs of one vector, a new vector every cycle.
-    valid : In(1).array(n)
-        Input ``i`` is present (else it counts as 0).
-    sum : Out(width + log2 n), signed if ``signed``
-        The exact sum of the valid inputs.
-    sum_valid : Out(1)
-        At least one input of that vector was valid.
-
-    Latency
-    -------
-    ``log2 n + 1`` cycles (input registers, then one stage per level), as :class:`FAN`.
-    """
-
-    slots = False
-
-    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int"):
-        self._setup(AdderTreeParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype))
-
-    def elaborate(self, platform):
-        p = self.params
-        m = Module()
-        x, v, _ = _input_stage(m, self, p, with_ids=False)
-        for level in range(p.log2n):
-            cell = TreeAdder(p.width + level, p.signed, p.fp)
-            nx, nv = [], []
-            for i in range(len(x) // 2):
-                y = Signal(p.value_shape(level + 1), name=f"l{level + 1}_{i}")
-                yv = Signal(name=f"l{level + 1}_{i}_v")
-                m.submodules[f"add_{level}_{i}"] = self.cell_instance(
-                    f"add{level}", cell, a=x[2 * i], b=x[2 * i + 1], va=v[2 * i], vb=v[2 * i + 1], y=y, yv=yv)
-                nx.append(y)
-                nv.append(yv)
-            x, v = nx, nv
-        m.d.comb += [self.sum.eq(x[0]), self.sum_valid.eq(v[0])]
         return m

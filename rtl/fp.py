@@ -44,8 +44,7 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..fpformat import FIELD_BITS, FP_DTYPES, format_of
-from ..fpformat import width as fp_width
+from ..fpformat import FIELD_BITS, FP_DTYPES, format_of, width as fp_width
 
 __all__ = ["FP_FORMATS", "FP_DTYPES", "fp_width", "FPMultiplier", "FPAdder", "CANONICAL_NAN", "FP32_INF"]
 
