@@ -9,19 +9,13 @@ running sum. Any difference in schedule, cycle count or result is a mismatch.
 
 from __future__ import annotations
 
-import json
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from ..gen.emit import render, write
 from ..golden.fp import from_float32, random_fp_bits, special_values
 from ..golden.mac import wrap
-from ..golden.tensordash import (cycle_counts, fp_nonzero, ideal_speedup, pattern_options, schedule_levels,
-                                 schedule_step, simulate_pe)
-from .run import run_cosim
+from ..golden.tensordash import fp_nonzero, pattern_options, schedule_levels, schedule_step, simulate_pe
 from .stimulus import Activity, cosim_activity
 from .vectors import CycleTable, to_bits
 
@@ -48,7 +42,7 @@ def _range(width: int, signed: bool) -> tuple[int, int]:
     return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
 
 
-def _nonzero(rng, shape, width: int, signed: bool) -> np.ndarray:
+def nonzero_ints(rng, shape, width: int, signed: bool) -> np.ndarray:
     """Random nonzero operands, with extremes now and then."""
     lo, hi = _range(width, signed)
     v = rng.integers(lo, hi, size=shape, endpoint=True, dtype=np.int64)
@@ -60,7 +54,7 @@ def _nonzero(rng, shape, width: int, signed: bool) -> np.ndarray:
 
 
 def _sparse(rng, shape, width, signed, zero_frac: float) -> np.ndarray:
-    v = _nonzero(rng, shape, width, signed)
+    v = nonzero_ints(rng, shape, width, signed)
     v[rng.random(shape) < zero_frac] = 0
     return v
 
@@ -110,7 +104,7 @@ class _Operands:
 
     def nonzero(self, shape, special_frac: float = 0.03) -> np.ndarray:
         if self.dtype == "int":
-            return _nonzero(self.rng, shape, self.width, self.signed)
+            return nonzero_ints(self.rng, shape, self.width, self.signed)
         return _fp_nonzero(self.rng, shape, self.dtype, special_frac)
 
     def sparse(self, shape, zero_frac: float, special_frac: float = 0.03) -> np.ndarray:
@@ -270,13 +264,13 @@ def pe_streams(params, vectors: int, seed: int, *, tile: bool = False) -> list[S
     return out
 
 
-def _trace(params, stream: Stream, tile: bool):
+def trace(params, stream: Stream, tile: bool):
     return simulate_pe(stream.a, stream.b, depth=params.depth, pattern=params.pattern, side="b" if tile else "both",
                        dtype=getattr(params, "dtype", "int"),
                        flush_subnormals=getattr(params, "flush_subnormals", False))
 
 
-def _acc_bits(params, value: int) -> int:
+def acc_bits(params, value: int) -> int:
     """The accumulator port's value: fp32 bits as they are, integers wrapped to ``acc_width``."""
     return int(value) if is_fp(params) else wrap(int(value), params.acc_width, params.signed)
 
@@ -333,12 +327,12 @@ def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] 
         for l in range(lanes):
             exp[f"sel__{l}"].append(int(sel[l]) if sel is not None else 0)
         for name, v in zip(acc_names, acc):
-            exp[name].append(_acc_bits(params, v))
+            exp[name].append(acc_bits(params, v))
 
     for stream in streams:
         for _ in range(int(rng.choice([0, 0, 0, 1, 2])) if gaps else 0):
             cycle(0, None, 0, 0, None, 1, acc_now)
-        tr = _trace(params, stream, tile)
+        tr = trace(params, stream, tile)
         traces.append(tr)
         cycle(1, stream, 0, depth, None, 1, acc_now)
         p = depth
@@ -407,122 +401,6 @@ def sched_table(params, vectors: int = 1024, seed: int = 1) -> CycleTable:
                       expect={k: to_bits(v, sel_w if k.startswith("sel") else depth.bit_length())
                               for k, v in exp.items()},
                       info={"vectors": len(lives)})
-
-
-# --------------------------------------------------------------------------- reactive runs and the sweep
-
-STREAM_TB = "accelgen.cosim.tb.tensordash_tb"
-
-
-@dataclass
-class StreamRun:
-    """Outcome of :func:`run_streams`: what the RTL did, next to the golden model."""
-
-    passed: bool
-    measured_cycles: list[int]
-    model_cycles: list[int]
-    results_exact: bool
-    cosim: object  # CosimResult
-
-
-def run_streams(fam, params, streams: list[Stream], *, sim: str = "verilator", seed: int = 1,
-                name: str = "tensordash") -> StreamRun:
-    """Co-simulate ``streams`` on the PE (or tile) of family ``fam`` with the reactive testbench.
-
-    The testbench follows the DUT's ``take`` and counts busy cycles itself; the
-    counts and the accumulators are compared with the golden model
-    (:func:`simulate_pe`) stream by stream.
-    """
-    tile = hasattr(params, "rows")
-    n_rows = params.rows if tile else 1
-    lanes = params.lanes
-    n_max = max([s.rows for s in streams] + [1])
-    count = len(streams)
-    a = np.zeros((count, n_rows, n_max, lanes) if tile else (count, n_max, lanes), dtype=np.int64)
-    b = np.zeros((count, n_max, lanes), dtype=np.int64)
-    lengths = np.array([s.rows for s in streams], dtype=np.int64)
-    traces = [_trace(params, s, tile) for s in streams]
-    for i, s in enumerate(streams):
-        a[i, ..., :s.rows, :] = s.a
-        b[i, :s.rows] = s.b
-    acc_names = [f"acc__{r}" for r in range(n_rows)] if tile else ["acc"]
-    expect = {"cycles": np.array([t.cycles for t in traces], dtype=np.uint64)}
-    for r, nm in enumerate(acc_names):
-        expect[nm] = to_bits([_acc_bits(params, t.result[r]) for t in traces], params.acc_width)
-    table = CycleTable(inputs={"stream": np.arange(count, dtype=np.uint64)}, expect=expect,
-                       info={"vectors": count})
-    with tempfile.TemporaryDirectory(prefix="accelgen-td-") as tmp:
-        tmp = Path(tmp)
-        e = write(render(fam, params, name), tmp / "rtl")
-        np.savez_compressed(tmp / "streams.npz", a=a, b=b, lengths=lengths)
-        res = run_cosim(e.verilog_path, e.manifest, table, sim=sim, seed=seed, work_dir=tmp / "run", keep=True,
-                        waves_on_failure=False, test_module=STREAM_TB,
-                        plan_extra={"streams": str((tmp / "streams.npz").resolve()), "depth": params.depth,
-                                    "lanes": lanes, "rows": n_rows if tile else 0, "a_width": params.a_width,
-                                    "b_width": params.b_width})
-        out = json.loads((tmp / "run" / "result.json").read_text()) if (tmp / "run" / "result.json").exists() else {}
-    measured = [int(c) for c in out.get("measured_cycles", [])]
-    got_acc = out.get("measured_acc", [])
-    exact = len(got_acc) == count and all(
-        [int(v) for v in got] == [int(expect[nm][i]) for nm in acc_names] for i, got in enumerate(got_acc))
-    res.run_dir = res.log = None
-    return StreamRun(passed=res.passed, measured_cycles=measured, model_cycles=[t.cycles for t in traces],
-                     results_exact=exact, cosim=res)
-
-
-def sweep_streams(lanes: int, depth: int, sparsity: float, *, count: int, rows: int, a_width: int = 8,
-                  b_width: int = 8, signed: bool = True, seed: int = 1) -> list[Stream]:
-    """``count`` streams of ``rows`` rows whose pairs are ineffectual with probability ``sparsity``.
-
-    An ineffectual pair has a zero on A, on B or on both (equally likely), so
-    both zero detectors matter.
-    """
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(count):
-        a = _nonzero(rng, (rows, lanes), a_width, signed)
-        b = _nonzero(rng, (rows, lanes), b_width, signed)
-        dead = rng.random((rows, lanes)) < sparsity
-        side = rng.integers(0, 3, (rows, lanes))
-        a[dead & (side != 1)] = 0
-        b[dead & (side != 0)] = 0
-        out.append(Stream(f"s={sparsity}", a, b))
-    return out
-
-
-def speedup_sweep(fam, params, sparsities, *, streams: int = 32, rows: int = 64, seed: int = 1,
-                  sim: str | None = "verilator") -> list[dict]:
-    """Speedup over the dense schedule versus sparsity: cosim, fast model and ideal side by side.
-
-    For each sparsity ``s`` (fraction of ineffectual pairs), ``streams`` random
-    streams of ``rows`` rows run on the PE ``params`` (of family ``fam``); all sparsities share one
-    simulator run. ``sim=None`` skips cosim (model columns only). Each row:
-    ``sparsity``, ``ineffectual`` (measured fraction), ``dense_cycles``,
-    ``cosim_cycles``, ``model_cycles`` (fast vectorized model), ``speedup_cosim``,
-    ``speedup_model``, ``ideal`` = ``min(1/(1-s), D)``, ``agree`` (cosim and fast
-    model equal on every stream) and ``exact`` (every dot product exact).
-    """
-    per_s = [sweep_streams(params.lanes, params.depth, float(s), count=streams, rows=rows,
-                           a_width=params.a_width, b_width=params.b_width, signed=params.signed,
-                           seed=seed + 1000 * i) for i, s in enumerate(sparsities)]
-    run = None
-    if sim is not None:
-        run = run_streams(fam, params, [st for group in per_s for st in group], sim=sim, seed=seed)
-    table = []
-    for i, (s, group) in enumerate(zip(sparsities, per_s)):
-        eff = np.stack([(st.a != 0) & (st.b != 0) for st in group])
-        fast = cycle_counts(eff, depth=params.depth, pattern=params.pattern)
-        dense = int(sum(st.rows for st in group))
-        row = {"sparsity": float(s), "ineffectual": float(1 - eff.mean()), "dense_cycles": dense,
-               "model_cycles": int(fast.sum()), "speedup_model": dense / max(int(fast.sum()), 1),
-               "ideal": float(ideal_speedup(s, params.depth))}
-        if run is not None:
-            measured = run.measured_cycles[i * streams:(i + 1) * streams]
-            row.update(cosim_cycles=int(sum(measured)), speedup_cosim=dense / max(int(sum(measured)), 1),
-                       agree=bool(len(measured) == streams and list(fast) == measured),
-                       exact=bool(run.results_exact and run.passed))
-        table.append(row)
-    return table
 
 
 # --------------------------------------------------------------------------- activity stimulus

@@ -11,7 +11,8 @@ import pytest
 
 from accelgen.cosim import run_cosim
 from accelgen.golden.tensordash import cycle_counts
-from accelgen.cosim.tensordash import Stream, pe_streams, pe_table, run_streams, sched_table, sweep_streams
+from accelgen.cosim.tensordash import Stream, pe_streams, pe_table, sched_table
+from accelgen.cosim.tensordash_speedup import run_streams, sweep_streams
 from accelgen.registry import FAMILIES
 from accelgen.family import BlockFamily
 from accelgen.cli import main

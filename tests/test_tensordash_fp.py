@@ -16,7 +16,8 @@ from accelgen.cosim import run_cosim
 from accelgen.golden import tensordash as td_model
 from accelgen.golden.fp import fp_add, from_float32, to_float32
 from accelgen.golden.tensordash import cycle_counts, fp_nonzero, lane_tree_sum, simulate_pe
-from accelgen.cosim.tensordash import Stream, pe_streams, pe_table, run_streams
+from accelgen.cosim.tensordash import Stream, pe_streams, pe_table
+from accelgen.cosim.tensordash_speedup import run_streams
 from accelgen.registry import FAMILIES
 from accelgen.cli import main
 from accelgen.gen import render, write

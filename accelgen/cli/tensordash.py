@@ -10,7 +10,7 @@ import json
 import click
 from rich.table import Table
 
-from ..cosim.tensordash import speedup_sweep
+from ..cosim.tensordash_speedup import speedup_sweep
 from ..errors import ConfigError
 from ..registry import FAMILIES
 from .console import EXIT_FAIL, console
