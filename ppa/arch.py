@@ -21,13 +21,13 @@ estimator evaluates an fp unit with the fitted model variant ``<family>-<dtype>`
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..errors import ConfigError
+from ..problems import schema_problems
 from ..fpformat import ACC_WIDTH, FORMATS, FP_DTYPES
 from ..util import read_yaml
 from .components import DRAM_TYPES
@@ -259,37 +259,6 @@ class Arch(BaseModel):
         return self
 
 
-def _loc(err: dict) -> str:
-    parts = []
-    for p in err.get("loc", ()):
-        if isinstance(p, int):
-            parts[-1:] = [f"{parts[-1]}[{p}]"] if parts else [f"[{p}]"]
-        else:
-            parts.append(str(p))
-    return ".".join(parts)
-
-
-_FIELD_MSG = re.compile(r"^(a_width|b_width|acc_width|width): (.*)$", re.S)
-
-
-def _problems(exc: ValidationError) -> list[tuple[str, str]]:
-    out = []
-    for e in exc.errors():
-        msg = e["msg"].removeprefix("Value error, ")
-        loc = _loc(e)
-        m = _FIELD_MSG.match(msg) if e["type"] == "value_error" else None
-        if m:   # a model validator's message about one field: report it at that field's path
-            loc, msg = f"{loc}.{m.group(1)}" if loc else m.group(1), m.group(2)
-        if e["type"] == "extra_forbidden":
-            msg = "unknown field"
-        elif e["type"] == "literal_error":
-            msg = f"{e.get('input')!r} is not allowed; {msg.lower()}"
-        elif "input" in e and e["type"] not in ("missing",) and not isinstance(e["input"], dict):
-            msg = f"{e['input']!r}: {msg}"
-        out.append((loc, msg))
-    return out
-
-
 def parse_arch(data: dict, source: str | None = None) -> Arch:
     """Validate a description (a dict); all problems together in one :class:`ConfigError`."""
     if not isinstance(data, dict):
@@ -297,7 +266,7 @@ def parse_arch(data: dict, source: str | None = None) -> Arch:
     try:
         return Arch.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_problems(exc), source) from None
+        raise ConfigError(schema_problems(exc), source) from None
 
 
 def load_arch(path: str | Path) -> Arch:

@@ -46,8 +46,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .. import shipped
 from ..errors import ConfigError
+from ..problems import schema_problems
 from ..util import read_yaml
-from .arch import _problems
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 COMPUTE_TYPES = ("tensor", "sigma", "tensordash", "reduction")
@@ -196,7 +196,7 @@ def parse_workload(data: dict, source: str | None = None) -> Workload:
     except ValidationError as exc:
         # pydantic prefixes union members with the tag (layers.3.conv.R): drop it
         probs = [(p.replace(".gemm.", ".").replace(".conv.", ".").replace(".gemm", "").replace(".conv", ""), m)
-                 for p, m in _problems(exc)]
+                 for p, m in schema_problems(exc)]
         raise ConfigError(probs, source) from None
 
 

@@ -46,10 +46,10 @@ def test_import_ppa_leaves_amaranth_out():
     ({"node_nm": 3}, r"node_nm: 3(\.0)? is outside the technology table; allowed: 7\.\.90"),
     ({"bogus": 1}, r"bogus: unknown field"),
     ({"clock_mhz": None}, r"give exactly one of clock_mhz and target_tops"),
-    ({"core": {"tensor_units": [{"rows": 0, "cols": 4}]}}, r"core\.tensor_units\[0\]\.rows: 0: .*greater than or equal to 1"),
+    ({"core": {"tensor_units": [{"rows": 0, "cols": 4}]}}, r"core\.tensor_units\[0\]\.rows: 0 is not allowed; .*greater than or equal to 1"),
     ({"core": {"tensor_units": [{"rows": 4, "cols": 4, "dataflow": "xs"}]}}, r"core\.tensor_units\[0\]\.dataflow: 'xs' is not allowed"),
     ({"core": {"tensor_units": [{"rows": 4, "cols": 4}], "memories": [{"name": "m", "capacity_bytes": 4096, "banks": 0}]}},
-     r"core\.memories\[0\]\.banks: 0: .*greater than or equal to 1"),
+     r"core\.memories\[0\]\.banks: 0 is not allowed; .*greater than or equal to 1"),
     ({"chip": {"offchip": {"type": "ddr4", "bandwidth_gbps": -1}}}, r"chip\.offchip\.bandwidth_gbps: -1"),
     ({"core": {}}, r"core: a core needs at least one compute unit"),
 ])
