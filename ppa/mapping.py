@@ -6,7 +6,7 @@ actually executed after zero skipping, the "actions" the fitted energy model of
 the unit is counted in, and the on-chip traffic that the mapping's reuse
 implies. The models reuse the cycle models that cosim proves on the emitted
 Verilog (``accelgen.golden``): on shapes the two share they are equal
-(``tests/test_perf.py``).
+(``tests/ppa/test_perf.py``).
 
 * :func:`systolic_map` — ``units`` tensor units (``count`` per core x cores,
   the ``Tx x Ty`` mesh) of ``rows x cols`` PEs. Every layer's ``count`` GEMMs and

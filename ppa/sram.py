@@ -42,7 +42,7 @@ The coefficients (``ppa/data/sram_coefficients.json``) are fitted once by
 (``ppa/data/cacti7_reference.csv``): weighted non-negative least squares on the
 relative error, alternating with the organization search. The same
 coefficients serve every node; there is no per-configuration correction.
-``tests/test_ppa_sram.py`` prints the error against the reference points.
+``tests/ppa/test_sram.py`` prints the error against the reference points.
 
 Register files built from flip-flops (``cell="dff"``) use a flip-flop array
 with read multiplexers instead (:func:`dff_array`).

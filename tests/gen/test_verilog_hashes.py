@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
-from .verilog_hashes import RECORD, digest
+sys.path.insert(0, str(Path(__file__).parent))
+from verilog_hashes import RECORD, digest  # noqa: E402
 
 _RECORD = json.loads(RECORD.read_text())
 

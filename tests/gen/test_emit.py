@@ -16,7 +16,7 @@ from accelgen.registry import family
 from accelgen.rtl import MACParams
 from accelgen.util import sha256_hex
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_manifest_describes_ports_params_latency_versions(tmp_path):

@@ -70,7 +70,7 @@ PE_CONFIGS = [
     dict(lanes=4, depth=4),
     dict(lanes=16, depth=3),
     # degenerate: two lanes, shallowest buffer, unsigned narrow operands, accumulator wraps
-    # (also run in the Amaranth simulator by default, see test_tensordash_model.py)
+    # (also run in the Amaranth simulator by default, see tests/golden/test_tensordash.py)
     pytest.param(dict(lanes=2, depth=2, a_width=4, b_width=4, acc_width=8, signed=False), marks=pytest.mark.slow),
 ]
 

@@ -71,7 +71,7 @@ def test_missing_file(tmp_path):
 
 def test_shipped_examples_validate():
     from pathlib import Path
-    examples = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.yaml"))
+    examples = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.yaml"))
     assert examples
     for path in examples:
         load_build_config(path, FAMILIES)

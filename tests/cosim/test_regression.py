@@ -20,7 +20,7 @@ from accelgen.errors import ConfigError
 from accelgen.gen.emit import render
 from accelgen.registry import FAMILIES
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 #: small designs whose builds are shared by the cosim tests below
 MAC_SMALL = {"a_width": 4, "b_width": 4, "acc_width": 12}
 

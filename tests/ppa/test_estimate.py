@@ -18,7 +18,7 @@ from accelgen.ppa.process import technology
 sys.path.insert(0, str(Path(__file__).parent))
 import ppa_models  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

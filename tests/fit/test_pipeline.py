@@ -13,7 +13,7 @@ from accelgen.fit.model import load_model, shipped_families
 from accelgen.fit.celllib import costs, liberty_tech, load_tech
 from accelgen.registry import FAMILIES
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 # ---------------------------------------------------------------- shipped models (no sweep is run)
@@ -41,7 +41,7 @@ SHIPPED = {"mac", "systolic", "fan", "adder_tree", "tensordash_sched", "fan_line
 
 def test_shipped_families_exist_with_their_sweep_and_dataset():
     assert SHIPPED <= set(shipped_families())
-    root = Path(__file__).resolve().parent.parent / "fit"
+    root = Path(__file__).resolve().parents[2] / "fit"
     for family in SHIPPED:
         assert (root / "sweeps" / f"{family}.yaml").is_file(), family
         assert (root / "data" / f"{family}.csv").is_file(), family

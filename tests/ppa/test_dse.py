@@ -16,7 +16,7 @@ import pytest
 from accelgen.ppa import dse
 from accelgen.ppa.perf import evaluate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BASE = str(ROOT / "examples" / "dse" / "neurometer_base.yaml")
 SMALL_WL = {"name": "tiny", "layers": [
     {"name": "fc1", "type": "gemm", "M": 4, "N": 256, "K": 512},

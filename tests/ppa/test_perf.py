@@ -22,7 +22,7 @@ from accelgen.ppa.workload import load_workload, lower, parse_workload, shipped_
 sys.path.insert(0, str(Path(__file__).parent))
 import ppa_models  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHAPES = [(1, 1, 1), (35, 97, 3), (8, 8, 8), (17, 5, 40), (64, 3, 129), (3, 64, 2)]
 
 
