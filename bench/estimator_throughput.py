@@ -8,7 +8,6 @@ tests/ppa_models.py).
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from pathlib import Path

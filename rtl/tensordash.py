@@ -64,25 +64,10 @@ from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
 from ._params import AccWidth, AWidth, BWidth, FPOperandParams, FromParams, MacDtype, Signed
-from .tensordash_datapath import (
-    ScheduledBuffers,
-    accumulate,
-    fp_accumulate,
-    idle_b,
-    lane_mux,
-    op_shape,
-    regs,
-    stage,
-    stream_ports,
-)
-from .tensordash_sched import (
-    TENSORDASH_PATTERNS,
-    TensorDashSchedParams,
-    TensorDashScheduler,
-    tensordash_levels,
-    tensordash_options,
-    validated_with_options,
-)
+from .tensordash_datapath import  (ScheduledBuffers, accumulate, fp_accumulate, idle_b, lane_mux, op_shape, regs,
+                                   stage, stream_ports)
+from .tensordash_sched import  (TENSORDASH_PATTERNS, TensorDashSchedParams, TensorDashScheduler, tensordash_levels,
+                                tensordash_options, validated_with_options)
 
 __all__ = [
     "TENSORDASH_PATTERNS", "TensorDashSchedParams", "TensorDashPEParams", "TensorDashTileParams",

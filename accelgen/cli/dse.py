@@ -47,14 +47,8 @@ def dse_cmd(space_path, out_dir, jobs, scheduler, no_plots, as_json):
     if out.exists() and not out.is_dir():
         raise ConfigError([("--out", f"{str(out)!r} exists and is not a directory")])
 
-    from rich.progress import (  # noqa
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
 
     err = console(stderr=True)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),

@@ -8,12 +8,12 @@ import click
 from rich.table import Table
 
 from .. import shipped
-from ..errors import ConfigError
 from ..ppa.chips import validate_chips
 from ..ppa.estimate import estimate, flatten
 from ..ppa.plot import plot_breakdown
 from ..ppa.sram import SRAM
 from .console import console
+from .options import model_paths
 
 
 def _table(rows, headers):
@@ -31,13 +31,7 @@ def _table(rows, headers):
 def estimate_cmd(arch_path, as_json, plot_path, models):
     """Area, TDP, clock, peak TOPS and the per-component breakdown of ARCH, an accelerator description
     (a YAML file or a shipped chip such as tpu_v1; see validate-chips)."""
-    paths = {}
-    for m in models:
-        fam, sep, path = m.partition("=")
-        if not sep or not fam or not path:
-            raise ConfigError([("--model", f"{m!r} is not allowed; expected FAMILY=FILE")])
-        paths[fam] = path
-    est = estimate(shipped.resolve("chips", arch_path), model_paths=paths)
+    est = estimate(shipped.resolve("chips", arch_path), model_paths=model_paths(models))
     if plot_path:
         plot_breakdown(est, plot_path)
     if as_json:
@@ -85,8 +79,7 @@ def sram_cmd(capacity_bytes, block_bytes, banks, ports, node_nm, cell, cacti, as
 @click.option("--model", "models", multiple=True, metavar="FAMILY=FILE", help="Use this fitted model file.")
 def validate_chips_cmd(as_json, models):
     """Estimate every shipped chip and compare with its published area and power."""
-    paths = dict(m.partition("=")[::2] for m in models)
-    rows = validate_chips(model_paths=paths)
+    rows = validate_chips(model_paths=model_paths(models))
     if as_json:
         click.echo(json.dumps(rows, indent=1))
         return

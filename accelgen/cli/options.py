@@ -7,6 +7,8 @@ import typing
 
 import click
 
+from ..errors import ConfigError
+
 from ..cosim.flexdpe import parse_sparsity
 from ..cosim.vectors import parse_gemm
 from ..family import SIMULATORS, BlockFamily
@@ -131,3 +133,15 @@ class BlockGroup(click.Group):
         if name is not None and not name.startswith("-") and name not in self.commands:
             raise click.UsageError(f"unknown block {name!r}; allowed: {', '.join(self.commands)}")
         return super().resolve_command(ctx, args)
+
+
+def model_paths(models) -> dict[str, str]:
+    """``--model FAMILY=FILE`` options (repeatable) -> ``{family: file}``: fitted model files replacing the
+    shipped ones."""
+    paths = {}
+    for m in models:
+        fam, sep, path = m.partition("=")
+        if not sep or not fam or not path:
+            raise ConfigError([("--model", f"{m!r} is not allowed; expected FAMILY=FILE")])
+        paths[fam] = path
+    return paths

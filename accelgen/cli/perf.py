@@ -19,17 +19,9 @@ from ..ppa.perfplot import plot_all
 from ..ppa.workload import load_workload, lower, parse_workload
 from ..util import write_atomic
 from .console import console
-from .options import GEMM
+from .options import GEMM, model_paths
 
 
-def _models(models) -> dict:
-    paths = {}
-    for m in models:
-        fam, sep, path = m.partition("=")
-        if not sep or not fam or not path:
-            raise ConfigError([("--model", f"{m!r} is not allowed; expected FAMILY=FILE")])
-        paths[fam] = path
-    return paths
 
 
 def _fmt(v, spec=".3g"):
@@ -50,7 +42,7 @@ def perf_cmd(arch_path, workload_path, batch, latency_ms, as_json, plot_dir, mod
     TOPS/W, TOPS/mm^2, TOPS/TCO."""
     if batch is not None and batch < 1:
         raise ConfigError([("--batch", f"{batch!r} is not allowed; expected an integer >= 1")])
-    paths = _models(models)
+    paths = model_paths(models)
     arch_path = shipped.resolve("chips", arch_path)
     workload_path = shipped.resolve("workloads", workload_path)
     t0 = time.perf_counter()

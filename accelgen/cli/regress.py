@@ -63,14 +63,8 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
 
     Exit code 0 when every test passed, 1 when any failed, 2 for bad input.
     """
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import  (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                                TimeRemainingColumn)
 
     from ..cosim.regression import load_regression, run_regression, write_html, write_junit
     from .. import shipped

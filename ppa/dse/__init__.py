@@ -47,22 +47,8 @@ descriptions), :mod:`.point` (a point's architecture and workloads), :mod:`.samp
 from .evaluate import evaluate_chip_points, evaluate_chunk, evaluate_point, evaluate_points, sized
 from .pareto import finish, pareto_mask
 from .paths import check_path, set_path, with_values
-from .plan import (
-                   ALIASES,
-                   BATCH_CHIP_METRICS,
-                   BATCH_PATHS,
-                   CHIP_METRICS,
-                   RUN_METRICS,
-                   Base,
-                   Constraint,
-                   Objective,
-                   Plan,
-                   PlanParam,
-                   Plot,
-                   Regime,
-                   Sampling,
-                   Size,
-)
+from .plan import  (ALIASES, BATCH_CHIP_METRICS, BATCH_PATHS, CHIP_METRICS, RUN_METRICS, Base, Constraint, Objective,
+                    Plan, PlanParam, Plot, Regime, Sampling, Size)
 from .point import arch_for_point, workloads_for_point
 from .results import DseResult, write_results
 from .runner import code_fingerprint, explore, plan_key, run

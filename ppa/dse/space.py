@@ -17,24 +17,8 @@ from ...util import read_yaml
 from ..arch import parse_arch
 from ..workload import Workload, load_workload, parse_workload, resolve_workload_path
 from .paths import check_path, loc_of
-from .plan import (
-    ALIASES,
-    BATCH_CHIP_METRICS,
-    BATCH_PATHS,
-    CHIP_METRICS,
-    RUN_METRICS,
-    Base,
-    Constraint,
-    Objective,
-    Plan,
-    PlanParam,
-    Plot,
-    Regime,
-    Sampling,
-    Size,
-    goal_of,
-    py,
-)
+from .plan import  (ALIASES, BATCH_CHIP_METRICS, BATCH_PATHS, CHIP_METRICS, RUN_METRICS, Base, Constraint, Objective,
+                    Plan, PlanParam, Plot, Regime, Sampling, Size, goal_of, py)
 from .point import arch_for_point
 from .schema import ArchSpec, ObjectiveSpec, ParamSpec, Space
 
