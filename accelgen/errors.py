@@ -1,7 +1,7 @@
 """Exceptions that the command line turns into one-line messages with exit code 2.
 
 Library code raises these (or plain ``ValueError``/``TypeError`` from parameter
-validation); only :mod:`accelgen.gen.cli` decides how they are shown.
+validation); only :mod:`accelgen.cli` decides how they are shown.
 """
 
 from __future__ import annotations

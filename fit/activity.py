@@ -22,7 +22,7 @@ needs no C++ build per design point.
 Stimulus
 --------
 A family may define ``activity_table(params, density, cycles, seed)`` on its
-:class:`~accelgen.gen.blocks.BlockFamily`, returning an :class:`Activity`:
+:class:`~accelgen.family.BlockFamily`, returning an :class:`~accelgen.cosim.stimulus.Activity`:
 per-cycle input values with operands zero with probability ``1 - density``
 and otherwise uniform over their range, and the number of operations the
 cycles perform (the ``per`` of the energy model). Families without one are

@@ -131,7 +131,7 @@ def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -
                      "n_rows": int(len(train)), "sweep": spec.source,
                      "densities": sorted({float(d) for d in df["density"]}) if "density" in df else [],
                      "method": "generic Yosys gates (fit/synth.py flow), bit-parallel zero-delay gate-level "
-                               "toggle simulation (fit/activity.py), technology description costs (fit/tech.py)"},
+                               "toggle simulation (fit/activity.py), technology description costs (fit/celllib.py)"},
         "versions": vers,
     }
 
