@@ -21,7 +21,7 @@ from accelgen.cosim.tensordash_speedup import run_streams
 from accelgen.registry import FAMILIES
 from accelgen.cli import main
 from accelgen.gen import render, write
-from accelgen.rtl import tensordash as td_rtl
+from accelgen.rtl import tensordash_datapath as td_datapath
 from accelgen.rtl.tensordash import TensorDashPE, TensorDashPEParams, TensorDashTile, TensorDashTileParams
 
 NAN = 0x7FC0_0000
@@ -236,7 +236,7 @@ def test_mutant_rtl_zero_detector_misses_negative_zero_fails(tmp_path, monkeypat
     (Inf x -0 = NaN) and schedules differently: the checks fail on acc and on the schedule."""
     params = TensorDashPEParams(dtype="fp16")
     table = pe_table(params, vectors=16, seed=7)
-    monkeypatch.setattr(td_rtl, "_nonzero_detect", lambda p, v: v != 0)
+    monkeypatch.setattr(td_datapath, "nonzero_detect", lambda p, v: v != 0)
     result = _cosim(params, table, tmp_path, "tdpe_fp16_zmutant", build=TensorDashPE.from_params)
     assert not result.passed and result.mismatches > 0
     ports = {m["port"] for m in result.first_mismatches}
