@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import tempfile
 from dataclasses import dataclass, field
 from importlib import metadata, resources
@@ -81,7 +82,6 @@ _NAME_RE = r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)?$"
 
 def split_name(name: str) -> tuple[str, str | None]:
     """``"mac-bf16" -> ("mac", "bf16")``, ``"mac" -> ("mac", None)``; a malformed name is a ConfigError."""
-    import re
     if not isinstance(name, str) or not re.match(_NAME_RE, name):
         raise ConfigError([("name", f"{name!r} is not allowed; expected FAMILY or FAMILY-VARIANT "
                                     "(lower case letters, digits, '_'; e.g. mac, mac-bf16)")])
