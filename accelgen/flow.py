@@ -50,7 +50,8 @@ class BlockReport:
 
 def synthesize_emitted(emitted: Emitted) -> SynthStats:
     """Yosys statistics of an emitted design (cell modules kept hierarchical)."""
-    return synthesize(emitted.verilog, emitted.name, cells=emitted.manifest.get("cells", []))
+    return synthesize(emitted.verilog, emitted.name, cells=emitted.manifest.get("cells", []),
+                      registered=emitted.manifest.get("registered_modules", []))
 
 
 def synthesize_design(fam: BlockFamily, params, name: str | None = None) -> SynthStats:

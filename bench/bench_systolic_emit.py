@@ -36,7 +36,8 @@ def main() -> None:
             line = f"{n:>3}x{n:<3} {df:>4} {emit_s:8.2f} {len(e.verilog) / 1024:10.0f}"
             if args.synth:
                 t0 = time.perf_counter()
-                stats = synthesize(e.verilog, e.name, cells=e.manifest["cells"], use_cache=False)
+                stats = synthesize(e.verilog, e.name, cells=e.manifest["cells"],
+                                   registered=e.manifest["registered_modules"], use_cache=False)
                 line += f" {time.perf_counter() - t0:8.2f} {stats.transistors:12d}"
             print(line, flush=True)
 

@@ -65,7 +65,7 @@ from ..util import cache_dir, canonical_json, module_digest, sha256_hex, write_a
 from .activity import GateSim
 from .celllib import costs
 from .model import compile_feature
-from .synth import SCRIPT, parse_stats, run_yosys
+from .synth import parse_stats, read_stats, run_yosys, synthesis_script
 
 NETLIST_TAIL = "setattr -mod -unset keep_hierarchy\nflatten\nopt_clean -purge\nwrite_json net.json\n"
 LIBERTY_TAIL = """\
@@ -228,8 +228,7 @@ def run_point(job: dict) -> dict:
     top = "dut"
     e = render(fam, params, top)
     cells = e.manifest.get("cells", [])
-    keep = "".join(f"setattr -mod -set keep_hierarchy 1 {c}\n" for c in sorted(cells))
-    script = SCRIPT.format(src="design.v", top=top, keep=keep) + NETLIST_TAIL
+    script = synthesis_script(top, cells, e.manifest.get("registered_modules", [])) + NETLIST_TAIL
     lib = job.get("liberty")
     lib_abs = str(Path(lib).resolve()) if lib else None
     # inside the yowasp sandbox /tmp is private: a Liberty file under /tmp is copied beside the design
@@ -251,7 +250,7 @@ def run_point(job: dict) -> dict:
             hint = (" (--liberty: ABC needs a library with NLDM timing tables, a buffer and an inverter cell)"
                     if lib else "")
             raise RuntimeError(f"yosys failed on {job['family']} {job['params']}{hint}: " + " | ".join(tail))
-        stats = parse_stats(json.loads((d / "stat.json").read_text()), (d / "ltp.txt").read_text(), top)
+        stats = read_stats(d, top, cells)
         libstats = None
         if lib:
             ls = parse_stats(json.loads((d / "libstat.json").read_text()), (d / "libltp.txt").read_text(), top)

@@ -59,21 +59,34 @@ def _module_ports(verilog: str, name: str) -> list[str]:
     return [p.strip() for p in m.group(1).split(",") if p.strip()] if m else []
 
 
-def _convert_hierarchy(component, name: str, cells_out: list | None = None) -> str:
+def _convert_hierarchy(component, name: str, cells_out: list | None = None, *, prefix: str | None = None,
+                       done: set | None = None, registered_out: list | None = None) -> str:
     """Convert ``component`` and, once each, the cell modules it instantiates (see ``rtl._cells``).
 
-    The names of the cell modules are appended to ``cells_out``.
+    The names of the cell modules are appended to ``cells_out``, and those of the modules (``component``
+    included) made of registered cells (``registered_cells``) to ``registered_out``. ``prefix`` names
+    the component's cells (default ``<name>__``); ``done`` holds the modules already converted, so a
+    cell shared by several cells of the design (``shares_parent_cells``) is emitted once.
     """
     from amaranth.back import verilog as amaranth_verilog
 
+    done = set() if done is None else done
     if hasattr(component, "cell_prefix"):
-        component.cell_prefix = f"{name}__"
+        component.cell_prefix = prefix or f"{name}__"
     top = amaranth_verilog.convert(component, name=name, emit_src=False)
+    if registered_out is not None and getattr(component, "registered_cells", False):
+        registered_out.append(name)
     parts = []
     for module, cell in sorted(getattr(component, "cells", {}).items()):
+        if module in done:
+            cell._MustUse__silence = True
+            continue
+        done.add(module)
         if cells_out is not None:
             cells_out.append(module)
-        cell_text = _convert_hierarchy(cell, module, cells_out)
+        shared = component.cell_prefix if getattr(cell, "shares_parent_cells", False) else None
+        cell_text = _convert_hierarchy(cell, module, cells_out, prefix=shared, done=done,
+                                       registered_out=registered_out)
         # only the real top keeps Amaranth's top attribute
         parts.append(cell_text.replace("(* top =  1  *)\n", ""))
     return "".join(parts) + top
@@ -97,7 +110,8 @@ def render(fam: BlockFamily, params, name: str) -> Emitted:
     check_name(name)
     component = fam.build_component(params)
     cells: list[str] = []
-    text = _convert_hierarchy(component, name, cells)
+    registered: list[str] = []
+    text = _convert_hierarchy(component, name, cells, registered_out=registered)
     ports = []
     _flatten_members(component.metadata.as_json()["interface"]["members"], ports)
     verilog_ports = _module_ports(text, name)
@@ -119,6 +133,7 @@ def render(fam: BlockFamily, params, name: str) -> Emitted:
         "reset_kind": "synchronous, active high" if reset else None,
         "ports": port_list,
         "cells": sorted(cells),
+        "registered_modules": sorted(registered),
         "versions": tool_versions(),
         "verilog_sha256": sha256_hex(text),
     }

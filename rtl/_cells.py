@@ -9,7 +9,11 @@ Amaranth ``Instance`` of a module name and records the cell component, which
 the top module in the same file. Cell module names are prefixed with the top
 module's name (``<top>__<cell>``) so that designs emitted side by side never clash.
 
-Cells may be hierarchical themselves.
+Cells may be hierarchical themselves. A cell's own cells are named in its own scope
+(``<top>__<cell>__<subcell>``) unless the cell sets :attr:`~HierarchicalComponent.shares_parent_cells`:
+then they are named in its parent's scope, so that several cell shapes (the edge tiles of
+a systolic array) instantiate one common sub-cell module (the PE), emitted and
+synthesized once.
 """
 
 from __future__ import annotations
@@ -25,6 +29,12 @@ class HierarchicalComponent(wiring.Component):
 
     #: set by the emitter before elaboration; empty when simulated from Python
     cell_prefix: str = ""
+    #: as a cell, name this component's own cells in the parent's scope (see the module docstring)
+    shares_parent_cells: bool = False
+    #: every path from a port or a cell instance to another cell instance or a port passes a register
+    #: inside a cell (systolic arrays and their tiles): the module is wiring between registered cells,
+    #: so synthesis measures no logic depth through its instances (the manifest lists such modules)
+    registered_cells: bool = False
 
     def _cells(self) -> dict[str, wiring.Component]:
         if not hasattr(self, "_cell_registry"):
@@ -48,9 +58,7 @@ class HierarchicalComponent(wiring.Component):
         registry = self._cells()
         if registry.setdefault(module, cell) is not cell:
             cell._MustUse__silence = True  # an identical copy: only the registered cell is converted
-        directions = {}
-        for path, member, _ in cell.signature.flatten(cell):
-            directions["__".join(str(p) for p in path)] = member.flow
+        directions = self._cell_ports(module)
         kwargs = {}
         if clocked:
             kwargs["i_clk"] = ClockSignal()
@@ -60,3 +68,15 @@ class HierarchicalComponent(wiring.Component):
                 raise ValueError(f"cell {key!r} has no port {name!r}; ports: {', '.join(directions)}")
             kwargs[("i_" if directions[name] == wiring.In else "o_") + name] = signal
         return Instance(module, **kwargs)
+
+    def _cell_ports(self, module: str) -> dict[str, object]:
+        """Port name -> flow (``In``/``Out``) of registered cell ``module``, in signature order; computed
+        once per module, since arrays instantiate one cell thousands of times."""
+        if not hasattr(self, "_cell_port_cache"):
+            self._cell_port_cache = {}
+        ports = self._cell_port_cache.get(module)
+        if ports is None:
+            cell = self._cells()[module]
+            ports = {"__".join(str(p) for p in path): member.flow for path, member, _ in cell.signature.flatten(cell)}
+            self._cell_port_cache[module] = ports
+        return ports

@@ -32,6 +32,7 @@ Output-stationary (``dataflow="os"``)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, get_args
 
 from amaranth import Const, Module, Mux, Shape, Signal
@@ -44,7 +45,8 @@ from ._params import FPOperandParams, FromParams, MacDtype
 from .fp import FPAdder, FPMultiplier
 from .mac import MAC
 
-__all__ = ["SystolicParams", "SystolicArray", "WSProcessingElement", "OSProcessingElement", "SYSTOLIC_DTYPES"]
+__all__ = ["SystolicParams", "SystolicArray", "SystolicTile", "WSProcessingElement", "OSProcessingElement",
+           "SYSTOLIC_DTYPES"]
 
 #: operand datatypes of the array; the floating-point ones accumulate in fp32
 SYSTOLIC_DTYPES: tuple[str, ...] = get_args(MacDtype)
@@ -68,6 +70,10 @@ class SystolicParams(FPOperandParams):
     dtype: MacDtype = Field(
         "int", description="operand datatype: 'int' (widths and signed as given) or fp16/bf16/fp32 operands "
                            "with fp32 products and accumulation (widths implied)")
+    emit_tile: int = Field(
+        16, ge=1, le=256, description="emission only: an array with more than emit_tile PEs on a side is emitted "
+                                      "as a grid of tile modules of at most emit_tile x emit_tile PEs (one module "
+                                      "per tile shape); behaviour is identical")
 
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "SystolicParams":
@@ -203,6 +209,129 @@ class OSProcessingElement(wiring.Component):
         return m
 
 
+@dataclass(frozen=True)
+class _Flow:
+    """How values move through a grid of PEs (or of tiles) for one dataflow: port stems (``a`` is
+    ``a_in``/``a_out``) moving right along rows, moving down along columns, leaving only at the
+    bottom edge, and broadcast to every block; each with the short name of its inter-block wires."""
+
+    horizontal: tuple[tuple[str, str], ...]
+    vertical: tuple[tuple[str, str], ...]
+    bottom: tuple[tuple[str, str], ...]
+    broadcast: tuple[str, ...]
+
+
+_FLOWS = {
+    "ws": _Flow(horizontal=(("a", "a"), ("a_valid", "av")), vertical=(("w", "w"), ("psum", "psum")),
+                bottom=(("valid", "v"),), broadcast=("w_load",)),
+    "os": _Flow(horizontal=(("a", "a"), ("a_valid", "av"), ("a_first", "af")),
+                vertical=(("b", "b"), ("out", "out"), ("out_valid", "ov")), bottom=(), broadcast=("capture",)),
+}
+
+
+def _stem_shapes(p: SystolicParams) -> dict[str, Shape]:
+    a, b, acc = p.shapes
+    one = Shape(1)
+    return {"a": a, "a_valid": one, "a_first": one, "w": b, "b": b, "psum": acc, "out": acc, "out_valid": one,
+            "valid": one}
+
+
+def _spans(n: int, tile: int) -> list[int]:
+    """Sizes of the tiles covering ``n`` PEs: full tiles, then the remainder."""
+    return [tile] * (n // tile) + ([n % tile] if n % tile else [])
+
+
+def _build_grid(owner: HierarchicalComponent, m: Module, p: SystolicParams, row_spans: list[int],
+                col_spans: list[int], block, left: dict, top: dict, broadcast: dict):
+    """Instantiate a grid of blocks (PEs, or tiles of PEs) and wire neighbours together.
+
+    ``block(h, w)`` returns ``(key, cell, scalar)`` for a block of ``h x w`` PEs (``scalar``: the
+    cell's ports are single values, as on a PE, rather than arrays). ``left[stem]`` and ``top[stem]``
+    give the edge inputs per array row / column, ``broadcast[stem]`` the global inputs. Returns the
+    right-edge outputs per row and the bottom-edge outputs per column, keyed by stem.
+    """
+    flow, shapes = _FLOWS[p.dataflow], _stem_shapes(p)
+    row_at = [sum(row_spans[:i]) for i in range(len(row_spans))]
+    col_at = [sum(col_spans[:j]) for j in range(len(col_spans))]
+    port_order = {}
+    # wires[stem][i][j][k]: lane k of block (i, j)'s output, named by array row (col) and block col (row)
+    wires = {}
+    for stem, short in flow.horizontal:
+        wires[stem] = [[[Signal(shapes[stem], name=f"{short}_{row_at[i] + k}_{j}") for k in range(h)]
+                        for j in range(len(col_spans))] for i, h in enumerate(row_spans)]
+    for stem, short in flow.vertical + flow.bottom:
+        wires[stem] = [[[Signal(shapes[stem], name=f"{short}_{i}_{col_at[j] + k}") for k in range(w)]
+                        for j, w in enumerate(col_spans)] for i in range(len(row_spans))]
+    for i, h in enumerate(row_spans):
+        for j, w in enumerate(col_spans):
+            key, cell, scalar = block(h, w)
+            port = (lambda name, k: name) if scalar else (lambda name, k: f"{name}__{k}")
+            ports = dict(broadcast)
+            for stem, _ in flow.horizontal:
+                for k in range(h):
+                    ports[port(f"{stem}_in", k)] = left[stem][row_at[i] + k] if j == 0 else wires[stem][i][j - 1][k]
+                    ports[port(f"{stem}_out", k)] = wires[stem][i][j][k]
+            for stem, _ in flow.vertical:
+                for k in range(w):
+                    ports[port(f"{stem}_in", k)] = top[stem][col_at[j] + k] if i == 0 else wires[stem][i - 1][j][k]
+                    ports[port(f"{stem}_out", k)] = wires[stem][i][j][k]
+            for stem, _ in flow.bottom:
+                for k in range(w):
+                    ports[port(f"{stem}_out", k)] = wires[stem][i][j][k]
+            if key not in port_order:
+                port_order[key] = ["__".join(map(str, path)) for path, _, _ in cell.signature.flatten(cell)]
+            # connect in the cell's signature order, whatever order the ports were collected in
+            ports = {name: ports[name] for name in port_order[key] if name in ports}
+            m.submodules[f"{'pe' if scalar else 'tile'}_{i}_{j}"] = owner.cell_instance(key, cell, **ports)
+    right = {stem: [lane for i in range(len(row_spans)) for lane in wires[stem][i][-1]] for stem, _ in flow.horizontal}
+    bottom = {stem: [lane for j in range(len(col_spans)) for lane in wires[stem][-1][j]]
+              for stem, _ in flow.vertical + flow.bottom}
+    return right, bottom
+
+
+class SystolicTile(HierarchicalComponent):
+    """A ``tile_rows x tile_cols`` block of PEs with every edge exposed: the unit a large array is
+    emitted in (see ``emit_tile``). Its ports are the PE's ports as arrays: ``<stem>_in[k]`` /
+    ``<stem>_out[k]`` per row for values moving right, per column for values moving down, and the
+    broadcast inputs. Combinational between PE registers; latency as for the PEs it contains."""
+
+    shares_parent_cells = True  # every tile shape instantiates the array's one PE module
+    registered_cells = True     # every PE output is a register
+
+    def __init__(self, params: SystolicParams, tile_rows: int, tile_cols: int):
+        self.params, self.tile_rows, self.tile_cols = params, tile_rows, tile_cols
+        flow, shapes = _FLOWS[params.dataflow], _stem_shapes(params)
+        members = {}
+        for stem, _ in flow.horizontal:
+            members[f"{stem}_in"] = In(shapes[stem]).array(tile_rows)
+        for stem, _ in flow.vertical:
+            members[f"{stem}_in"] = In(shapes[stem]).array(tile_cols)
+        for stem in flow.broadcast:
+            members[stem] = In(1)
+        for stem, _ in flow.horizontal:
+            members[f"{stem}_out"] = Out(shapes[stem]).array(tile_rows)
+        for stem, _ in flow.vertical + flow.bottom:
+            members[f"{stem}_out"] = Out(shapes[stem]).array(tile_cols)
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        m = Module()
+        p, flow = self.params, _FLOWS[self.params.dataflow]
+        pe = _processing_element(p)
+        right, bottom = _build_grid(
+            self, m, p, [1] * self.tile_rows, [1] * self.tile_cols, lambda h, w: ("pe", pe, True),
+            left={stem: getattr(self, f"{stem}_in") for stem, _ in flow.horizontal},
+            top={stem: getattr(self, f"{stem}_in") for stem, _ in flow.vertical},
+            broadcast={stem: getattr(self, stem) for stem in flow.broadcast})
+        for stem, lanes in (right | bottom).items():
+            m.d.comb += [getattr(self, f"{stem}_out")[k].eq(v) for k, v in enumerate(lanes)]
+        return m
+
+
+def _processing_element(p: SystolicParams) -> wiring.Component:
+    return WSProcessingElement(p) if p.dataflow == "ws" else OSProcessingElement(p)
+
+
 class SystolicArray(FromParams, HierarchicalComponent):
     """A ``rows x cols`` systolic array of MAC processing elements (integer or floating point).
 
@@ -235,6 +364,15 @@ class SystolicArray(FromParams, HierarchicalComponent):
     weight_load : ``"shift"``
         WS weight loading: while ``w_load`` is high, every column's weight
         registers shift down one row per cycle (``rows`` cycles for a full load).
+    emit_tile : int
+        Emission only. An array with more than ``emit_tile`` PEs on a side is
+        built as a grid of :class:`SystolicTile` modules of at most ``emit_tile``
+        x ``emit_tile`` PEs (one module per tile shape: full tiles and the
+        remainders at the right and bottom edges), each instantiating the one PE
+        module, as Gemmini builds its mesh of tiles. The array top then holds
+        ``(rows / emit_tile) x (cols / emit_tile)`` instances instead of
+        ``rows x cols``, so emission and synthesis scale with the PE count.
+        Ports, behaviour and cycle counts do not depend on it.
 
     Ports (``ws``)
     --------------
@@ -259,13 +397,15 @@ class SystolicArray(FromParams, HierarchicalComponent):
     ``capture`` (row ``rows-1-j``). All PEs advance every cycle; there is no stall.
     """
 
+    registered_cells = True  # every PE output is a register: no combinational path crosses a PE
+
     def __init__(self, *, rows: int = 4, cols: int = 4, dataflow: str = "ws", a_width: int | None = None,
                  b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
-                 weight_load: str = "shift", dtype: str = "int"):
+                 weight_load: str = "shift", dtype: str = "int", emit_tile: int = 16):
         # widths and signed left out (None) take the schema default: 8/8/32/signed for "int", implied for fp
         self.params = p = SystolicParams.from_arguments(
             rows=rows, cols=cols, dataflow=dataflow, a_width=a_width, b_width=b_width, acc_width=acc_width,
-            signed=signed, weight_load=weight_load, dtype=dtype)
+            signed=signed, weight_load=weight_load, dtype=dtype, emit_tile=emit_tile)
         a, b, acc = p.shapes
         if p.dataflow == "ws":
             members = {"a_in": In(a).array(p.rows), "a_valid": In(1).array(p.rows),
@@ -284,50 +424,31 @@ class SystolicArray(FromParams, HierarchicalComponent):
         return self.params.rows if self.params.dataflow == "ws" else 1
 
     def elaborate(self, platform):
+        m = Module()
         p = self.params
-        return self._elaborate_ws(p) if p.dataflow == "ws" else self._elaborate_os(p)
+        _, _, acc = p.shapes
+        if p.dataflow == "ws":
+            left = {"a": self.a_in, "a_valid": self.a_valid}
+            top = {"w": self.w_in, "psum": [Const(0, acc)] * p.cols}
+            broadcast = {"w_load": self.w_load}
+        else:
+            left = {"a": self.a_in, "a_valid": self.a_valid, "a_first": self.a_first}
+            top = {"b": self.b_in, "out": [Const(0, acc)] * p.cols, "out_valid": [Const(0, 1)] * p.cols}
+            broadcast = {"capture": self.capture}
+        if p.rows <= p.emit_tile and p.cols <= p.emit_tile:
+            pe = _processing_element(p)
+            row_spans, col_spans, block = [1] * p.rows, [1] * p.cols, lambda h, w: ("pe", pe, True)
+        else:
+            tiles = {}
+            row_spans, col_spans = _spans(p.rows, p.emit_tile), _spans(p.cols, p.emit_tile)
 
-    def _grid(self, p, name, shape):
-        return [[Signal(shape, name=f"{name}_{r}_{c}") for c in range(p.cols)] for r in range(p.rows)]
-
-    def _elaborate_ws(self, p):
-        m = Module()
-        a_sh, b_sh, acc_sh = p.shapes
-        a_out, av_out = self._grid(p, "a", a_sh), self._grid(p, "av", 1)
-        w_out, psum, valid = self._grid(p, "w", b_sh), self._grid(p, "psum", acc_sh), self._grid(p, "v", 1)
-        for r in range(p.rows):
-            for c in range(p.cols):
-                m.submodules[f"pe_{r}_{c}"] = self.cell_instance(
-                    "pe", WSProcessingElement(p),
-                    a_in=self.a_in[r] if c == 0 else a_out[r][c - 1],
-                    a_valid_in=self.a_valid[r] if c == 0 else av_out[r][c - 1],
-                    w_in=self.w_in[c] if r == 0 else w_out[r - 1][c],
-                    w_load=self.w_load,
-                    psum_in=Const(0, acc_sh) if r == 0 else psum[r - 1][c],
-                    a_out=a_out[r][c], a_valid_out=av_out[r][c], w_out=w_out[r][c],
-                    psum_out=psum[r][c], valid_out=valid[r][c])
+            def block(h, w):
+                if (h, w) not in tiles:
+                    tiles[h, w] = SystolicTile(p, h, w)
+                return f"tile_{h}x{w}", tiles[h, w], False
+        _, bottom = _build_grid(self, m, p, row_spans, col_spans, block, left, top, broadcast)
+        result, valid = ("psum", "valid") if p.dataflow == "ws" else ("out", "out_valid")
+        out = self.psum_out if p.dataflow == "ws" else self.c_out
         for c in range(p.cols):
-            m.d.comb += [self.psum_out[c].eq(psum[p.rows - 1][c]), self.out_valid[c].eq(valid[p.rows - 1][c])]
-        return m
-
-    def _elaborate_os(self, p):
-        m = Module()
-        a_sh, b_sh, acc_sh = p.shapes
-        a_out, av_out, af_out = self._grid(p, "a", a_sh), self._grid(p, "av", 1), self._grid(p, "af", 1)
-        b_out, out, ov = self._grid(p, "b", b_sh), self._grid(p, "out", acc_sh), self._grid(p, "ov", 1)
-        for r in range(p.rows):
-            for c in range(p.cols):
-                m.submodules[f"pe_{r}_{c}"] = self.cell_instance(
-                    "pe", OSProcessingElement(p),
-                    a_in=self.a_in[r] if c == 0 else a_out[r][c - 1],
-                    a_valid_in=self.a_valid[r] if c == 0 else av_out[r][c - 1],
-                    a_first_in=self.a_first[r] if c == 0 else af_out[r][c - 1],
-                    b_in=self.b_in[c] if r == 0 else b_out[r - 1][c],
-                    capture=self.capture,
-                    out_in=Const(0, acc_sh) if r == 0 else out[r - 1][c],
-                    out_valid_in=Const(0, 1) if r == 0 else ov[r - 1][c],
-                    a_out=a_out[r][c], a_valid_out=av_out[r][c], a_first_out=af_out[r][c], b_out=b_out[r][c],
-                    out_out=out[r][c], out_valid_out=ov[r][c])
-        for c in range(p.cols):
-            m.d.comb += [self.c_out[c].eq(out[p.rows - 1][c]), self.out_valid[c].eq(ov[p.rows - 1][c])]
+            m.d.comb += [out[c].eq(bottom[result][c]), self.out_valid[c].eq(bottom[valid][c])]
         return m

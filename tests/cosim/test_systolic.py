@@ -47,6 +47,18 @@ def test_large_arrays(tmp_path, rows, cols, dataflow):
 
 
 @pytest.mark.parametrize("dataflow", ["ws", "os"])
+def test_tiled_emission_with_remainder_tiles(tmp_path, dataflow):
+    """``emit_tile=2`` on a 5x7 array: full 2x2 tiles plus 2x1, 1x2 and 1x1 edge tiles, the structure
+    a 128x128 array is emitted in (16x16 tiles); results and cycle counts as for the flat array."""
+    params = SystolicParams(rows=5, cols=7, dataflow=dataflow, emit_tile=2)
+    e = render(family("systolic"), params, f"sa_tiled_{dataflow}")
+    assert sorted(e.manifest["cells"]) == sorted(
+        f"sa_tiled_{dataflow}__{c}" for c in ("pe", "tile_2x2", "tile_2x1", "tile_1x2", "tile_1x1"))
+    assert e.verilog.count(f"module sa_tiled_{dataflow}__pe(") == 1
+    _check(_run(tmp_path, params, f"sa_tiled_{dataflow}", vectors=4, seed=57))
+
+
+@pytest.mark.parametrize("dataflow", ["ws", "os"])
 def test_unsigned_narrow_operands_and_primes(tmp_path, dataflow):
     params = SystolicParams(rows=3, cols=5, dataflow=dataflow, a_width=4, b_width=6, acc_width=18, signed=False)
     gemm = [(7, 11, 13), (2, 1, 17), (13, 2, 1), (1, 23, 3)]

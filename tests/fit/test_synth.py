@@ -3,7 +3,7 @@
 import pytest
 
 from accelgen.fit import synthesize
-from accelgen.fit.synth import parse_stats
+from accelgen.fit.synth import compose_stats, parse_stats
 from accelgen.registry import family
 from accelgen.gen import render
 from accelgen.rtl import MACParams
@@ -63,3 +63,30 @@ def test_systolic_synthesis_is_hierarchical_and_composed():
     # per PE: activation 4 + valid 1 + weight 4 + partial sum 10 (the two identical valid registers merge)
     assert s.flip_flops == 6 * 19
     assert s.logic_depth == max(m["logic_depth"] for m in s.extra["modules"].values())
+
+
+def test_compose_stats_multiplies_nested_modules():
+    modules = {
+        "\\top": {"num_cells_by_type": {"$_AND_": 1, "tile": 2}, "estimated_num_transistors": "6"},
+        "\\tile": {"num_cells_by_type": {"pe": 3}, "estimated_num_transistors": "0"},
+        "\\pe": {"num_cells_by_type": {"$_XOR_": 2, "$_DFF_P_": 1}, "estimated_num_transistors": "40+"},
+    }
+    by_type, transistors, complete = compose_stats(modules, "top")
+    assert by_type == {"$_AND_": 1, "$_DFF_P_": 6, "$_XOR_": 12}
+    assert transistors == 6 + 2 * 3 * 40 and not complete
+
+
+def test_tiled_array_synthesizes_to_the_flat_arrays_totals():
+    """A 5x7 array emitted as 2x2 tiles (plus edge tiles) has exactly the gates of the flat one: the PE
+    is mapped once and multiplied through tiles and top; the array modules hold no gates."""
+    from accelgen.flow import synthesize_emitted
+    from accelgen.rtl.systolic import SystolicParams
+
+    fam = family("systolic")
+    flat = synthesize_emitted(render(fam, SystolicParams(rows=5, cols=7, a_width=4, b_width=4, acc_width=10), "sa"))
+    e = render(fam, SystolicParams(rows=5, cols=7, a_width=4, b_width=4, acc_width=10, emit_tile=2), "sa")
+    assert e.manifest["registered_modules"] == ["sa", "sa__tile_1x1", "sa__tile_1x2", "sa__tile_2x1", "sa__tile_2x2"]
+    tiled = synthesize_emitted(e)
+    assert tiled.cells_by_type == flat.cells_by_type and tiled.transistors == flat.transistors
+    assert tiled.logic_depth == flat.logic_depth == tiled.extra["modules"]["sa__pe"]["logic_depth"]
+    assert all(m["cells"] == 0 for name, m in tiled.extra["modules"].items() if name != "sa__pe")

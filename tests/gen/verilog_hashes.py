@@ -3,7 +3,8 @@ every block of ``examples/*.yaml`` and of the floating-point variants.
 
 Recorded once before a restructuring (``python tests/gen/verilog_hashes.py`` writes
 ``tests/data/verilog_hashes.json``); ``test_verilog_hashes.py`` checks that emission is still
-byte-identical. The manifest's ``versions`` (accelgen, Amaranth, Yosys) are left out of its hash so
+byte-identical. Re-recorded for issue 18 with every Verilog hash unchanged: manifests gained
+``registered_modules`` and the systolic parameters ``emit_tile``; the tiled cases were added. The manifest's ``versions`` (accelgen, Amaranth, Yosys) are left out of its hash so
 that a dependency upgrade is not mistaken for a change of the generators.
 """
 
@@ -32,6 +33,10 @@ def cases() -> dict[str, tuple[str, dict, str]]:
             for dtype in typing.get_args(field.annotation):
                 if dtype != "int":
                     out[f"fp/{name}-{dtype}"] = (name, {"dtype": dtype}, f"{name}_{dtype}")
+    # systolic arrays emitted as tiles (issue 18): full and remainder tiles, both dataflows
+    for dataflow in ("ws", "os"):
+        out[f"tiled/systolic-{dataflow}-5x7-t2"] = (
+            "systolic", {"rows": 5, "cols": 7, "dataflow": dataflow, "emit_tile": 2}, f"sa_tiled_{dataflow}")
     for path in sorted((ROOT / "examples").glob("*.yaml")):
         for block in load_build_config(path, FAMILIES).blocks:
             out[f"examples/{path.stem}/{block.name}"] = (block.family.name, block.params.model_dump(), block.name)
