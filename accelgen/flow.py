@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 from .cosim.check import cosim_emitted
 from .cosim.run import CosimResult
+from .cosim.simulators import resolve_opt, simulator_version
 from .family import BlockFamily
 from .fit.synth import SynthStats, synthesize
 from .gen.config import BlockConfig, BuildConfig
@@ -74,26 +75,34 @@ def emit_config(config: BuildConfig, out_dir: str | Path) -> Iterator[Emitted]:
 
 def cosim_design(fam: BlockFamily, params, name: str | None = None, *, sim: str = "verilator",
                  vectors: int | None = None, seed: int = 1, keep: bool = False, options: dict | None = None,
-                 testbench: str = "cocotb", render: Render = render) -> CosimResult:
+                 testbench: str = "cocotb", render: Render = render, opt: str | None = None) -> CosimResult:
     """Render one design of ``fam`` (validated ``params``) into a temporary directory and co-simulate it
     against the family's golden model (:func:`accelgen.cosim.check.cosim_emitted`).
 
     ``vectors`` defaults to the family's (0: directed stimulus only); ``options`` are the family's cosim
     options; ``keep`` keeps the run directory after a pass; ``testbench="native"`` (Verilator only) runs
     the compiled testbench instead of cocotb. ``render`` makes the design (a mutant generator in tests).
+    ``opt`` is the C++ optimization level of the Verilator model (default -O0, a short run:
+    :func:`accelgen.cosim.simulators.resolve_opt`). A missing simulator or a bad level is reported before
+    rendering.
     """
+    simulator_version(sim)
+    if sim == "verilator":
+        resolve_opt(opt)
     with tempfile.TemporaryDirectory(prefix="accelgen-cosim-") as tmp:
         e = write(render(fam, params, name or fam.default_name(params)), tmp)
         return cosim_emitted(fam, params, e, sim=sim, vectors=vectors, seed=seed, options=options, keep=keep,
-                             testbench=testbench)
+                             testbench=testbench, opt=opt)
 
 
-def cosim_config(config: BuildConfig, *, sim: str | None = None, render: Render = render) -> Iterator[CosimResult]:
+def cosim_config(config: BuildConfig, *, sim: str | None = None, render: Render = render,
+                 opt: str | None = None) -> Iterator[CosimResult]:
     """Co-simulate every block of ``config`` (its vectors, seed and options; ``sim`` defaults to the
-    config's), in order, yielding each result as soon as it is done. No files are kept."""
+    config's; ``opt``: the C++ optimization level, as for :func:`cosim_design`), in order, yielding each
+    result as soon as it is done. No files are kept."""
     for blk in config.blocks:
         yield cosim_design(blk.family, blk.params, blk.name, sim=sim or config.sim, vectors=blk.cosim.vectors,
-                           seed=blk.cosim.seed, options=blk.cosim.options, render=render)
+                           seed=blk.cosim.seed, options=blk.cosim.options, render=render, opt=opt)
 
 
 def cosim_block(emitted: Emitted, blk: BlockConfig, sim: str, **kw) -> CosimResult:
@@ -102,12 +111,13 @@ def cosim_block(emitted: Emitted, blk: BlockConfig, sim: str, **kw) -> CosimResu
 
 
 def run_build(config: BuildConfig, out_dir: str | Path, *, sim: str | None = None, synth: bool | None = None,
-              on_step: Callable[[str, str], None] | None = None) -> list[BlockReport]:
+              on_step: Callable[[str, str], None] | None = None, opt: str | None = None) -> list[BlockReport]:
     """Generate, co-simulate and synthesize each block of ``config`` into ``out_dir``.
 
     Writes ``<name>.v``, ``<name>.json`` and (when synthesized) ``<name>.synth.json``
     per block, and ``build.json`` with every result. ``on_step(block, step)`` is
-    called before each step, for progress display.
+    called before each step, for progress display. ``opt`` is the C++ optimization level
+    of the Verilator models (default -O0, as for :func:`cosim_design`).
     """
     out = ensure_output_dir(out_dir)
     sim = sim or config.sim
@@ -121,7 +131,7 @@ def run_build(config: BuildConfig, out_dir: str | Path, *, sim: str | None = Non
                           verilog=emitted.verilog_path.name, manifest=emitted.manifest_path.name)
         if blk.cosim.enabled:
             step(blk.name, f"cosim ({sim})")
-            rep.cosim = cosim_block(emitted, blk, sim)
+            rep.cosim = cosim_block(emitted, blk, sim, opt=opt)
             if not rep.cosim.passed:
                 rep.errors.append(rep.cosim.error or f"cosim failed: {rep.cosim.mismatches} mismatches")
         if do_synth:

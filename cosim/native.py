@@ -147,13 +147,19 @@ def _ports(manifest: dict) -> tuple[list[str], list[str]]:
     return ins, outs
 
 
-def _opt() -> str:
-    return os.environ.get("ACCELGEN_VERILATOR_OPT", "-O0")
-
-
-def build_native(verilog: str, manifest: dict) -> Path:
+def build_native(verilog: str, manifest: dict, *, opt: str | None = None, jobs: int | None = None) -> Path:
     """Build (or find in the cache) the compiled table testbench of a design; return the executable."""
+    return ensure_native(verilog, manifest, opt=opt, jobs=jobs).path
+
+
+def ensure_native(verilog: str, manifest: dict, *, opt: str | None = None,
+                  jobs: int | None = None) -> simulators.Built:
+    """Build the compiled table testbench of a design unless the cache has it (``opt``: the C++ optimization
+    level, :func:`~accelgen.cosim.simulators.resolve_opt`; ``jobs``: parallel C++ compiles, default
+    :func:`~accelgen.cosim.simulators.build_jobs`). Returns the executable, whether it was cached, how long."""
+    t0 = time.monotonic()
     version = simulators.setup_verilator()
+    opt = simulators.resolve_opt(opt)
     top = manifest["name"]
     clock, reset = manifest.get("clock"), manifest.get("reset")
     if bool(clock) != bool(reset):
@@ -162,7 +168,7 @@ def build_native(verilog: str, manifest: dict) -> Path:
     ins, outs = _ports(manifest)
     harness = _harness(top, ins, outs, clock, reset)
     key = sha256_hex(canonical_json({"verilog": sha256_hex(verilog), "harness": sha256_hex(harness),
-                                     "sim_version": version, "opt": _opt(),
+                                     "sim_version": version, "opt": opt,
                                      "args": list(simulators.VERILATOR_BUILD_ARGS)}))[:20]
     root = cache_dir("sim")
     bdir = root / f"native-{key}"
@@ -171,36 +177,36 @@ def build_native(verilog: str, manifest: dict) -> Path:
     with open(root / f"native-{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if done.exists():
-            return exe
+            return simulators.Built(exe, True, time.monotonic() - t0, opt)
         shutil.rmtree(bdir, ignore_errors=True)
         bdir.mkdir(parents=True)
         (bdir / f"{top}.v").write_text(verilog)
         (bdir / "harness.cpp").write_text(harness)
-        cmd = ["verilator", "--cc", "--exe", "--build", "-j", str(min(4, os.cpu_count() or 1)),
+        cmd = ["verilator", "--cc", "--exe", "--build", "-j", str(jobs or simulators.build_jobs()),
                *simulators.VERILATOR_BUILD_ARGS, "--top-module", top, "--Mdir", "obj", "-o", exe.name,
-               "-CFLAGS", _opt(), f"{top}.v", "harness.cpp"]
+               "-CFLAGS", opt, f"{top}.v", "harness.cpp"]
         log = bdir / "build.log"
         with open(log, "w") as fh:
-            proc = subprocess.run(cmd, cwd=bdir, stdout=fh, stderr=subprocess.STDOUT)
+            proc = subprocess.run(cmd, cwd=bdir, stdout=fh, stderr=subprocess.STDOUT, check=False)
         if proc.returncode != 0 or not exe.exists():
             raise RuntimeError(f"native Verilator build of {top} failed (see {log})")
         done.write_text(key)
-    return exe
+    return simulators.Built(exe, False, time.monotonic() - t0, opt)
 
 
 def run_native(verilog_path: Path, manifest: dict, table: CycleTable, *, seed: int = 1,
                work_dir: Path | None = None, keep: bool = False, record: tuple[str, ...] = (),
-               host_check=None, waves_on_failure: bool = True) -> CosimResult:
+               host_check=None, waves_on_failure: bool = True, opt: str | None = None) -> CosimResult:
     """Like :func:`~accelgen.cosim.run.run_cosim`, with the compiled testbench (Verilator only).
 
-    After a failure with ``waves_on_failure`` the same table is rerun on the cocotb
-    testbench with tracing, so the run directory holds a waveform of the failure.
+    ``opt`` is the C++ optimization level (:func:`~accelgen.cosim.simulators.resolve_opt`). After a
+    failure with ``waves_on_failure`` the same table is rerun on the cocotb testbench with tracing
+    (at cocotb's default level: a short run), so the run directory holds a waveform of the failure.
     """
     verilog = Path(verilog_path).read_text()
     top = manifest["name"]
-    t0 = time.monotonic()
-    exe = build_native(verilog, manifest)
-    build_s = time.monotonic() - t0
+    built = ensure_native(verilog, manifest, opt=opt)
+    exe = built.path
     run_dir = Path(work_dir) if work_dir else cache_dir("runs") / f"{top}-native-s{seed}-{os.urandom(4).hex()}"
     run_dir.mkdir(parents=True, exist_ok=True)
     ins, outs = _ports(manifest)
@@ -220,12 +226,12 @@ def run_native(verilog_path: Path, manifest: dict, table: CycleTable, *, seed: i
         for p in outs:
             np.asarray(table.check.get(p, np.zeros(T, bool)), dtype=np.uint8).tofile(fh)
     result = CosimResult(name=top, sim="verilator", sim_version=simulators.setup_verilator() + " (native testbench)",
-                         seed=seed, passed=False, vectors=int(table.info.get("vectors", T)), build_s=build_s,
-                         unit=table.info.get("unit", "vectors"), run_dir=str(run_dir))
+                         seed=seed, passed=False, vectors=int(table.info.get("vectors", T)), build_s=built.seconds,
+                         build_cached=built.cached, opt=built.opt, unit=table.info.get("unit", "vectors"), run_dir=str(run_dir))
     t1 = time.monotonic()
     log = run_dir / "sim.log"
     with open(log, "w") as fh:
-        proc = subprocess.run([str(exe), "table.bin", "result.json", "recorded.bin"], cwd=run_dir, stdout=fh,
+        proc = subprocess.run([str(exe), "table.bin", "result.json", "recorded.bin"], cwd=run_dir, stdout=fh, check=False,
                               stderr=subprocess.STDOUT)
     result.run_s = time.monotonic() - t1
     result.log = str(log)

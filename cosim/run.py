@@ -37,7 +37,13 @@ class CosimResult:
     unit: str = "vectors"
     mismatches: int = 0
     first_mismatches: list = field(default_factory=list)
+    #: wall time of getting the simulator build (tiny when ``build_cached``)
     build_s: float = 0.0
+    #: the build came from the cache: nothing was compiled
+    build_cached: bool = False
+    #: the C++ optimization level of the Verilator model (``None`` for Icarus)
+    opt: str | None = None
+    #: wall time of the simulation run
     run_s: float = 0.0
     run_dir: str | None = None
     log: str | None = None
@@ -54,7 +60,18 @@ class CosimResult:
     def summary(self) -> str:
         head = (f"{'PASS' if self.passed else 'FAIL'} {self.name} on {self.sim} (seed {self.seed}): "
                 f"{self.vectors} {self.unit}, {self.cycles} cycles, {self.checks} checks, {self.mismatches} mismatches")
-        return head + f" [{self.run_s:.1f} s]"
+        return head + f" [{self.timing()}]"
+
+    def timing(self) -> str:
+        """The build/run split: ``build 7.9 s at -O0, run 0.8 s`` (``build 0.0 s (cached) ...``)."""
+        build = f"build {self.build_s:.1f} s" + (" (cached)" if self.build_cached else "") + \
+            (f" at {self.opt}" if self.opt else "")
+        return f"{build}, run {_seconds(self.run_s)}"
+
+
+def _seconds(s: float) -> str:
+    # a compiled testbench runs for milliseconds: two significant digits there, not "0.0 s"
+    return f"{s:.1f} s" if s >= 1 or s == 0 else f"{s:.2g} s"
 
 
 def _port_signedness(manifest: dict) -> dict[str, tuple[int, bool]]:
@@ -76,7 +93,7 @@ def _describe_mismatches(result: dict, manifest: dict) -> list[dict]:
 def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str = "verilator", seed: int = 1,
               work_dir: Path | None = None, keep: bool = False, waves_on_failure: bool = True,
               test_module: str = TABLE_TB, plan_extra: dict | None = None,
-              record: tuple[str, ...] = (), host_check=None) -> CosimResult:
+              record: tuple[str, ...] = (), host_check=None, opt: str | None = None) -> CosimResult:
     """Simulate ``verilog_path`` (described by ``manifest``) against ``table``.
 
     The run directory (plan, logs, results) is removed after a pass unless
@@ -94,20 +111,21 @@ def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str
     ``result.recorded`` (numpy ``uint64`` arrays), for host-side checks that do
     not depend on the expected table (e.g. de-skewing a systolic array's outputs).
     ``host_check(recorded) -> [problem, ...]`` runs on them after the simulation;
-    any problem fails the run (and triggers the waveform rerun). Raises :class:`~accelgen.errors.ToolNotFoundError` if ``sim``
+    any problem fails the run (and triggers the waveform rerun). ``opt`` is the C++ optimization
+    level of a Verilator model (:func:`~accelgen.cosim.simulators.resolve_opt`: default -O0, or
+    ``$ACCELGEN_VERILATOR_OPT``). Raises :class:`~accelgen.errors.ToolNotFoundError` if ``sim``
     is not available.
     """
     top = manifest["name"]
     version = simulators.simulator_version(sim)
-    t0 = time.monotonic()
-    build_dir = simulators.build(Path(verilog_path), top, sim)
-    build_s = time.monotonic() - t0
+    built = simulators.ensure_built(Path(verilog_path), top, sim, opt=opt)
+    build_dir = built.path
 
     run_dir = Path(work_dir) if work_dir else cache_dir("runs") / f"{top}-{sim}-s{seed}-{uuid.uuid4().hex[:8]}"
     run_dir.mkdir(parents=True, exist_ok=True)
     result = CosimResult(name=top, sim=sim, sim_version=version, seed=seed, passed=False,
-                         vectors=int(table.info.get("vectors", table.cycles)), build_s=build_s,
-                         unit=table.info.get("unit", "vectors"),
+                         vectors=int(table.info.get("vectors", table.cycles)), build_s=built.seconds,
+                         build_cached=built.cached, opt=built.opt, unit=table.info.get("unit", "vectors"),
                          run_dir=str(run_dir))
 
     def attempt(test_dir: Path, bdir: Path, waves: bool) -> tuple[bool, dict]:
@@ -150,7 +168,7 @@ def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str
             result.error = "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
 
     if not result.passed and waves_on_failure:
-        wave_build = simulators.build(Path(verilog_path), top, sim, waves=True)
+        wave_build = simulators.build(Path(verilog_path), top, sim, waves=True, opt=built.opt)
         attempt(run_dir / "waves", wave_build, waves=True)
         found = sorted(p for ext in ("*.vcd", "*.fst") for p in (run_dir / "waves").glob(ext))
         result.waveform = str(found[0]) if found else None

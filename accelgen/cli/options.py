@@ -1,5 +1,5 @@
 """Option types shared by the commands: block parameters and cosim options from a family's schema,
-simulators, GEMM shapes, sparsity pairs."""
+simulators, C++ optimization levels, GEMM shapes, sparsity pairs."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import typing
 
 import click
 
-from ..errors import ConfigError
-
 from ..cosim.flexdpe import parse_sparsity
+from ..cosim.simulators import OPT_ENV, OPT_LEVELS
 from ..cosim.vectors import parse_gemm
+from ..errors import ConfigError
 from ..family import SIMULATORS, BlockFamily
 
 
@@ -56,7 +56,7 @@ SPARSITY_PAIRS = SparsityPairsType()
 
 
 def _sim_attrs(default: str | None, help: str) -> dict:
-    return dict(type=click.Choice(SIMULATORS), default=default, show_default=default is not None, help=help)
+    return {"type": click.Choice(SIMULATORS), "default": default, "show_default": default is not None, "help": help}
 
 
 def sim_option(default: str | None = "verilator", help: str = "Simulator.") -> click.Option:
@@ -67,6 +67,23 @@ def sim_option(default: str | None = "verilator", help: str = "Simulator.") -> c
 def with_sim(default: str | None = "verilator", help: str = "Simulator."):
     """The decorator form of :func:`sim_option`."""
     return click.option("--sim", **_sim_attrs(default, help))
+
+
+def _opt_attrs(default: str) -> dict:
+    return {"type": click.Choice(OPT_LEVELS), "default": None,
+            "help": f"C++ optimization level of the Verilator model [default: {default}, or ${OPT_ENV}]; "
+                    "-O0 builds fastest, -O2 runs fastest."}
+
+
+def opt_option(default: str = "-O0") -> click.Option:
+    """``--opt``, one of :data:`accelgen.cosim.simulators.OPT_LEVELS` (``None`` when not given: the
+    library's per-use ``default``, or ``$ACCELGEN_VERILATOR_OPT``), for a ``params=[...]`` list."""
+    return click.Option(["--opt"], **_opt_attrs(default))
+
+
+def with_opt(default: str = "-O0"):
+    """The decorator form of :func:`opt_option`."""
+    return click.option("--opt", **_opt_attrs(default))
 
 
 def param_options(fam: BlockFamily) -> list[click.Option]:
@@ -95,7 +112,7 @@ def split_params(fam: BlockFamily, kwargs: dict) -> dict:
 
 def cosim_options(fam: BlockFamily) -> list[click.Option]:
     """The family's own cosim options (``--gemm`` of the systolic array, ...), then ``--sim``,
-    ``--vectors``, ``--seed``, ``--keep`` and ``--testbench``."""
+    ``--vectors``, ``--seed``, ``--keep``, ``--testbench``, ``--opt`` and ``--json``."""
     opts = []
     for opt in fam.cosim_options:
         def convert(ctx, param, value, _opt=opt):
@@ -117,6 +134,8 @@ def cosim_options(fam: BlockFamily) -> list[click.Option]:
         click.Option(["--keep"], is_flag=True, help="Keep the run directory after a pass."),
         click.Option(["--testbench"], type=click.Choice(("cocotb", "native")), default="cocotb", show_default=True,
                      help="cocotb, or the compiled Verilator testbench (same checks)."),
+        opt_option(),
+        click.Option(["--json", "as_json"], is_flag=True, help="Print the result as JSON."),
     ]
 
 

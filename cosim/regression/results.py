@@ -34,13 +34,15 @@ class TestResult:
     run_dir: str | None = None
     sim_s: float = 0.0
     wall_s: float = 0.0
+    #: the C++ optimization level of the Verilator model the test ran on (``None``: Icarus, or not run)
+    opt: str | None = None
     coverage: dict = field(default_factory=dict)
     run_id: str = ""
     #: True when this pass was recorded by an earlier invocation and not rerun
     reused: bool = False
 
     @classmethod
-    def of(cls, t: TestSpec, status: str, run_id: str, **kw) -> "TestResult":
+    def of(cls, t: TestSpec, status: str, run_id: str, **kw) -> TestResult:
         """The result of test ``t`` in run ``run_id``."""
         return cls(test_id=t.test_id, key=t.key, family=t.family, params=t.params, mode=t.mode, seed=t.seed,
                    sim=t.sim, vectors=t.vectors, options=t.options, design=t.design, status=status,
@@ -54,7 +56,7 @@ class TestResult:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "TestResult":
+    def from_dict(cls, d: dict) -> TestResult:
         known = cls.__dataclass_fields__
         return cls(**{k: v for k, v in d.items() if k in known})
 
@@ -69,6 +71,19 @@ class RegressionResult:
     run_id: str
     #: where the tests ran ("4 local processes", "Dask scheduler tcp://...")
     jobs: str
+    #: the simulator builds of this run, before the tests: ``design`` (hash), ``top``, ``sim``, ``testbench``,
+    #: ``opt``, ``status``, ``build_s`` and ``cached`` (found in the build cache: nothing compiled)
+    builds: list[dict] = field(default_factory=list)
+
+    @property
+    def build_s(self) -> float:
+        """Wall seconds of this run's builds, summed (they run side by side on several jobs)."""
+        return sum(b["build_s"] for b in self.builds)
+
+    @property
+    def sim_s(self) -> float:
+        """Simulation seconds of the tests this run ran (reused results excluded), summed."""
+        return sum(r.sim_s for r in self.results if not r.reused)
 
     def count(self, status: str) -> int:
         return sum(1 for r in self.results if r.status == status)
@@ -94,6 +109,7 @@ class RegressionResult:
                 "run_id": self.run_id, "jobs": self.jobs, "passed": self.passed,
                 "counts": {s: self.count(s) for s in ("passed", "failed", "timeout", "error", "not-run")},
                 "reused": sum(r.reused for r in self.results),
+                "build_s": self.build_s, "sim_s": self.sim_s, "builds": self.builds,
                 "coverage": {f: {"covered": c.covered, "bins": len(c.bins), "missed": c.missed, **c.to_dict()}
                              for f, c in self.coverage().items()},
                 "tests": [r.to_dict() for r in self.results]}

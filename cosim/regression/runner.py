@@ -5,7 +5,10 @@ this process's generators make), builds each (design, simulator, testbench) once
 (the content-hashed build cache is shared by every test of that design), then fans the tests out
 on an :class:`~accelgen.executor.Executor`: local threads that each supervise one worker process
 (:func:`~.job.run_job`: own process group, per-test timeout), or the workers of a Dask cluster
-(``scheduler="tcp://host:port"``). Every finished test is recorded at once in
+(``scheduler="tcp://host:port"``). Verilator models are compiled at the level a long run pays
+for (:func:`~accelgen.cosim.simulators.long_run_opt`: -O2 for the compiled testbench, -O0 for
+cocotb) unless ``opt`` or ``$ACCELGEN_VERILATOR_OPT`` says otherwise, and the local build
+jobs share the free cores. Every finished test is recorded at once in
 ``<out>/state.json`` (:class:`~.state.RegressState`), so a killed regression restarted with the
 same arguments runs only what did not pass; ``<out>/results.json`` has every result.
 
@@ -19,12 +22,14 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ...executor import Executor
 from ...gen.emit import Emitted, render as emit_render, write as emit_write
 from ...util import canonical_json, ensure_output_dir, sha256_hex, write_atomic
+from ..simulators import build_jobs, long_run_opt, resolve_opt
 from .job import kill_active_jobs, run_job
 from .results import RegressionResult, TestResult
 from .spec import Regression, TestSpec, param_tag
@@ -68,15 +73,22 @@ def _label(ex: Executor) -> str:
     return ex.label if ex.scheduler else f"{ex.jobs} local process{'es' if ex.jobs != 1 else ''}"
 
 
+def _opt(spec_opt: str | None, sim: str, testbench: str) -> str | None:
+    """The C++ optimization level of a regression's Verilator builds on ``testbench`` (``None`` for Icarus)."""
+    return resolve_opt(spec_opt, default=long_run_opt(testbench)) if sim == "verilator" else None
+
+
 def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = None, scheduler: str | None = None,
                    rerun_failed: bool = False, waves: bool = True, on_event: Event | None = None,
-                   render: Render = emit_render) -> RegressionResult:
+                   render: Render = emit_render, opt: str | None = None) -> RegressionResult:
     """Run ``reg``; write ``state.json`` and ``results.json`` into ``out_dir``; return every test's result.
 
     Tests recorded as passed in ``out_dir/state.json`` (same resume key) are not
     rerun: their recorded result is reused. With ``rerun_failed`` only tests
     recorded as failed run (the rest are reused or reported ``not-run``).
     ``jobs`` local worker processes run the tests, or the workers of the Dask ``scheduler``.
+    ``opt`` is the C++ optimization level of every Verilator build (default: ``$ACCELGEN_VERILATOR_OPT``,
+    else :func:`~accelgen.cosim.simulators.long_run_opt` of the test's testbench).
     ``render(fam, params, name) -> Emitted`` makes each design (default
     :func:`accelgen.gen.emit.render`; a test passes a mutant generator).
     ``on_event(kind, payload)`` reports progress: ``("render", name)``,
@@ -84,6 +96,8 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
     ``("result", TestResult)``.
     """
     on_event = on_event or (lambda kind, payload: None)
+    for tb in ("cocotb", "native"):
+        _opt(opt, "verilator", tb)  # a bad level fails before any work
     out = ensure_output_dir(out_dir)
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
     t_start = time.monotonic()
@@ -109,15 +123,24 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
         results[r.key] = r
         on_event("result", r)
 
+    build_log: list[dict] = []
     with Executor(jobs, scheduler, threads=True) as ex:
         try:
             builds = list(dict.fromkeys((t.design, t.sim, t.testbench) for t in todo))
             on_event("builds", len(builds))
-            build_jobs = [({"kind": "build", "verilog": designs[d]["verilog"], "top": designs[d]["top"],
-                            "manifest": designs[d]["manifest"], "sim": sim, "testbench": tb}, BUILD_TIMEOUT_S)
-                          for d, sim, tb in builds]
+            # local builds run side by side: each gets its share of the free cores (Dask workers: their own)
+            per_build = None if ex.scheduler else max(1, build_jobs() // max(1, min(ex.jobs, len(builds))))
+            build_tasks = [({"kind": "build", "verilog": designs[d]["verilog"], "top": designs[d]["top"],
+                             "manifest": designs[d]["manifest"], "sim": sim, "testbench": tb,
+                             "opt": _opt(opt, sim, tb), "build_jobs": per_build}, BUILD_TIMEOUT_S)
+                           for d, sim, tb in builds]
             failed_builds: dict[tuple[str, str, str], str] = {}
-            for i, info in ex.map_unordered(_run, build_jobs):
+            for i, info in ex.map_unordered(_run, build_tasks):
+                d, sim, tb = builds[i]
+                build_log.append({"design": d, "top": designs[d]["top"], "sim": sim, "testbench": tb,
+                                  "opt": build_tasks[i][0]["opt"], "status": info["status"],
+                                  "build_s": info.get("build_s", info.get("wall_s", 0.0)),
+                                  "cached": bool(info.get("cached", False))})
                 if info["status"] != "built":
                     failed_builds[builds[i]] = f"build failed: {info.get('error')}"
                 on_event("built", info)
@@ -133,12 +156,13 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
             test_jobs = [({"kind": "test", "fam": t.fam, "params": t.params, "mode": t.mode, "seed": t.seed,
                            "sim": t.sim, "vectors": t.vectors, "options": t.options,
                            "verilog": designs[t.design]["verilog"], "manifest": designs[t.design]["manifest"],
-                           "waves": waves, "testbench": t.testbench,
+                           "waves": waves, "testbench": t.testbench, "opt": _opt(opt, t.sim, t.testbench),
                            "work_dir": str((out / "runs" / f"{t.family}-{t.key}").resolve())}, t.timeout_s)
                          for t in runnable]
             for i, info in ex.map_unordered(_run, test_jobs):
                 kw = {k: info[k] for k in ("cycles", "checks", "mismatches", "first_mismatches", "error", "waveform",
-                                           "log", "run_dir", "sim_s", "wall_s", "coverage") if info.get(k) is not None}
+                                           "log", "run_dir", "sim_s", "wall_s", "coverage", "opt")
+                      if info.get(k) is not None}
                 finish(TestResult.of(runnable[i], info["status"], run_id, **kw))
         except BaseException:
             kill_active_jobs()
@@ -146,6 +170,6 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
         label = _label(ex)
     ordered = [results[t.key] for t in reg.tests]
     res = RegressionResult(name=reg.name, source=reg.source, out_dir=str(out), results=ordered,
-                           wall_s=time.monotonic() - t_start, run_id=run_id, jobs=label)
+                           wall_s=time.monotonic() - t_start, run_id=run_id, jobs=label, builds=build_log)
     write_atomic(out / "results.json", json.dumps(res.to_dict(), indent=1, default=str) + "\n")
     return res

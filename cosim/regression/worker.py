@@ -26,19 +26,20 @@ from ...util import write_atomic
 from .. import simulators
 from ..check import cosim_emitted
 from ..coverage import Coverage
-from ..native import build_native
+from ..native import ensure_native
 
 
 def _execute_build(job: dict) -> dict:
+    """Build (or find cached) one design's simulator at the job's ``opt`` with ``build_jobs`` parallel compiles."""
+    opt, jobs = job.get("opt"), job.get("build_jobs")
     with tempfile.TemporaryDirectory(prefix="accelgen-build-") as tmp:
         vpath = Path(tmp) / f"{job['top']}.v"
         vpath.write_text(job["verilog"])
-        t0 = time.monotonic()
         if job.get("testbench") == "native":
-            build_native(job["verilog"], job["manifest"])
+            built = ensure_native(job["verilog"], job["manifest"], opt=opt, jobs=jobs)
         else:
-            simulators.build(vpath, job["top"], job["sim"])
-    return {"status": "built", "build_s": time.monotonic() - t0}
+            built = simulators.ensure_built(vpath, job["top"], job["sim"], opt=opt, jobs=jobs)
+    return {"status": "built", "build_s": built.seconds, "cached": built.cached, "opt": built.opt}
 
 
 def _execute_test(job: dict) -> dict:
@@ -57,11 +58,12 @@ def _execute_test(job: dict) -> dict:
                           manifest=manifest, verilog_path=vpath)
         res = cosim_emitted(fam, params, emitted, sim=job["sim"], vectors=vectors, seed=seed, options=options,
                             made=made, work_dir=Path(job["work_dir"]), keep=False,
-                            waves_on_failure=job.get("waves", True), testbench=job.get("testbench", "cocotb"))
+                            waves_on_failure=job.get("waves", True), testbench=job.get("testbench", "cocotb"),
+                            opt=job.get("opt"))
     return {"status": "passed" if res.passed else "failed", "cycles": res.cycles, "checks": res.checks,
             "mismatches": res.mismatches, "first_mismatches": res.first_mismatches, "error": res.error,
             "waveform": res.waveform, "log": res.log, "run_dir": res.run_dir, "sim_s": res.run_s,
-            "coverage": cov.to_dict()}
+            "opt": res.opt, "coverage": cov.to_dict()}
 
 
 def _watch_parent() -> None:

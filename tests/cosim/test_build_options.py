@@ -1,0 +1,106 @@
+"""Verilator build options per use (issue 18): the C++ optimization level, parallel compiles, and the
+build/run split that a cosim result reports."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from accelgen.cosim import simulators
+from accelgen.cosim.simulators import OPT_LEVELS, build_jobs, build_key, check_opt, long_run_opt, resolve_opt
+from accelgen.errors import ConfigError
+
+
+def accelgen(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "accelgen", *map(str, args)], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, check=False)
+
+
+def one_line_usage_error(proc) -> str:
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    return lines[0]
+
+
+# ---- the optimization level
+
+def test_levels_and_defaults():
+    assert OPT_LEVELS == ("-O0", "-O1", "-O2", "-O3")
+    assert simulators.SHORT_RUN_OPT == "-O0" and simulators.LONG_RUN_NATIVE_OPT == "-O2"
+    assert long_run_opt("native") == "-O2" and long_run_opt("cocotb") == "-O0"
+
+
+@pytest.mark.parametrize("bad", ["-O9", "O2", "-Os", "", "-O2 -g"])
+def test_bad_level_names_the_value_and_the_allowed_ones(bad):
+    with pytest.raises(ConfigError, match=rf"^opt: {bad!r} is not allowed; allowed: -O0, -O1, -O2, -O3$"):
+        check_opt(bad)
+    with pytest.raises(ConfigError, match=r"^opt: .* is not allowed"):
+        resolve_opt(bad)
+
+
+def test_environment_replaces_the_default_but_not_an_explicit_level(monkeypatch):
+    monkeypatch.delenv(simulators.OPT_ENV, raising=False)
+    assert resolve_opt() == "-O0"
+    assert resolve_opt(default="-O2") == "-O2"
+    monkeypatch.setenv(simulators.OPT_ENV, "-O3")
+    assert resolve_opt() == "-O3" and resolve_opt(default="-O2") == "-O3"
+    assert resolve_opt("-O1") == "-O1"
+    monkeypatch.setenv(simulators.OPT_ENV, "-O7")
+    with pytest.raises(ConfigError, match=r"^ACCELGEN_VERILATOR_OPT: '-O7' is not allowed; allowed: -O0, -O1"):
+        resolve_opt()
+
+
+def test_each_level_is_its_own_build():
+    keys = {build_key("module m; endmodule\n", "m", "verilator", False, opt) for opt in OPT_LEVELS}
+    assert len(keys) == len(OPT_LEVELS)
+    # the default level keeps the key builds had before the level became a choice (caches stay warm)
+    assert build_key("module m; endmodule\n", "m", "verilator", False) == \
+        build_key("module m; endmodule\n", "m", "verilator", False, "-O0")
+
+
+# ---- parallel compiles
+
+def test_build_jobs(monkeypatch):
+    monkeypatch.delenv(simulators.JOBS_ENV, raising=False)
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    assert build_jobs() == 1  # the xdist workers already fill the cores
+    monkeypatch.delenv("PYTEST_XDIST_WORKER")
+    assert build_jobs() == min(simulators.MAX_BUILD_JOBS, len(os.sched_getaffinity(0)))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)))
+    assert build_jobs() == simulators.MAX_BUILD_JOBS
+    monkeypatch.setenv(simulators.JOBS_ENV, "3")
+    assert build_jobs() == 3
+    monkeypatch.setenv(simulators.JOBS_ENV, "zero")
+    with pytest.raises(ConfigError, match=r"^ACCELGEN_BUILD_JOBS: 'zero' is not allowed; expected an integer >= 1"):
+        build_jobs()
+
+
+# ---- the command line
+
+def test_cli_rejects_a_bad_level():
+    line = one_line_usage_error(accelgen("cosim", "mac", "--opt", "-O9"))
+    assert "'-O9' is not one of '-O0', '-O1', '-O2', '-O3'" in line
+    line = one_line_usage_error(accelgen("regress", "default", "--opt", "fast"))
+    assert "--opt" in line and "'fast' is not one of" in line
+
+
+def test_cli_rejects_a_bad_level_from_the_environment_before_rendering():
+    line = one_line_usage_error(accelgen("cosim", "mac", env={"ACCELGEN_VERILATOR_OPT": "-O"}))
+    assert line == "accelgen: error: ACCELGEN_VERILATOR_OPT: '-O' is not allowed; allowed: -O0, -O1, -O2, -O3"
+
+
+@pytest.mark.cosim
+def test_cosim_reports_level_and_build_run_split():
+    """An explicit --opt wins over the environment; the second run finds the build in the cache."""
+    args = ("cosim", "mac", "--a-width", 5, "--b-width", 3, "--acc-width", 13, "--vectors", 40, "--opt", "-O0")
+    env = {"ACCELGEN_VERILATOR_OPT": "-O2"}
+    first = accelgen(*args, "--json", env=env)
+    assert first.returncode == 0, first.stderr
+    res = json.loads(first.stdout)
+    assert res["passed"] and res["opt"] == "-O0" and res["build_s"] > 0 and res["run_s"] > 0
+    second = accelgen(*args, env=env)
+    assert second.returncode == 0, second.stderr
+    assert "(cached) at -O0, run " in second.stdout.splitlines()[0], second.stdout
