@@ -1,4 +1,8 @@
-"""`accelgen build`: the main job end to end."""
+"""`accelgen build`: the main job end to end.
+
+The blocks are named and parametrized like tests/cosim/test_mac.py's ``s4`` (``mac``) and ``u4_pipe``
+(``mac_u4_pipe``) variants, so every file shares their simulator builds (the cache key is the Verilog).
+"""
 
 import json
 import subprocess
@@ -14,8 +18,8 @@ def test_build_generates_checks_and_synthesizes(tmp_path):
     cfg.write_text(
         "cosim: {vectors: 1500, seed: 4}\n"
         "blocks:\n"
-        "  - {name: b_s4, block: mac, params: {a_width: 4, b_width: 4, acc_width: 10, signed: true}}\n"
-        "  - {name: b_u4, block: mac, params: {a_width: 4, b_width: 4, acc_width: 9, signed: false,"
+        "  - {name: mac, block: mac, params: {a_width: 4, b_width: 4, acc_width: 10, signed: true}}\n"
+        "  - {name: mac_u4_pipe, block: mac, params: {a_width: 4, b_width: 4, acc_width: 9, signed: false,"
         " input_reg: true, product_reg: true}}\n")
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, "-m", "accelgen", "build", str(cfg), "-o", str(out)],
@@ -25,8 +29,8 @@ def test_build_generates_checks_and_synthesizes(tmp_path):
         assert col in proc.stdout
     assert proc.stdout.count("PASS") == 2
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["b_s4.json", "b_s4.synth.json", "b_s4.v", "b_u4.json", "b_u4.synth.json", "b_u4.v",
-                     "build.json"]
+    assert names == ["build.json", "mac.json", "mac.synth.json", "mac.v", "mac_u4_pipe.json", "mac_u4_pipe.synth.json",
+                     "mac_u4_pipe.v"]
     report = json.loads((out / "build.json").read_text())
     assert [b["ok"] for b in report["blocks"]] == [True, True]
     assert report["blocks"][0]["cosim"]["cycles"] > 1500
@@ -35,7 +39,7 @@ def test_build_generates_checks_and_synthesizes(tmp_path):
 
 def test_build_json_output(tmp_path):
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("synth: false\ncosim: {vectors: 300}\nblocks:\n  - {name: j4, block: mac,"
+    cfg.write_text("synth: false\ncosim: {vectors: 300}\nblocks:\n  - {name: mac, block: mac,"
                    " params: {a_width: 4, b_width: 4, acc_width: 10}}\n")
     proc = subprocess.run([sys.executable, "-m", "accelgen", "build", str(cfg), "-o", str(tmp_path / "o"), "--json"],
                           capture_output=True, text=True)

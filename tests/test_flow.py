@@ -7,10 +7,12 @@ from accelgen.gen.config import parse_build_config
 from accelgen.gen.emit import render
 from accelgen.registry import FAMILIES
 
+#: the names and parameters of tests/cosim/test_mac.py's ``s4`` and ``u4_pipe`` variants: same Verilog, one
+#: simulator build (and one synthesis) for both files
 CONFIG = {"cosim": {"vectors": 40, "seed": 3}, "blocks": [
-    {"name": "f_s4", "block": "mac", "params": {"a_width": 4, "b_width": 4, "acc_width": 10}},
-    {"name": "f_u4", "block": "mac", "params": {"a_width": 4, "b_width": 4, "acc_width": 9, "signed": False,
-                                                "input_reg": True}}]}
+    {"name": "mac", "block": "mac", "params": {"a_width": 4, "b_width": 4, "acc_width": 10}},
+    {"name": "mac_u4_pipe", "block": "mac", "params": {"a_width": 4, "b_width": 4, "acc_width": 9, "signed": False,
+                                                       "input_reg": True, "product_reg": True}}]}
 
 
 @pytest.mark.cosim
@@ -38,7 +40,7 @@ def test_cosim_design_renders_with_the_given_generator():
 def test_synthesize_config_matches_one_design_at_a_time():
     cfg = parse_build_config(CONFIG, FAMILIES)
     stats = list(synthesize_config(cfg))
-    assert [s.top for s in stats] == ["f_s4", "f_u4"]
-    assert stats[1].flip_flops > stats[0].flip_flops   # the input registers
+    assert [s.top for s in stats] == ["mac", "mac_u4_pipe"]
+    assert stats[1].flip_flops > stats[0].flip_flops   # the input and product registers
     blk = cfg.blocks[0]
     assert synthesize_design(blk.family, blk.params, blk.name).to_dict() == stats[0].to_dict()

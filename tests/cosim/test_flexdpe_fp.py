@@ -3,8 +3,9 @@
 Cosim checks every FAN slot bit-exactly in every cycle, rebuilds C from the recorded
 slots (fold partials added in fold order) and compares it bit for bit with
 :func:`accelgen.golden.flexdpe.flexdpe_fp_reference`, which recomputes C from the
-mapping alone; measured cycles equal the model (the integer Flex-DPE's). k = 8 bf16 and
-fp16 and k = 16 bf16 (~1 min build) run by default, fp32 is slow.
+mapping alone; measured cycles equal the model (the integer Flex-DPE's). k = 8 bf16 (every
+other cosim test here shares its build) and k = 4 fp16 run by default; k = 8 fp16, k = 16 bf16
+(~1 min build) and fp32 are slow.
 """
 
 import numpy as np
@@ -96,17 +97,34 @@ def _check(result):
 
 
 @pytest.mark.cosim
-@pytest.mark.parametrize("k,dtype", [(8, "bf16"), (8, "fp16"), pytest.param(8, "fp32", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("k,dtype", [(8, "bf16"), (4, "fp16"), pytest.param(8, "fp16", marks=pytest.mark.slow),
+                                     pytest.param(8, "fp32", marks=pytest.mark.slow)])
 def test_directed_and_random_gemms(tmp_path, k, dtype):
     """Directed GEMMs (dense / sparse / zero rows / specials / ties / cancellation / overflow / underflow) and
-    random ones, auto stationary: every slot, C and the cycle counts exact."""
+    random ones, auto stationary: every slot, C and the cycle counts exact.
+
+    fp16 runs at k = 4 by default (~half the build of k = 8): what fp16 changes is the multipliers, the same
+    at every k; the k = 8 fp FAN (its level-2 adder) is checked by default by the bf16 case. k = 8 fp16 is
+    the same check at a larger size: slow only."""
     _check(_run(tmp_path, FlexDPEParams(k=k, dtype=dtype), f"fd{k}{dtype}", vectors=2, seed=k))
 
 
+IRREGULAR_SPARSE = {"gemm": [(13, 7, 29), (40, 3, 17), (8, 16, 64)], "sparsity_a": 0.5, "sparsity_b": 0.3}
+
+
 @pytest.mark.cosim
+def test_k8_bf16_irregular_sparse_gemms(tmp_path):
+    """Irregular sparse GEMMs (several folds each) on the k = 8 bf16 design of test_directed_and_random_gemms
+    (its build is shared)."""
+    _check(_run(tmp_path, FlexDPEParams(k=8, dtype="bf16"), "fd8bf16", seed=16, options=IRREGULAR_SPARSE))
+
+
+@pytest.mark.cosim
+@pytest.mark.slow
 def test_k16_bf16_gemms(tmp_path):
-    _check(_run(tmp_path, FlexDPEParams(k=16, dtype="bf16"), "fd16bf16", seed=16, options={
-        "gemm": [(13, 7, 29), (40, 3, 17), (8, 16, 64)], "sparsity_a": 0.5, "sparsity_b": 0.3}))
+    """Slow only: the GEMMs of test_k8_bf16_irregular_sparse_gemms on a 16-multiplier Flex-DPE (one more
+    build); the 16-input FAN and Benes are covered by default in tests/cosim/test_fan.py and test_benes.py."""
+    _check(_run(tmp_path, FlexDPEParams(k=16, dtype="bf16"), "fd16bf16", seed=16, options=IRREGULAR_SPARSE))
 
 
 @pytest.mark.cosim

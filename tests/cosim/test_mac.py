@@ -24,18 +24,32 @@ VARIANTS = {
     "s16": dict(a_width=16, b_width=16, acc_width=34, signed=True),
     "s8_addend_pipe": dict(a_width=8, b_width=8, acc_width=20, signed=True, addend_input=True, input_reg=True,
                            product_reg=True),
+}
+#: Slow only (``-m slow``): the same behaviour as a default variant at a larger size. ``u16_pipe``
+#: is ``u4_pipe`` (unsigned, input and product registers) with 16-bit operands; its accumulator
+#: wider than 32 bits is covered by default by ``s16`` (acc_width 34).
+SLOW_VARIANTS = {
     "u16_pipe": dict(a_width=16, b_width=16, acc_width=40, signed=False, input_reg=True, product_reg=True),
 }
+
+
+def design_name(variant: str) -> str:
+    """The module name of a variant's design. Tests that simulate the same parameters use the same name,
+    so that they share one (content-hashed) simulator build: ``s4`` is the family's default name
+    ``mac``, which ``accelgen.flow.cosim_design`` and regressions (tests/cosim/test_regression.py) use
+    for the same parameters, and ``tests/test_flow.py`` / ``tests/test_build.py`` name their
+    4-bit blocks ``mac`` and ``mac_u4_pipe``."""
+    return "mac" if variant == "s4" else f"mac_{variant}"
 
 
 def _emit(tmp_path, params, name):
     return write(render(family("mac"), params, name), tmp_path)
 
 
-@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("name", list(VARIANTS) + [pytest.param(n, marks=pytest.mark.slow) for n in SLOW_VARIANTS])
 def test_mac_variant_passes_with_thousands_of_vectors(tmp_path, name):
-    params = MACParams(**VARIANTS[name])
-    e = _emit(tmp_path, params, f"mac_{name}")
+    params = MACParams(**(VARIANTS | SLOW_VARIANTS)[name])
+    e = _emit(tmp_path, params, design_name(name))
     table = mac_table(params, vectors=3000, seed=42)
     result = run_cosim(e.verilog_path, e.manifest, table, sim="verilator", seed=42)
     assert result.passed, result.summary() + str(result.first_mismatches)
@@ -52,10 +66,11 @@ def test_mac_one_bit_operands(tmp_path):
 
 
 def test_cosim_detects_a_latency_error(tmp_path):
-    """Expecting latency 1 from a 2-cycle MAC must fail, and leave a waveform and log."""
-    params = MACParams(a_width=4, b_width=4, acc_width=10, input_reg=True)
-    e = _emit(tmp_path, params, "mac_lat")
-    table = mac_table(params.model_copy(update={"input_reg": False}), vectors=200, seed=5)
+    """Expecting latency 2 from a 3-cycle MAC (the ``u4_pipe`` variant, whose build it shares) must fail,
+    and leave a waveform and log."""
+    params = MACParams(**VARIANTS["u4_pipe"])
+    e = _emit(tmp_path, params, design_name("u4_pipe"))
+    table = mac_table(params.model_copy(update={"product_reg": False}), vectors=200, seed=5)
     result = run_cosim(e.verilog_path, e.manifest, table, sim="verilator", seed=5)
     assert not result.passed
     assert result.mismatches > 0 and result.first_mismatches
@@ -66,8 +81,8 @@ def test_cosim_detects_a_latency_error(tmp_path):
 
 
 def test_cosim_detects_a_single_wrong_bit(tmp_path):
-    params = MACParams(a_width=4, b_width=4, acc_width=10)
-    e = _emit(tmp_path, params, "mac_bit")
+    params = MACParams(**VARIANTS["s4"])
+    e = _emit(tmp_path, params, design_name("s4"))
     table = mac_table(params, vectors=100, seed=1)
     bad = table.expect["acc"].copy()
     bad[77] ^= np.uint64(1 << 9)
@@ -82,6 +97,6 @@ def test_icarus_alternative(tmp_path, has_icarus):
     if not has_icarus:
         pytest.skip("Icarus Verilog (iverilog) is not installed; it is optional (Debian package 'iverilog')")
     params = MACParams(**VARIANTS["s12x5_full_pipe"])
-    e = _emit(tmp_path, params, "mac_icarus")
+    e = _emit(tmp_path, params, design_name("s12x5_full_pipe"))
     result = run_cosim(e.verilog_path, e.manifest, mac_table(params, 1000, 9), sim="icarus", seed=9)
     assert result.passed, result.first_mismatches

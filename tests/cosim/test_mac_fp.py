@@ -73,7 +73,7 @@ def test_wrong_golden_is_caught(tmp_path, wrong, right):
     """The design with gating / flushing against the golden without it must fail: the stimulus tells them apart."""
     params = MACParams(**VARIANTS[wrong])
     table = mac_table(MACParams(**right), vectors=2000, seed=5)
-    result = _native(tmp_path, params, table, f"mac_wrong_{wrong}")
+    result = _native(tmp_path, params, table, f"mac_{wrong}")  # the design of test_fp_mac_bit_exact: its build
     assert not result.passed and result.mismatches > 0
 
 
@@ -102,12 +102,12 @@ def test_gate_level_bf16_mac_matches_golden(tmp_path):
     from accelgen.cosim.stimulus import Activity
     from accelgen.fit.activity import GateSim
     from accelgen.fit.sweep import NETLIST_TAIL
-    from accelgen.fit.synth import SCRIPT, run_yosys
+    from accelgen.fit.synth import run_yosys, synthesis_script
 
     fam = family("mac")
     params = fam.validate({"dtype": "bf16", "input_reg": True, "zero_gating": True})
     (tmp_path / "design.v").write_text(render(fam, params, "m").verilog)
-    (tmp_path / "flow.ys").write_text(SCRIPT.format(src="design.v", top="m", keep="") + NETLIST_TAIL)
+    (tmp_path / "flow.ys").write_text(synthesis_script("m") + NETLIST_TAIL)
     assert run_yosys(["-q", "-s", "flow.ys"], tmp_path).returncode == 0
     sim = GateSim.from_file(tmp_path / "net.json", "m")
     table = mac_table(params, 1500, 9)

@@ -16,13 +16,15 @@ import pytest
 from accelgen.cli import blocks as cli_blocks
 from accelgen.cosim.regression import (STATE_FORMAT, load_regression, parse_regression, reproduce_command,
                                        run_job, run_regression, write_html, write_junit)
+from accelgen.cosim.simulators import ensure_built
 from accelgen.errors import ConfigError
-from accelgen.gen.emit import render
+from accelgen.gen.emit import render, write
 from accelgen.registry import FAMILIES
 
 REPO = Path(__file__).resolve().parents[2]
-#: small designs whose builds are shared by the cosim tests below
-MAC_SMALL = {"a_width": 4, "b_width": 4, "acc_width": 12}
+#: small designs whose builds are shared by the cosim tests below, and (regressions name a design after its
+#: family) with tests/cosim/test_mac.py's ``s4`` variant, tests/test_flow.py and tests/test_build.py
+MAC_SMALL = {"a_width": 4, "b_width": 4, "acc_width": 10}
 
 
 def accelgen(*args, **kw):
@@ -174,7 +176,7 @@ def test_regress_killed_midway_reruns_nothing_that_passed(tmp_path):
     assert root.get("tests") == "6" and root.get("failures") == "0"
     assert len(root.findall(".//testcase")) == 6
     page = (out / "report.html").read_text()
-    assert page.count("accelgen cosim mac --a-width 4 --b-width 4 --acc-width 12 --vectors 0 --seed") == 6
+    assert page.count("accelgen cosim mac --a-width 4 --b-width 4 --acc-width 10 --vectors 0 --seed") == 6
     assert "Functional coverage" in page and "a=min x b=max" in page
     assert "mac" in res["coverage"] and res["coverage"]["mac"]["covered"] > 0
 
@@ -246,24 +248,30 @@ def test_regress_on_a_dask_local_cluster(tmp_path):
 @pytest.mark.cosim
 def test_regress_timeout_kills_a_hung_simulation(tmp_path):
     psutil = pytest.importorskip("psutil", reason="process checks need psutil (a dask dependency)")
-    # ~1.5M cycles: minutes of cocotb simulation (<= ~20k cycles/s), far past the 30 s limit
+    # ~600k cycles: at least half a minute of cocotb simulation (<= ~20k cycles/s), past the 20 s limit
     reg = parse_regression({"modes": ["random"], "blocks": [
-        {"block": "mac", "params": MAC_SMALL, "vectors": {"random": 1_500_000}}]}, FAMILIES)
+        {"block": "mac", "params": MAC_SMALL, "vectors": {"random": 600_000}}]}, FAMILIES)
     (t,) = reg.tests
     fam = FAMILIES["mac"]
-    e = render(fam, fam.validate(t.params), "mac")
+    e = write(render(fam, fam.validate(t.params), "mac"), tmp_path / "design")
+    # build first (the cached build the other MAC_SMALL tests share), so that the limit is spent on the
+    # simulation, not on a cold build: the simulator is what must be killed
+    ensure_built(e.verilog_path, "mac", "verilator")
     job = {"kind": "test", "fam": fam, "params": t.params, "mode": t.mode, "seed": 1, "sim": "verilator",
            "vectors": t.vectors, "options": {}, "verilog": e.verilog, "manifest": e.manifest, "waves": False,
            "work_dir": str(tmp_path / "run")}
     t0 = time.monotonic()
-    out = run_job(job, timeout_s=30)
-    assert out["status"] == "timeout" and "30 s" in out["error"]
+    out = run_job(job, timeout_s=20)
+    assert out["status"] == "timeout" and "20 s" in out["error"]
     assert time.monotonic() - t0 < 90
     assert psutil.Process(os.getpid()).children(recursive=True) == []  # the simulator went with it
 
 
 @pytest.mark.cosim
 def test_regress_native_testbench_passes_and_catches_the_mutant(tmp_path, monkeypatch, capsys):
+    # -O0 like the in-process reproduce run below, which then reuses the regression's build of the mutant
+    # (a regression's default for the compiled testbench is -O2: a second, slower build of each design)
+    monkeypatch.setenv("ACCELGEN_VERILATOR_OPT", "-O0")
     desc = {"name": "native", "modes": ["random"], "testbench": "native", "seeds": [2],
             "blocks": [{"block": "mac", "params": MAC_SMALL, "vectors": {"random": 500}},
                        {"block": "systolic", "params": {"rows": 2, "cols": 3}}]}

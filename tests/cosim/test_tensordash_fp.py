@@ -179,9 +179,8 @@ def test_pe_fp_bit_exact(tmp_path, dtype):
     assert result.checks == table.checks and result.cycles == table.cycles
 
 
-@pytest.mark.cosim
-def test_tile_4x4_fp16_bit_exact(tmp_path):
-    params = TensorDashTileParams(lanes=4, depth=4, rows=4, dtype="fp16")
+def _tile_fp16_bit_exact(tmp_path, rows):
+    params = TensorDashTileParams(lanes=4, depth=4, rows=rows, dtype="fp16")
     streams = pe_streams(params, 32, seed=5, tile=True)
     table = pe_table(params, streams=streams, seed=5)
     _check_table(params, streams, table)
@@ -193,8 +192,24 @@ def test_tile_4x4_fp16_bit_exact(tmp_path):
 
 
 @pytest.mark.cosim
+def test_tile_2x4_fp16_bit_exact(tmp_path):
+    """Two rows of four fp16 lanes: rows share the B-side schedule, each has its own fp32 accumulator."""
+    _tile_fp16_bit_exact(tmp_path, rows=2)
+
+
+@pytest.mark.cosim
+@pytest.mark.slow
+def test_tile_4x4_fp16_bit_exact(tmp_path):
+    """Slow only (~2 min build on a loaded machine): four rows are the two-row tile at a larger size. By
+    default test_tile_2x4_fp16_bit_exact checks the fp16 tile (every special, same assertions) and
+    tests/cosim/test_tensordash.py::test_tile_4x4_exact_results_and_cycles checks a four-row tile."""
+    _tile_fp16_bit_exact(tmp_path, rows=4)
+
+
+@pytest.mark.cosim
 def test_cli_cosim_tile_fp16(capsys):
-    rc = main(["cosim", "tensordash_tile", "--dtype", "fp16", "--vectors", "8"])
+    # two rows: the design of test_tile_2x4_fp16_bit_exact, so the two share one build
+    rc = main(["cosim", "tensordash_tile", "--dtype", "fp16", "--rows", "2", "--vectors", "8"])
     out = capsys.readouterr().out
     assert rc == 0 and "PASS" in out, out
 
@@ -231,10 +246,15 @@ def test_mutant_golden_left_fold_fails(tmp_path, monkeypatch):
 
 
 @pytest.mark.cosim
-def test_mutant_rtl_zero_detector_misses_negative_zero_fails(tmp_path, monkeypatch):
+@pytest.mark.parametrize("lanes,depth", [(2, 2), pytest.param(4, 4, marks=pytest.mark.slow)])
+def test_mutant_rtl_zero_detector_misses_negative_zero_fails(tmp_path, monkeypatch, lanes, depth):
     """An RTL whose fp zero detector compares the whole word with 0 multiplies -0 operands
-    (Inf x -0 = NaN) and schedules differently: the checks fail on acc and on the schedule."""
-    params = TensorDashPEParams(dtype="fp16")
+    (Inf x -0 = NaN) and schedules differently: the checks fail on acc and on the schedule.
+
+    The mutant is a build of its own; by default it is the smallest PE (2 lanes, depth 2: ~half the
+    build), which the same table catches. The 4-lane, depth-4 mutant is the same check at a larger
+    size: slow only."""
+    params = TensorDashPEParams(dtype="fp16", lanes=lanes, depth=depth)
     table = pe_table(params, vectors=16, seed=7)
     monkeypatch.setattr(td_datapath, "nonzero_detect", lambda p, v: v != 0)
     result = _cosim(params, table, tmp_path, "tdpe_fp16_zmutant", build=TensorDashPE.from_params)
