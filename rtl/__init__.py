@@ -9,6 +9,8 @@ from ._params import BlockParams
 from .benes import Benes, BenesParams
 from .fan import FAN, AdderTreeParams, FanLinearParams, FANParams
 from .fan_baselines import AdderTree, FanLinear
+from .fp import FPAdder, FPMultiplier
+from .intarith import PipelinedAdder, PipelinedMultiplier
 from .mac import MAC, MACParams
 from .tensordash import (TensorDashPE, TensorDashPEParams, TensorDashScheduler, TensorDashSchedParams,
                          TensorDashTile, TensorDashTileParams)
@@ -22,3 +24,6 @@ __all__ += ["TensorDashScheduler", "TensorDashSchedParams", "TensorDashPE", "Ten
 from .flexdpe import FlexDPE, FlexDPEParams  # noqa: E402
 
 __all__ += ["FlexDPE", "FlexDPEParams"]
+
+# arithmetic units with pipeline stages (not block families: blocks build their datapaths from them)
+__all__ += ["FPAdder", "FPMultiplier", "PipelinedAdder", "PipelinedMultiplier"]

