@@ -8,15 +8,16 @@ shorter, the flip-flops more); mutants that show the delay check fails when a re
 
 from __future__ import annotations
 
+import sys
 from itertools import pairwise
+from pathlib import Path
 
 import numpy as np
 import pytest
-from amaranth import ClockDomain, Module
+from amaranth import Module
 from amaranth.back import verilog
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
-from amaranth.sim import Simulator
 
 from accelgen.cosim.native import run_native
 from accelgen.cosim.vectors import CycleTable
@@ -24,6 +25,10 @@ from accelgen.fit.synth import synthesize
 from accelgen.golden import fp as gold
 from accelgen.rtl import fp as rtl_fp
 from accelgen.rtl.fp import ADD_CUTS, MUL_CUTS, FPAdder, FPMultiplier
+
+sys.path.insert(0, str(Path(__file__).parent))
+import pipeline_sim  # noqa: E402
+from pipeline_sim import delay_mismatches  # noqa: E402
 
 #: (kind, operand dtype) of every unit
 UNITS = [("mul", "fp16"), ("mul", "bf16"), ("mul", "fp32"), ("add", "fp32")]
@@ -95,30 +100,8 @@ def operands(kind: str, dtype: str, n_random: int = 300, seed: int = 0) -> tuple
 # ---- the Amaranth simulator and the delay check
 
 def simulate(unit, a, b) -> np.ndarray:
-    """The unit's output in each cycle ``t`` while the operands of row ``t`` are applied, for
-    ``len(a) + unit.latency`` cycles (zeros after the last row)."""
-    m = Module()
-    m.domains.sync = ClockDomain()  # a combinational unit has none of its own
-    m.submodules.unit = unit
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    out = []
-
-    async def bench(ctx):
-        for t in range(len(a) + unit.latency):
-            ctx.set(unit.a, int(a[t]) if t < len(a) else 0)
-            ctx.set(unit.b, int(b[t]) if t < len(b) else 0)
-            out.append(ctx.get(output(unit)))
-            await ctx.tick()
-
-    sim.add_testbench(bench)
-    sim.run()
-    return np.array(out, dtype=np.uint64)
-
-
-def delay_mismatches(got: np.ndarray, expected: np.ndarray, delay: int) -> np.ndarray:
-    """Rows ``t`` whose expected result is not the output ``delay`` cycles later."""
-    return np.nonzero(got[delay:delay + len(expected)] != expected)[0]
+    """The unit's result bits per cycle (:func:`pipeline_sim.simulate`)."""
+    return pipeline_sim.simulate(unit, a, b, "product" if isinstance(unit, FPMultiplier) else "sum").astype(np.uint64)
 
 
 # ---- validation and latency

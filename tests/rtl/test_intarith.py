@@ -8,21 +8,25 @@ delay check fails when a register is missing or leaks.
 
 from __future__ import annotations
 
+import sys
 from itertools import pairwise
+from pathlib import Path
 
 import numpy as np
 import pytest
-from amaranth import ClockDomain, Module, Shape, signed, unsigned
+from amaranth import Module, Shape, signed, unsigned
 from amaranth.back import verilog
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
-from amaranth.sim import Simulator
 
 from accelgen.cosim.native import run_native
 from accelgen.cosim.vectors import CycleTable, to_bits
 from accelgen.fit.synth import synthesize
 from accelgen.rtl import intarith
 from accelgen.rtl.intarith import MAX_STAGES, PipelinedAdder, PipelinedMultiplier
+
+sys.path.insert(0, str(Path(__file__).parent))
+from pipeline_sim import delay_mismatches, simulate  # noqa: E402
 
 STAGES = range(MAX_STAGES + 1)
 MUL_SHAPES = [(signed(8), signed(8)), (unsigned(8), unsigned(8)), (signed(16), signed(16)), (signed(4), signed(12)),
@@ -47,33 +51,6 @@ def operand_pairs(shape_a: Shape, shape_b: Shape, n: int = 200, seed: int = 0) -
     a = np.concatenate([np.repeat(ea, len(eb)), rng.integers(*_range(shape_a), n, endpoint=True)])
     b = np.concatenate([np.tile(eb, len(ea)), rng.integers(*_range(shape_b), n, endpoint=True)])
     return a.astype(np.int64), b.astype(np.int64)
-
-
-def simulate(unit, a, b, out: str) -> np.ndarray:
-    """The unit's output in each cycle ``t`` while the operands of row ``t`` are applied, for
-    ``len(a) + unit.latency`` cycles (zeros after the last row)."""
-    m = Module()
-    m.domains.sync = ClockDomain()  # a combinational unit has none of its own
-    m.submodules.unit = unit
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    got = []
-
-    async def bench(ctx):
-        for t in range(len(a) + unit.latency):
-            ctx.set(unit.a, int(a[t]) if t < len(a) else 0)
-            ctx.set(unit.b, int(b[t]) if t < len(b) else 0)
-            got.append(ctx.get(getattr(unit, out)))
-            await ctx.tick()
-
-    sim.add_testbench(bench)
-    sim.run()
-    return np.array(got, dtype=object)
-
-
-def delay_mismatches(got, expected, delay: int) -> np.ndarray:
-    """Rows ``t`` whose expected result is not the output ``delay`` cycles later."""
-    return np.nonzero(np.asarray(got[delay:delay + len(expected)]) != np.asarray(expected, dtype=object))[0]
 
 
 # ---- validation

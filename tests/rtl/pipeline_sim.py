@@ -1,0 +1,34 @@
+"""The Amaranth-simulator harness of the pipelined arithmetic units' tests (test_fp_pipeline, test_intarith)."""
+
+from __future__ import annotations
+
+import numpy as np
+from amaranth import ClockDomain, Module
+from amaranth.sim import Simulator
+
+
+def simulate(unit, a, b, out: str) -> np.ndarray:
+    """Port ``out`` of ``unit`` in each cycle ``t`` while the operands of row ``t`` are applied, for
+    ``len(a) + unit.latency`` cycles (zeros after the last row); Python ints."""
+    m = Module()
+    m.domains.sync = ClockDomain()  # a combinational unit has none of its own
+    m.submodules.unit = unit
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+    got = []
+
+    async def bench(ctx):
+        for t in range(len(a) + unit.latency):
+            ctx.set(unit.a, int(a[t]) if t < len(a) else 0)
+            ctx.set(unit.b, int(b[t]) if t < len(b) else 0)
+            got.append(ctx.get(getattr(unit, out)))
+            await ctx.tick()
+
+    sim.add_testbench(bench)
+    sim.run()
+    return np.array(got, dtype=object)
+
+
+def delay_mismatches(got, expected, delay: int) -> np.ndarray:
+    """Rows ``t`` whose expected result is not the output ``delay`` cycles later."""
+    return np.nonzero(np.asarray(got[delay:delay + len(expected)]) != np.asarray(expected, dtype=object))[0]
