@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from ..cosim.stimulus import Activity
+from .synth import netlist_script, run_yosys
 
 LANES = 64
 _ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
@@ -171,6 +172,18 @@ class GateSim:
     @classmethod
     def from_file(cls, path: Path, top: str) -> "GateSim":
         return cls(json.loads(Path(path).read_text()), top)
+
+    @classmethod
+    def from_verilog(cls, verilog: str, top: str, workdir: Path, *, cells=(), registered=()) -> "GateSim":
+        """Synthesize ``verilog`` in ``workdir`` with the sweeps' flow (:func:`~accelgen.fit.synth.netlist_script`)
+        and simulate the flat gate netlist it writes."""
+        workdir = Path(workdir)
+        (workdir / "design.v").write_text(verilog)
+        (workdir / "flow.ys").write_text(netlist_script(top, cells, registered))
+        proc = run_yosys(["-q", "-s", "flow.ys"], workdir)
+        if proc.returncode != 0:
+            raise RuntimeError(f"yosys failed on {top}: " + " | ".join((proc.stdout + proc.stderr).splitlines()[-5:]))
+        return cls.from_file(workdir / "net.json", top)
 
     def _port_words(self, name: str, values: np.ndarray) -> np.ndarray:
         """(cycles, lanes) integer values -> (cycles, width) uint64 words, one bit per lane."""

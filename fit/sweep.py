@@ -65,9 +65,8 @@ from ..util import cache_dir, canonical_json, module_digest, sha256_hex, write_a
 from .activity import GateSim
 from .celllib import costs
 from .model import compile_feature
-from .synth import parse_stats, read_stats, run_yosys, synthesis_script
+from .synth import NETLIST_TAIL, netlist_script, parse_stats, read_stats, run_yosys
 
-NETLIST_TAIL = "setattr -mod -unset keep_hierarchy\nflatten\nopt_clean -purge\nwrite_json net.json\n"
 LIBERTY_TAIL = """\
 dfflibmap -liberty {lib}
 abc -liberty {lib}
@@ -228,7 +227,7 @@ def run_point(job: dict) -> dict:
     top = "dut"
     e = render(fam, params, top)
     cells = e.manifest.get("cells", [])
-    script = synthesis_script(top, cells, e.manifest.get("registered_modules", [])) + NETLIST_TAIL
+    script = netlist_script(top, cells, e.manifest.get("registered_modules", []))
     lib = job.get("liberty")
     lib_abs = str(Path(lib).resolve()) if lib else None
     # inside the yowasp sandbox /tmp is private: a Liberty file under /tmp is copied beside the design

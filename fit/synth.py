@@ -63,6 +63,16 @@ def synthesis_script(top: str, cells=(), registered=(), src: str = "design.v") -
     return SCRIPT.format(src=src, top=top, keep=keep, stats=stats, depth_modules=depth_modules)
 
 
+#: after :data:`SCRIPT`: the flat gate netlist gate-level activity is simulated on (``net.json``,
+#: :class:`~accelgen.fit.activity.GateSim`)
+NETLIST_TAIL = "setattr -mod -unset keep_hierarchy\nflatten\nopt_clean -purge\nwrite_json net.json\n"
+
+
+def netlist_script(top: str, cells=(), registered=(), src: str = "design.v") -> str:
+    """:func:`synthesis_script` followed by :data:`NETLIST_TAIL`: statistics and the flat netlist in one run."""
+    return synthesis_script(top, cells, registered, src) + NETLIST_TAIL
+
+
 def script_modules(top: str, cells=()) -> list[str]:
     return [top, *sorted(cells)]
 

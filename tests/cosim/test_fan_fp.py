@@ -8,17 +8,21 @@ disagree with the hardware: that is the mutant test. n = 16 and 32 are slow (~1 
 the integer FAN covers n = 16 by default).
 """
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from accelgen.cosim import run_cosim
 from accelgen.cosim.fan import FP_KINDS, fan_linear_table, fan_stimulus, fan_table
 from accelgen.golden.fan import (fan_order_sum, fan_top_adder, fp32_add, linear_order_sum, segmented_sums,
                                        tree_order_sum)
 from accelgen.golden.fp import fp_add, special_values
 from accelgen.registry import FAMILIES
-from accelgen.gen import render, write
 from accelgen.rtl.fan import AdderTreeParams, FanLinearParams, FANParams
+
+sys.path.insert(0, str(Path(__file__).parent))
+from family_cosim import cosim_family  # noqa: E402
 
 
 def f32(v) -> int:
@@ -101,16 +105,6 @@ def test_cli_rejects_contradiction():
 
 # --------------------------------------------------------------------------- cosim
 
-def _cosim(tmp_path, family, params, vectors, seed=1, table=None):
-    fam = FAMILIES[family]
-    p = fam.validate(params)
-    # the family's own name, as regressions, the flow and the CLI name it: equal parameters, one build
-    e = write(render(fam, p, fam.default_name(p)), tmp_path)
-    table = table if table is not None else fam.cycle_table(p, vectors, seed)
-    result = run_cosim(e.verilog_path, e.manifest, table, sim="verilator", seed=seed, waves_on_failure=False)
-    return p, table, result
-
-
 @pytest.mark.cosim
 @pytest.mark.parametrize("n,vectors", [(8, 1500), pytest.param(16, 800, marks=pytest.mark.slow),
                                        pytest.param(32, 1000, marks=pytest.mark.slow)])
@@ -119,7 +113,7 @@ def test_fan_fp32_bit_exact(tmp_path, n, vectors):
     size and n = 8 (this test and the mutant below) checks them; the deeper levels with their forwarding
     links (level 3 from n = 16 on) are the integer FAN's, covered by default in
     tests/cosim/test_fan.py::test_fan_random_layouts_back_to_back[16-6-False-1000]."""
-    p, table, result = _cosim(tmp_path, "fan", dict(n=n, dtype="fp32"), vectors, seed=n)
+    p, table, result = cosim_family(tmp_path, "fan", dict(n=n, dtype="fp32"), vectors, seed=n)
     assert result.passed, result.summary() + f" {result.error} {result.first_mismatches[:3]}"
     assert result.checks == table.checks and result.cycles == table.info["vectors"] + FANParams(n=n).latency
 
@@ -129,7 +123,7 @@ def test_fan_fp32_golden_in_another_order_fails(tmp_path):
     """Mutant: the FAN's clusters summed left to right (the chain's order) disagree with the hardware."""
     p = FANParams(n=8, dtype="fp32")
     table = fan_table(p, 400, seed=8, order="linear")
-    _, _, result = _cosim(tmp_path, "fan", dict(n=8, dtype="fp32"), 0, table=table)
+    _, _, result = cosim_family(tmp_path, "fan", dict(n=8, dtype="fp32"), 0, table=table)
     assert not result.passed and result.mismatches > 0
     assert all(m["port"].startswith("sum__") for m in result.first_mismatches)
 
@@ -138,18 +132,18 @@ def test_fan_fp32_golden_in_another_order_fails(tmp_path):
 @pytest.mark.parametrize("n,stage_adders", [(8, 3), pytest.param(16, 1, marks=pytest.mark.slow)])
 def test_fan_linear_fp32_bit_exact(tmp_path, n, stage_adders):
     params = dict(n=n, dtype="fp32", stage_adders=stage_adders)
-    p, table, result = _cosim(tmp_path, "fan_linear", params, 800, seed=3)
+    p, table, result = cosim_family(tmp_path, "fan_linear", params, 800, seed=3)
     assert result.passed, result.first_mismatches[:3]
     assert result.checks == table.checks
     # mutant: the chain checked against the FAN's tree order
     mutant = fan_linear_table(p, 800, seed=3, order="fan")
-    _, _, bad = _cosim(tmp_path, "fan_linear", params, 0, table=mutant)
+    _, _, bad = cosim_family(tmp_path, "fan_linear", params, 0, table=mutant)
     assert not bad.passed and bad.mismatches > 0
 
 
 @pytest.mark.cosim
 def test_adder_tree_fp32_bit_exact(tmp_path):
-    p, table, result = _cosim(tmp_path, "adder_tree", dict(n=8, dtype="fp32"), 800, seed=5)
+    p, table, result = cosim_family(tmp_path, "adder_tree", dict(n=8, dtype="fp32"), 800, seed=5)
     assert result.passed, result.first_mismatches[:3]
     assert result.checks == table.checks
 

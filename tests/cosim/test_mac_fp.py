@@ -101,15 +101,10 @@ def test_gate_level_bf16_mac_matches_golden(tmp_path):
     """The synthesized netlist the fitted models are measured on computes the golden's results too."""
     from accelgen.cosim.stimulus import Activity
     from accelgen.fit.activity import GateSim
-    from accelgen.fit.sweep import NETLIST_TAIL
-    from accelgen.fit.synth import run_yosys, synthesis_script
 
     fam = family("mac")
     params = fam.validate({"dtype": "bf16", "input_reg": True, "zero_gating": True})
-    (tmp_path / "design.v").write_text(render(fam, params, "m").verilog)
-    (tmp_path / "flow.ys").write_text(synthesis_script("m") + NETLIST_TAIL)
-    assert run_yosys(["-q", "-s", "flow.ys"], tmp_path).returncode == 0
-    sim = GateSim.from_file(tmp_path / "net.json", "m")
+    sim = GateSim.from_verilog(render(fam, params, "m").verilog, "m", tmp_path)
     table = mac_table(params, 1500, 9)
     stim = Activity({k: v.astype(np.int64) for k, v in table.inputs.items()}, ops=1, per="cycle")
     got = sim.run([stim], record=("acc",))["recorded"]["acc"][:, 0]

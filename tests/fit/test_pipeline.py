@@ -90,17 +90,12 @@ def test_gate_sim_matches_mac_golden_model(tmp_path):
     from accelgen.cosim.mac import mac_table
     from accelgen.cosim.stimulus import Activity
     from accelgen.fit.activity import GateSim
-    from accelgen.fit.synth import run_yosys, synthesis_script
-    from accelgen.fit.sweep import NETLIST_TAIL
     from accelgen.registry import family
     from accelgen.gen import render
 
     fam = family("mac")
     params = fam.validate({"a_width": 5, "b_width": 4, "acc_width": 12, "input_reg": True, "zero_gating": True})
-    (tmp_path / "design.v").write_text(render(fam, params, "m").verilog)
-    (tmp_path / "flow.ys").write_text(synthesis_script("m") + NETLIST_TAIL)
-    assert run_yosys(["-q", "-s", "flow.ys"], tmp_path).returncode == 0
-    sim = GateSim.from_file(tmp_path / "net.json", "m")
+    sim = GateSim.from_verilog(render(fam, params, "m").verilog, "m", tmp_path)
     table = mac_table(params, 300, 7)
     stim = Activity({k: v.astype(np.int64) for k, v in table.inputs.items()}, ops=1, per="cycle")
     got = sim.run([stim], record=("acc",))["recorded"]["acc"][:, 0]
