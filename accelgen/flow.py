@@ -69,6 +69,7 @@ def synthesize_config(config: BuildConfig) -> Iterator[SynthStats]:
 def emit_config(config: BuildConfig, out_dir: str | Path) -> Iterator[Emitted]:
     """Write ``<name>.v`` and ``<name>.json`` of every block of ``config`` into ``out_dir``, in order,
     yielding each design as soon as it is written."""
+    ensure_output_dir(out_dir)  # a bad directory fails before the first elaboration
     for blk in config.blocks:
         yield emit(blk.family, blk.params, blk.name, out_dir)
 

@@ -154,5 +154,7 @@ def write(emitted: Emitted, out_dir: str | Path) -> Emitted:
 
 
 def emit(fam: BlockFamily, params, name: str, out_dir: str | Path) -> Emitted:
-    """Render and write one design."""
+    """Render and write one design (the output directory is checked first: a bad ``out_dir`` fails
+    before any elaboration or toolchain compile)."""
+    ensure_output_dir(out_dir)
     return write(render(fam, params, name), out_dir)
