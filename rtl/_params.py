@@ -149,6 +149,14 @@ AccWidth = Annotated[int, Field(ge=2, le=64, description="accumulator width in b
 Signed = Annotated[bool, Field(description="two's-complement operands and accumulator (else unsigned)",
                                json_schema_extra={"cli_negative": "unsigned"})]
 
+# Pipelining of the arithmetic units (issue 19), declared once for every block: the number of register
+# stages inside each multiplier (:class:`~accelgen.rtl.fp.FPMultiplier`,
+# :class:`~accelgen.rtl.intarith.PipelinedMultiplier`) and inside each adder (``FPAdder``,
+# ``PipelinedAdder``); 0 is the combinational unit. The bound is :data:`accelgen.rtl.intarith.MAX_STAGES`
+# (``tests/rtl/test_intarith.py`` checks it).
+MulStages = Annotated[int, Field(ge=0, le=3, description="register stages inside each multiplier (0: combinational)")]
+AddStages = Annotated[int, Field(ge=0, le=3, description="register stages inside each adder (0: combinational)")]
+
 
 class FromParams:
     """Mixin of the top-level generators: ``from_params`` builds one from a validated parameter set

@@ -237,3 +237,12 @@ def test_pipelining_shortens_the_path(make, depth_0, depth_max):
     assert depths[-1] < depths[0] / 3
     assert all(later < earlier for earlier, later in pairwise(depths)), depths
     assert flops[0] == 0 and all(later > earlier for earlier, later in pairwise(flops)), flops
+
+
+def test_stage_fields_match_the_units_bound():
+    """The block parameters' ``mul_stages``/``add_stages`` allow exactly the stages the units build."""
+    from accelgen.rtl._params import AddStages, MulStages
+
+    for field in (MulStages, AddStages):
+        bounds = {type(m).__name__: m for m in field.__metadata__[0].metadata}
+        assert bounds["Ge"].ge == 0 and bounds["Le"].le == MAX_STAGES
