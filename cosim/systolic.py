@@ -33,7 +33,7 @@ import numpy as np
 
 from ..golden.fp import (bits_equal, from_float32, random_fp_bits, special_values, to_float32)
 from ..golden.systolic import (fold_partial_sums, fp_combine_folds, fp_gemm_reference, fp_os_tile, fp_ws_fold,
-                               required_acc_width, systolic_cycles)
+                               os_capture_spacing, required_acc_width, systolic_cycles)
 from .stimulus import Activity, sparse_ints
 from .vectors import CycleTable, from_bits, operand_range, parse_gemm
 
@@ -46,7 +46,9 @@ class GemmRun:
     B: np.ndarray
     start: int
     cycles: int
-    folds: list = field(default_factory=list)  # (row, col0, col_count, m0, m_count, k0, k1, out_row0)
+    #: per fold, in schedule order: ``(cycle, port_column, m, n)`` arrays of the outputs it produces
+    #: (positions in this GEMM's C; a WS/IS output split over K-folds appears once per fold)
+    outputs: list = field(default_factory=list)
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -99,17 +101,36 @@ def _fold_sums(params, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     dtype = getattr(params, "dtype", "int")
     if dtype == "int":
         return fold_partial_sums(X, Y, 0, X.shape[1], params.acc_width, params.signed)
-    return fp_ws_fold(X, Y, dtype) if params.dataflow == "ws" else fp_os_tile(X, Y, dtype)
+    return fp_ws_fold(X, Y, dtype) if params.stationary else fp_os_tile(X, Y, dtype)
 
 
-def _skewed(columns: list[np.ndarray], valid: list[np.ndarray] | None, start: int, X: np.ndarray) -> None:
-    """Stream column ``i`` of ``X`` on edge port ``columns[i]`` from cycle ``start + i`` on (the
-    array's input skew), with ``valid[i]`` high meanwhile."""
+def _skewed(columns: list[np.ndarray], valid: list[np.ndarray] | None, start: int, X: np.ndarray, *,
+            hop: int = 1, step: int = 1) -> None:
+    """Stream column ``i`` of ``X`` on edge port ``columns[i]`` from cycle ``start + i * hop`` on, one
+    row of ``X`` every ``step`` cycles (the array's input skew), with ``valid[i]`` high with each."""
     length = X.shape[0]
     for i in range(X.shape[1]):
-        columns[i][start + i: start + i + length] = X[:, i]
+        at = start + i * hop + step * np.arange(length)
+        columns[i][at] = X[:, i]
         if valid is not None:
-            valid[i][start + i: start + i + length] = 1
+            valid[i][at] = 1
+
+
+def _stationary_fold(cols: dict, params, f: int, period: int, A: np.ndarray, W: np.ndarray) -> tuple:
+    """Drive one WS fold (activations ``A[M, rows]``, weights ``W[rows, cols]``, zero-padded) from
+    cycle ``f * period``; returns ``(first output cycle of column 0, sums)``."""
+    R, C, hop = params.rows, params.cols, params.row_hop
+    load = f * period
+    cols["w_load"][load:load + R] = 1
+    for c in range(C):
+        cols[f"w_in__{c}"][load:load + R] = W[::-1, c]
+    start = load + R
+    if params.weight_load == "double":  # the shadow chain settles a cycle before the first swap
+        start += 1
+        for r in range(R):
+            cols[f"a_swap__{r}"][start + r * hop - 1] = 1
+    _skewed([cols[f"a_in__{r}"] for r in range(R)], [cols[f"a_valid__{r}"] for r in range(R)], start, A, hop=hop)
+    return start + R * hop + params.mul_stages, _fold_sums(params, A, W)
 
 
 def gemm_schedule(params, gemms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[CycleTable, list[GemmRun]]:
@@ -125,58 +146,29 @@ def gemm_schedule(params, gemms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[C
         check_operands(params, A, B)
         M, K = A.shape
         N = B.shape[1]
-        timing = systolic_cycles(R, C, M, N, K, df)
+        timing = systolic_cycles(R, C, M, N, K, df, mul_stages=params.mul_stages, add_stages=params.add_stages,
+                                 weight_load=params.weight_load)
         T, P = int(timing.cycles), int(timing.fold_cycles)
         run = GemmRun(A, B, base, T)
-        cols: dict[str, np.ndarray] = {}
-
-        def z(name):
-            cols[name] = np.zeros(T, dtype=object)
-            return cols[name]
-
-        a_in = [z(f"a_in__{r}") for r in range(R)]
-        a_valid = [z(f"a_valid__{r}") for r in range(R)]
-        valid = [z(f"out_valid__{c}") for c in range(C)]
-        if df == "ws":
-            w_in = [z(f"w_in__{c}") for c in range(C)]
-            w_load = z("w_load")
-            psum = [z(f"psum_out__{c}") for c in range(C)]
-            for f, (n0, n1, k0, k1) in enumerate(_folds(N, C, K, R)):
-                W = _padded(B, slice(k0, k1), slice(n0, n1), (R, C))
-                Af = _padded(A, slice(None), slice(k0, k1), (M, R))
-                part = _fold_sums(params, Af, W)
-                L = f * P
-                s = L + R
-                w_load[L:L + R] = 1
-                for c in range(C):
-                    w_in[c][L:L + R] = W[::-1, c]
-                _skewed(a_in, a_valid, s, Af)
-                for c in range(C):
-                    rows = s + R + c + np.arange(M)
-                    psum[c][rows] = part[:, c]
-                    valid[c][rows] = 1
-                run.folds.append((base + s + R, n0, n1 - n0, 0, M, k0, k1))
+        cols = {name: np.zeros(T, dtype=object) for name in _port_widths(params)}
+        if df in ("ws", "is"):
+            # IS: the WS schedule of the transposed GEMM, C^T = B^T @ A^T (B streams, A is held)
+            X, Y = (B.T, A.T) if df == "is" else (A, B)
+            for f, (n0, n1, k0, k1) in enumerate(_folds(Y.shape[1], C, K, R)):
+                W = _padded(Y, slice(k0, k1), slice(n0, n1), (R, C))
+                Xf = _padded(X, slice(None), slice(k0, k1), (X.shape[0], R))
+                first, part = _stationary_fold(cols, params, f, P, Xf, W)
+                at = first + np.arange(X.shape[0])
+                for c in range(C):  # padded columns too: their valid bits follow the rows' activations
+                    cols[f"psum_out__{c}"][at + c] = part[:, c]
+                    cols[f"out_valid__{c}"][at + c] = 1
+                t, c = np.meshgrid(at, np.arange(n1 - n0), indexing="ij")
+                i, n = np.meshgrid(np.arange(X.shape[0]), n0 + np.arange(n1 - n0), indexing="ij")
+                t, c = (t + c).ravel() + base, c.ravel()
+                rows_, cols_ = (n.ravel(), i.ravel()) if df == "is" else (i.ravel(), n.ravel())
+                run.outputs.append((t, c, rows_, cols_))
         else:
-            a_first = [z(f"a_first__{r}") for r in range(R)]
-            b_in = [z(f"b_in__{c}") for c in range(C)]
-            capture = z("capture")
-            c_out = [z(f"c_out__{c}") for c in range(C)]
-            for f, (m0, m1, n0, n1) in enumerate(_folds(M, R, N, C)):
-                Af = _padded(A, slice(m0, m1), slice(None), (R, K))
-                Bf = _padded(B, slice(None), slice(n0, n1), (K, C))
-                sums = _fold_sums(params, Af, Bf)
-                s = f * P
-                X = s + P
-                _skewed(a_in, a_valid, s, Af.T)
-                for r in range(R):
-                    a_first[r][s + r] = 1
-                _skewed(b_in, None, s, Bf)
-                capture[X] = 1
-                for c in range(C):
-                    for j in range(R):
-                        c_out[c][X + 1 + j] = sums[R - 1 - j, c]
-                        valid[c][X + 1 + j] = 1
-                run.folds.append((base + X + 1, n0, n1 - n0, m0, m1 - m0, 0, K))
+            _os_schedule(cols, params, run, P, base)
         pieces.append(cols)
         runs.append(run)
         base += T
@@ -204,16 +196,63 @@ def gemm_schedule(params, gemms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[C
 
 
 def _port_widths(params) -> dict[str, int]:
-    w = {}
-    for r in range(params.rows):
-        w[f"a_in__{r}"] = params.a_width
-        w[f"a_valid__{r}"] = w[f"a_first__{r}"] = 1
-    for c in range(params.cols):
-        w[f"w_in__{c}"] = w[f"b_in__{c}"] = params.b_width
-        w[f"psum_out__{c}"] = w[f"c_out__{c}"] = params.acc_width
-        w[f"out_valid__{c}"] = 1
-    w["w_load"] = w["capture"] = 1
-    return w
+    """Width of every edge port of the array, in the order of its signature."""
+    R, C = params.rows, params.cols
+    if params.dataflow == "os":
+        w = {f"a_in__{r}": params.a_width for r in range(R)}
+        w |= {f"{name}__{r}": 1 for name in ("a_valid", "a_first") for r in range(R)}
+        w |= {f"b_in__{c}": params.b_width for c in range(C)} | {"capture": 1}
+        w |= {f"c_out__{c}": params.acc_width for c in range(C)}
+    else:
+        stream, held = (params.b_width, params.a_width) if params.dataflow == "is" else (params.a_width,
+                                                                                        params.b_width)
+        w = {f"a_in__{r}": stream for r in range(R)} | {f"a_valid__{r}": 1 for r in range(R)}
+        if params.weight_load == "double":
+            w |= {f"a_swap__{r}": 1 for r in range(R)}
+        w |= {f"w_in__{c}": held for c in range(C)} | {"w_load": 1}
+        w |= {f"psum_out__{c}": params.acc_width for c in range(C)}
+    return w | {f"out_valid__{c}": 1 for c in range(C)}
+
+
+def _os_schedule(cols: dict, params, run: GemmRun, period: int, base: int) -> None:
+    """Drive an output-stationary GEMM: each fold covers ``rows * L`` rows of C (``L = add_stages + 1``
+    interleaved sums per PE; thread ``j`` of PE row ``r`` is row ``m0 + j*rows + r``) and ``cols``
+    columns; ``B[k]`` is streamed once per thread. The ``L`` captures, ``D`` cycles apart
+    (:func:`~accelgen.golden.systolic.os_capture_spacing`), each take from every PE the sum its
+    accumulator shows then, which the host works out from the PE's thread phase."""
+    R, C = params.rows, params.cols
+    A, B = run.A, run.B
+    M, K = A.shape
+    L = params.add_stages + 1
+    latency = 1 + params.mul_stages + params.add_stages
+    spacing = os_capture_spacing(R, params.add_stages)
+    for f, (m0, m1, n0, n1) in enumerate(_folds(M, R * L, B.shape[1], C)):
+        start = f * period
+        Bf = _padded(B, slice(None), slice(n0, n1), (K, C))
+        sums = []
+        for j in range(L):
+            Af = _padded(A, slice(min(m0 + j * R, m1), min(m0 + (j + 1) * R, m1)), slice(None), (R, K))
+            _skewed([cols[f"a_in__{r}"] for r in range(R)], [cols[f"a_valid__{r}"] for r in range(R)], start + j,
+                    Af.T, step=L)
+            for r in range(R):
+                cols[f"a_first__{r}"][start + j + r] = 1
+            _skewed([cols[f"b_in__{c}"] for c in range(C)], None, start + j, Bf, step=L)
+            sums.append(_fold_sums(params, Af, Bf))
+        first_capture = start + L * K + R + C - 3 + latency
+        out = []
+        for i in range(L):
+            x = first_capture + i * spacing
+            cols["capture"][x] = 1
+            for c in range(C):
+                for jj in range(R):
+                    r = R - 1 - jj
+                    thread = (x - latency - start - r - c) % L
+                    cols[f"c_out__{c}"][x + 1 + jj] = sums[thread][r, c]
+                    cols[f"out_valid__{c}"][x + 1 + jj] = 1
+                    m = m0 + thread * R + r
+                    if m < m1 and c < n1 - n0:
+                        out.append((base + x + 1 + jj, c, m, n0 + c))
+        run.outputs.append(tuple(np.array(v, dtype=np.int64) for v in zip(*out)))
 
 
 def assemble(params, runs: list[GemmRun], recorded: dict[str, np.ndarray]) -> list[tuple[np.ndarray, int]]:
@@ -221,39 +260,31 @@ def assemble(params, runs: list[GemmRun], recorded: dict[str, np.ndarray]) -> li
 
     ``measured_cycles`` runs from the GEMM's first input cycle to the last cycle in
     which any ``out_valid`` was high, inclusive. For a floating-point array ``C`` is
-    a ``uint32`` array of fp32 bit patterns, WS K-folds added in fold order in fp32.
+    a ``uint32`` array of fp32 bit patterns, WS/IS K-folds added in fold order in fp32.
     """
-    R, C = params.rows, params.cols
     fp = getattr(params, "dtype", "int") != "int"
-    data_port = "psum_out" if params.dataflow == "ws" else "c_out"
+    data_port = "c_out" if params.dataflow == "os" else "psum_out"
     valid_any = np.zeros(len(next(iter(recorded.values()))), dtype=bool)
-    for c in range(C):
+    for c in range(params.cols):
         valid_any |= recorded[f"out_valid__{c}"].astype(bool)
     out = []
     for run in runs:
         M, N, K = run.shape
         Cm = np.zeros((M, N), dtype=np.uint32 if fp else object)
-        for row0, n0, ncols, m0, mcount, k0, k1 in run.folds:
-            for c in range(ncols):
-                col = recorded[f"{data_port}__{c}"]
-                if fp and params.dataflow == "ws":
-                    vals = np.array([int(col[t]) for t in row0 + c + np.arange(M)], dtype=np.uint32)
-                    # run.folds lists a column block's K-folds in k order: add them in that order
-                    Cm[:, n0 + c] = vals if k0 == 0 else fp_combine_folds([Cm[:, n0 + c], vals])
-                elif fp:
-                    for r in range(mcount):
-                        Cm[m0 + r, n0 + c] = int(col[row0 + (R - 1 - r)])
-                elif params.dataflow == "ws":
-                    rows = row0 + c + np.arange(M)
-                    vals = [from_bits(col[t], params.acc_width, params.signed) for t in rows]
-                    Cm[:, n0 + c] += np.array(vals, dtype=object)
-                else:
-                    for r in range(mcount):
-                        t = row0 + (R - 1 - r)
-                        Cm[m0 + r, n0 + c] = from_bits(col[t], params.acc_width, params.signed)
-        # look a little past the predicted end (a late output must be seen), but not
-        # as far as the first output the next GEMM can produce
-        margin = 2 * R if params.dataflow == "ws" else R + 1
+        seen = np.zeros((M, N), dtype=bool)
+        for t, c, m, n in run.outputs:  # folds in schedule order: K-fold partial sums in k order
+            vals = np.array([int(recorded[f"{data_port}__{ci}"][ti]) for ti, ci in zip(t, c)], dtype=object)
+            if fp:
+                vals = vals.astype(np.uint32)
+                again = seen[m, n]
+                Cm[m, n] = np.where(again, fp_combine_folds([Cm[m, n], vals]), vals)
+            else:
+                Cm[m, n] += np.array([from_bits(v, params.acc_width, params.signed) for v in vals], dtype=object)
+            seen[m, n] = True
+        # look a little past the predicted end (a late output must be seen), but not as far as the
+        # first output the next GEMM can produce
+        margin = params.rows + params.mul_stages + (params.rows * params.row_hop if params.stationary
+                                                    else 1 + params.add_stages)
         window = np.nonzero(valid_any[run.start: run.start + run.cycles + margin])[0]
         measured = int(window[-1]) + 1 if len(window) else 0
         out.append((Cm, measured))

@@ -40,9 +40,11 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
+from ..fpformat import ACC_WIDTH
 from ._cells import HierarchicalComponent
-from ._params import FPOperandParams, FromParams, MacDtype
+from ._params import AddStages, FPOperandParams, FromParams, MacDtype, MulStages
 from .fp import FPAdder, FPMultiplier
+from .intarith import PipelinedAdder, PipelinedMultiplier
 from .mac import MAC
 
 __all__ = ["SystolicParams", "SystolicArray", "SystolicTile", "WSProcessingElement", "OSProcessingElement",
@@ -59,14 +61,20 @@ class SystolicParams(FPOperandParams):
 
     rows: int = Field(4, ge=1, le=256, description="PE rows (WS: reduction dimension K; OS: M)")
     cols: int = Field(4, ge=1, le=256, description="PE columns (output dimension N)")
-    dataflow: Literal["ws", "os"] = Field("ws", description="weight-stationary or output-stationary")
+    dataflow: Literal["ws", "os", "is"] = Field(
+        "ws", description="weight-stationary, output-stationary or input-stationary (the WS array with A held "
+                          "in the PEs and B streamed)")
     a_width: int = Field(8, ge=1, le=32, description="width of operand A (activations) in bits")
     b_width: int = Field(8, ge=1, le=32, description="width of operand B (weights) in bits")
     acc_width: int = Field(32, ge=2, le=64, description="partial-sum / accumulator width in bits")
     signed: bool = Field(True, description="two's-complement operands and sums (else unsigned)",
                          json_schema_extra={"cli_negative": "unsigned"})
-    weight_load: Literal["shift"] = Field(
-        "shift", description="WS weight loading: 'shift' moves weights down the columns, one row per cycle")
+    weight_load: Literal["shift", "double"] = Field(
+        "shift", description="WS/IS weight loading: 'shift' moves weights down the columns, one row per cycle, "
+                             "between folds; 'double' shifts the next fold's weights into shadow registers "
+                             "while the current fold computes and swaps them in with the wavefront (TPU)")
+    mul_stages: MulStages = 0
+    add_stages: AddStages = 0
     dtype: MacDtype = Field(
         "int", description="operand datatype: 'int' (widths and signed as given) or fp16/bf16/fp32 operands "
                            "with fp32 products and accumulation (widths implied)")
@@ -81,6 +89,9 @@ class SystolicParams(FPOperandParams):
             raise ValueError(
                 f"acc_width={self.acc_width} is too narrow for a {self.a_width}x{self.b_width}-bit product; "
                 f"allowed: acc_width >= a_width + b_width = {self.a_width + self.b_width}")
+        if self.weight_load == "double" and self.dataflow == "os":
+            raise ValueError("weight_load: 'double' is not allowed with dataflow='os' (no stationary weights); "
+                             "allowed: 'shift', or dataflow 'ws' or 'is'")
         return self
 
     @property
@@ -95,21 +106,81 @@ class SystolicParams(FPOperandParams):
         return Shape(self.a_width, sg), Shape(self.b_width, sg), Shape(self.acc_width, sg)
 
     @property
+    def stationary(self) -> bool:
+        """Weight- or input-stationary: one operand held in the PEs, partial sums flowing down."""
+        return self.dataflow != "os"
+
+    @property
+    def stream_shapes(self) -> tuple[Shape, Shape]:
+        """Shapes of the operand streamed along the rows and of the one held in the PEs (stationary
+        dataflows): WS streams A and holds B; IS streams B and holds A."""
+        a, b, _ = self.shapes
+        return (b, a) if self.dataflow == "is" else (a, b)
+
+    @property
+    def pipelined(self) -> bool:
+        """The PEs use the pipelined datapath (any stage, or double-buffered weights)."""
+        return self.mul_stages > 0 or self.add_stages > 0 or self.weight_load == "double"
+
+    @property
+    def row_hop(self) -> int:
+        """Cycles a partial sum spends in a WS/IS PE (``add_stages + 1``): the host skews row ``r``'s
+        stream by ``r * row_hop``."""
+        return self.add_stages + 1
+
+    @property
     def pes(self) -> int:
         return self.rows * self.cols
 
 
 def _pe_mac(p: SystolicParams, *, addend: bool) -> MAC:
-    return MAC(a_width=p.a_width, b_width=p.b_width, acc_width=p.acc_width, signed=p.signed, addend_input=addend)
+    """The integer MAC of an unpipelined PE; its ``a`` is the streamed operand (B in an IS array)."""
+    a_width, b_width = (p.b_width, p.a_width) if p.dataflow == "is" else (p.a_width, p.b_width)
+    return MAC(a_width=a_width, b_width=b_width, acc_width=p.acc_width, signed=p.signed, addend_input=addend)
 
 
 def _fp_units(m: Module, p: SystolicParams):
-    """The floating-point datapath of a PE: an ``FPMultiplier`` (operands -> fp32 product, exact for
-    fp16/bf16) feeding an fp32 ``FPAdder``, both combinational, between the same registers as the
-    integer MAC (so the array's latency and cycle counts are those of the integer array)."""
+    """The floating-point datapath of an unpipelined PE: an ``FPMultiplier`` (operands -> fp32 product,
+    exact for fp16/bf16) feeding an fp32 ``FPAdder``, both combinational, between the same registers as
+    the integer MAC (so the array's latency and cycle counts are those of the integer array)."""
     m.submodules.mul = mul = FPMultiplier(p.dtype)
     m.submodules.add = add = FPAdder()
     return mul, add
+
+
+#: fp32 -0.0: the adder operand of a cycle without a product. ``x + -0.0 = x`` in round to nearest
+#: even for every x but a NaN payload (+0 + -0 = +0, -0 + -0 = -0, Inf and subnormals unchanged), and
+#: every value a pipelined PE adds it to is +0.0 or an FPAdder result (canonical NaN), so it is an
+#: exact identity there and saves carrying the bypassed value beside the pipelined adder.
+_FP_NEG_ZERO = 1 << (ACC_WIDTH - 1)
+
+
+def _delayed(m: Module, value, cycles: int, name: str):
+    """``value`` through ``cycles`` free-running registers (the valid bits beside a pipelined unit)."""
+    for i in range(cycles):
+        q = Signal.like(value, name=f"{name}_d{i + 1}")
+        m.d.sync += q.eq(value)
+        value = q
+    return value
+
+
+def _pipelined_units(m: Module, p: SystolicParams, x, y, valid, first=None):
+    """The pipelined multiply-add of a PE: the product of ``x`` and ``y`` (``mul_stages`` registers),
+    with ``valid`` (and ``first``) delayed alongside, and an adder of ``add_stages`` registers whose
+    ``b`` operand is the product when valid, else the additive identity (0, or fp32 -0.0, see
+    :data:`_FP_NEG_ZERO`). Returns ``(adder, valid, first)`` with the adder's ``a`` left to the caller."""
+    if p.is_fp:
+        m.submodules.mul = mul = FPMultiplier(p.dtype, stages=p.mul_stages)
+        m.submodules.add = add = FPAdder(stages=p.add_stages)
+        identity = _FP_NEG_ZERO
+    else:
+        m.submodules.mul = mul = PipelinedMultiplier(x.shape(), y.shape(), stages=p.mul_stages)
+        m.submodules.add = add = PipelinedAdder(p.acc_width, signed=p.signed, stages=p.add_stages)
+        identity = 0
+    valid = _delayed(m, valid, p.mul_stages, "valid_m")
+    first = None if first is None else _delayed(m, first, p.mul_stages, "first_m")
+    m.d.comb += [mul.a.eq(x), mul.b.eq(y), add.b.eq(Mux(valid, mul.product, identity))]
+    return add, valid, first
 
 
 class WSProcessingElement(wiring.Component):
@@ -118,20 +189,35 @@ class WSProcessingElement(wiring.Component):
     Ports: ``a_in``/``a_valid_in`` from the left, forwarded (registered) on
     ``a_out``/``a_valid_out``; ``w_in`` from above, loaded into the weight register
     when ``w_load`` is high and shown on ``w_out`` (the shift chain); ``psum_in``
-    from above, ``psum_out`` and ``valid_out`` (registered ``a_valid_in``) below.
-    Latency 1 cycle in both directions.
+    from above, ``psum_out`` and ``valid_out`` (``a_valid_in`` delayed as the sum) below.
+    With ``weight_load="double"`` the chain is of shadow registers and ``swap_in`` (forwarded
+    right on ``swap_out``, one cycle ahead of a fold's first activation) copies the shadow into
+    the weight register. In the input-stationary array the same PE holds A and streams B.
+
+    Latency: ``a`` one cycle to the right; the sum of the activation presented in cycle ``t`` is on
+    ``psum_out`` from cycle ``t + mul_stages + add_stages + 1``, and ``psum_in`` is taken in cycle
+    ``t + mul_stages`` (so rows are skewed by ``add_stages + 1``).
     """
 
     def __init__(self, params: SystolicParams):
         self.params = p = params
-        a, b, acc = p.shapes
-        super().__init__({
-            "a_in": In(a), "a_valid_in": In(1), "w_in": In(b), "w_load": In(1), "psum_in": In(acc),
-            "a_out": Out(a), "a_valid_out": Out(1), "w_out": Out(b), "psum_out": Out(acc), "valid_out": Out(1),
-        })
+        stream, held = p.stream_shapes
+        _, _, acc = p.shapes
+        members = {"a_in": In(stream), "a_valid_in": In(1)}
+        if p.weight_load == "double":
+            members["swap_in"] = In(1)
+        members |= {"w_in": In(held), "w_load": In(1), "psum_in": In(acc),
+                    "a_out": Out(stream), "a_valid_out": Out(1)}
+        if p.weight_load == "double":
+            members["swap_out"] = Out(1)
+        members |= {"w_out": Out(held), "psum_out": Out(acc), "valid_out": Out(1)}
+        super().__init__(members)
 
     def elaborate(self, platform):
-        if self.params.is_fp:
+        p = self.params
+        if p.pipelined:
+            return self._elaborate_pipelined()
+        if p.is_fp:
             return self._elaborate_fp()
         m = Module()
         m.submodules.mac = mac = _pe_mac(self.params, addend=True)
@@ -162,6 +248,32 @@ class WSProcessingElement(wiring.Component):
                      self.valid_out.eq(self.a_valid_in)]
         return m
 
+    def _elaborate_pipelined(self):
+        # psum_out <= psum_in + (valid ? a_in * weight : 0), the product mul_stages and the sum
+        # add_stages + 1 cycles after a_in; a cycle without a valid activation adds the identity
+        p = self.params
+        m = Module()
+        weight = Signal.like(self.w_in, name="weight")
+        if p.weight_load == "double":
+            shadow = Signal.like(self.w_in, name="shadow")
+            with m.If(self.w_load):
+                m.d.sync += shadow.eq(self.w_in)
+            with m.If(self.swap_in):
+                m.d.sync += weight.eq(shadow)
+            m.d.sync += self.swap_out.eq(self.swap_in)
+            m.d.comb += self.w_out.eq(shadow)
+        else:
+            with m.If(self.w_load):
+                m.d.sync += weight.eq(self.w_in)
+            m.d.comb += self.w_out.eq(weight)
+        add, _, _ = _pipelined_units(m, p, self.a_in, weight, self.a_valid_in)
+        psum = Signal.like(self.psum_out, name="psum_q")
+        m.d.comb += [add.a.eq(self.psum_in), self.psum_out.eq(psum)]
+        # the integer adder's extra carry bit is dropped: partial sums wrap modulo 2**acc_width
+        m.d.sync += [psum.eq(add.sum[:len(psum)]), self.a_out.eq(self.a_in), self.a_valid_out.eq(self.a_valid_in),
+                     self.valid_out.eq(_delayed(m, self.a_valid_in, p.mul_stages + p.add_stages, "valid_p"))]
+        return m
+
 
 class OSProcessingElement(wiring.Component):
     """Output-stationary PE: accumulates ``a_in * b_in``; a capture/shift chain drains the sums.
@@ -171,6 +283,11 @@ class OSProcessingElement(wiring.Component):
     above (forwarded on ``b_out``); ``capture`` (global); ``out_in``/``out_valid_in``
     from the PE above, ``out_out``/``out_valid_out`` to the PE below:
     ``out <= capture ? acc : out_in``. Latency 1 cycle in every direction.
+
+    With ``add_stages = s > 0`` the accumulator loop is ``L = s + 1`` cycles long and holds ``L``
+    interleaved sums (C-slow, as :class:`~accelgen.rtl.mac.MAC`): the pair presented in cycle ``t``
+    goes to sum ``t mod L``, and the accumulator shows each sum every ``L`` cycles, ``1 +
+    mul_stages + add_stages`` cycles after its last pair.
     """
 
     def __init__(self, params: SystolicParams):
@@ -185,7 +302,15 @@ class OSProcessingElement(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        if self.params.is_fp:
+        p = self.params
+        if p.pipelined:
+            # acc <= (first ? 0 : acc) + (valid ? a*b : identity), free running: a cycle without a
+            # product adds the identity, so every sum in the loop holds its value
+            add, _, first = _pipelined_units(m, p, self.a_in, self.b_in, self.a_valid_in, self.a_first_in)
+            acc = Signal(Shape(p.acc_width, p.signed and not p.is_fp), name="acc_q")
+            m.d.comb += add.a.eq(Mux(first, 0, acc))
+            m.d.sync += acc.eq(add.sum[:len(acc)])
+        elif p.is_fp:
             # acc <= fp32((a_first ? +0.0 : acc) + fp32(a_in * b_in)) when a_valid; +0.0 on a_first alone
             mul, add = _fp_units(m, self.params)
             acc = Signal(32, name="acc_q")
@@ -221,19 +346,30 @@ class _Flow:
     broadcast: tuple[str, ...]
 
 
+_STATIONARY_FLOW = _Flow(horizontal=(("a", "a"), ("a_valid", "av")), vertical=(("w", "w"), ("psum", "psum")),
+                         bottom=(("valid", "v"),), broadcast=("w_load",))
 _FLOWS = {
-    "ws": _Flow(horizontal=(("a", "a"), ("a_valid", "av")), vertical=(("w", "w"), ("psum", "psum")),
-                bottom=(("valid", "v"),), broadcast=("w_load",)),
+    "ws": _STATIONARY_FLOW,
+    "is": _STATIONARY_FLOW,
     "os": _Flow(horizontal=(("a", "a"), ("a_valid", "av"), ("a_first", "af")),
                 vertical=(("b", "b"), ("out", "out"), ("out_valid", "ov")), bottom=(), broadcast=("capture",)),
 }
 
 
+def _flow(p: SystolicParams) -> _Flow:
+    flow = _FLOWS[p.dataflow]
+    if p.weight_load == "double":  # the swap bit travels right with the activations
+        flow = _Flow(horizontal=flow.horizontal[:2] + (("swap", "sw"),) + flow.horizontal[2:],
+                     vertical=flow.vertical, bottom=flow.bottom, broadcast=flow.broadcast)
+    return flow
+
+
 def _stem_shapes(p: SystolicParams) -> dict[str, Shape]:
     a, b, acc = p.shapes
+    stream, held = p.stream_shapes if p.stationary else (a, b)
     one = Shape(1)
-    return {"a": a, "a_valid": one, "a_first": one, "w": b, "b": b, "psum": acc, "out": acc, "out_valid": one,
-            "valid": one}
+    return {"a": stream, "a_valid": one, "a_first": one, "swap": one, "w": held, "b": b, "psum": acc, "out": acc,
+            "out_valid": one, "valid": one}
 
 
 def _spans(n: int, tile: int) -> list[int]:
@@ -250,7 +386,7 @@ def _build_grid(owner: HierarchicalComponent, m: Module, p: SystolicParams, row_
     give the edge inputs per array row / column, ``broadcast[stem]`` the global inputs. Returns the
     right-edge outputs per row and the bottom-edge outputs per column, keyed by stem.
     """
-    flow, shapes = _FLOWS[p.dataflow], _stem_shapes(p)
+    flow, shapes = _flow(p), _stem_shapes(p)
     row_at = [sum(row_spans[:i]) for i in range(len(row_spans))]
     col_at = [sum(col_spans[:j]) for j in range(len(col_spans))]
     port_order = {}
@@ -300,7 +436,7 @@ class SystolicTile(HierarchicalComponent):
 
     def __init__(self, params: SystolicParams, tile_rows: int, tile_cols: int):
         self.params, self.tile_rows, self.tile_cols = params, tile_rows, tile_cols
-        flow, shapes = _FLOWS[params.dataflow], _stem_shapes(params)
+        flow, shapes = _flow(params), _stem_shapes(params)
         members = {}
         for stem, _ in flow.horizontal:
             members[f"{stem}_in"] = In(shapes[stem]).array(tile_rows)
@@ -316,7 +452,8 @@ class SystolicTile(HierarchicalComponent):
 
     def elaborate(self, platform):
         m = Module()
-        p, flow = self.params, _FLOWS[self.params.dataflow]
+        p = self.params
+        flow = _flow(p)
         pe = _processing_element(p)
         right, bottom = _build_grid(
             self, m, p, [1] * self.tile_rows, [1] * self.tile_cols, lambda h, w: ("pe", pe, True),
@@ -329,7 +466,7 @@ class SystolicTile(HierarchicalComponent):
 
 
 def _processing_element(p: SystolicParams) -> wiring.Component:
-    return WSProcessingElement(p) if p.dataflow == "ws" else OSProcessingElement(p)
+    return WSProcessingElement(p) if p.stationary else OSProcessingElement(p)
 
 
 class SystolicArray(FromParams, HierarchicalComponent):
@@ -339,10 +476,13 @@ class SystolicArray(FromParams, HierarchicalComponent):
     ----------
     rows, cols : int
         Array size, 1..256 each; non-square arrays are allowed.
-    dataflow : ``"ws"`` or ``"os"``
+    dataflow : ``"ws"``, ``"os"`` or ``"is"``
         Weight-stationary (weights preloaded, activations from the left, partial
-        sums flow down) or output-stationary (A from the left, B from the top,
-        each PE keeps one output element, then drains).
+        sums flow down), output-stationary (A from the left, B from the top,
+        each PE keeps one output element, then drains) or input-stationary (the
+        weight-stationary array holding A, K x M, and streaming B's columns: C
+        comes out transposed; ``a_in`` then carries B (``b_width``) and ``w_in``
+        carries A (``a_width``)).
     a_width, b_width, acc_width, signed
         Operand and partial-sum widths, as for :class:`~accelgen.rtl.mac.MAC`.
         Sums wrap around modulo ``2**acc_width``. Implied by a floating-point
@@ -361,9 +501,27 @@ class SystolicArray(FromParams, HierarchicalComponent):
         bottom (a cycle without ``a_valid`` passes ``psum`` through unchanged);
         OS - each PE computes ``acc <- acc + A[r, k] * B[k, c]`` in ``k`` order
         starting from +0.0 at ``a_first``.
-    weight_load : ``"shift"``
-        WS weight loading: while ``w_load`` is high, every column's weight
-        registers shift down one row per cycle (``rows`` cycles for a full load).
+    weight_load : ``"shift"`` or ``"double"``
+        WS/IS weight loading. ``shift``: while ``w_load`` is high, every column's
+        weight registers shift down one row per cycle (``rows`` cycles for a full
+        load, between folds). ``double`` (the TPU's arrangement): the shift chain
+        is of shadow registers, loaded while the current fold computes; the
+        ``a_swap`` bit of a row, one cycle ahead of the fold's first activation,
+        travels right with the activations and copies each PE's shadow into its
+        weight register as the wavefront passes, so folds follow each other
+        without a load gap (:func:`accelgen.golden.systolic.systolic_cycles`).
+        Not allowed with ``os``.
+    mul_stages, add_stages : int
+        Register stages inside each PE's multiplier and adder, 0..3
+        (:class:`~accelgen.rtl.intarith.PipelinedMultiplier` /
+        :class:`~accelgen.rtl.intarith.PipelinedAdder`, or the fp units with
+        ``stages``); results are bit-identical to the unpipelined array. WS/IS:
+        a partial sum spends ``add_stages + 1`` cycles in a PE, so the host skews
+        row ``r`` by ``r * (add_stages + 1)``, and the product is added
+        ``mul_stages`` cycles after its activation entered. OS: the accumulator
+        loop is ``add_stages + 1`` cycles long and keeps that many interleaved
+        sums per PE (C-slow), so one fold covers ``rows * (add_stages + 1)`` rows
+        of C (the host driver, :mod:`accelgen.cosim.systolic`, interleaves them).
     emit_tile : int
         Emission only. An array with more than ``emit_tile`` PEs on a side is
         built as a grid of :class:`SystolicTile` modules of at most ``emit_tile``
@@ -392,8 +550,8 @@ class SystolicArray(FromParams, HierarchicalComponent):
 
     Latency
     -------
-    See the module docstring: WS results leave ``rows + c`` cycles after the
-    activation entered row 0 of its skew; OS sums leave ``1 + j`` cycles after
+    See the module docstring: WS results leave ``rows * (add_stages + 1) +
+    mul_stages + c`` cycles after the activation entered row 0 of its skew; OS sums leave ``1 + j`` cycles after
     ``capture`` (row ``rows-1-j``). All PEs advance every cycle; there is no stall.
     """
 
@@ -401,16 +559,21 @@ class SystolicArray(FromParams, HierarchicalComponent):
 
     def __init__(self, *, rows: int = 4, cols: int = 4, dataflow: str = "ws", a_width: int | None = None,
                  b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
-                 weight_load: str = "shift", dtype: str = "int", emit_tile: int = 16):
+                 weight_load: str = "shift", dtype: str = "int", emit_tile: int = 16, mul_stages: int = 0,
+                 add_stages: int = 0):
         # widths and signed left out (None) take the schema default: 8/8/32/signed for "int", implied for fp
         self.params = p = SystolicParams.from_arguments(
             rows=rows, cols=cols, dataflow=dataflow, a_width=a_width, b_width=b_width, acc_width=acc_width,
-            signed=signed, weight_load=weight_load, dtype=dtype, emit_tile=emit_tile)
+            signed=signed, weight_load=weight_load, dtype=dtype, emit_tile=emit_tile, mul_stages=mul_stages,
+            add_stages=add_stages)
         a, b, acc = p.shapes
-        if p.dataflow == "ws":
-            members = {"a_in": In(a).array(p.rows), "a_valid": In(1).array(p.rows),
-                       "w_in": In(b).array(p.cols), "w_load": In(1),
-                       "psum_out": Out(acc).array(p.cols), "out_valid": Out(1).array(p.cols)}
+        if p.stationary:
+            stream, held = p.stream_shapes
+            members = {"a_in": In(stream).array(p.rows), "a_valid": In(1).array(p.rows)}
+            if p.weight_load == "double":
+                members["a_swap"] = In(1).array(p.rows)
+            members |= {"w_in": In(held).array(p.cols), "w_load": In(1),
+                        "psum_out": Out(acc).array(p.cols), "out_valid": Out(1).array(p.cols)}
         else:
             members = {"a_in": In(a).array(p.rows), "a_valid": In(1).array(p.rows), "a_first": In(1).array(p.rows),
                        "b_in": In(b).array(p.cols), "capture": In(1),
@@ -421,14 +584,17 @@ class SystolicArray(FromParams, HierarchicalComponent):
     def latency(self) -> int:
         """Cycles from an activation entering row 0, column 0 to its result at the bottom of column 0
         (WS), or from ``capture`` to the first drained sum (OS)."""
-        return self.params.rows if self.params.dataflow == "ws" else 1
+        p = self.params
+        return p.rows * p.row_hop + p.mul_stages if p.stationary else 1
 
     def elaborate(self, platform):
         m = Module()
         p = self.params
         _, _, acc = p.shapes
-        if p.dataflow == "ws":
+        if p.stationary:
             left = {"a": self.a_in, "a_valid": self.a_valid}
+            if p.weight_load == "double":
+                left["swap"] = self.a_swap
             top = {"w": self.w_in, "psum": [Const(0, acc)] * p.cols}
             broadcast = {"w_load": self.w_load}
         else:
@@ -447,8 +613,8 @@ class SystolicArray(FromParams, HierarchicalComponent):
                     tiles[h, w] = SystolicTile(p, h, w)
                 return f"tile_{h}x{w}", tiles[h, w], False
         _, bottom = _build_grid(self, m, p, row_spans, col_spans, block, left, top, broadcast)
-        result, valid = ("psum", "valid") if p.dataflow == "ws" else ("out", "out_valid")
-        out = self.psum_out if p.dataflow == "ws" else self.c_out
+        result, valid = ("psum", "valid") if p.stationary else ("out", "out_valid")
+        out = self.psum_out if p.stationary else self.c_out
         for c in range(p.cols):
             m.d.comb += [out[c].eq(bottom[result][c]), self.out_valid[c].eq(bottom[valid][c])]
         return m

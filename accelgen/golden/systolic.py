@@ -5,22 +5,50 @@ the cosim driver's schedule is built from the same formulas, so the cycle counts
 that cosim proves on the emitted Verilog are the ones the estimator uses.
 
 Cycle accounting (one GEMM ``C[M,N] = A[M,K] @ B[K,N]`` on ``rows x cols`` PEs;
-all functions accept numpy arrays for ``M, N, K`` and broadcast):
+all functions accept numpy arrays for ``M, N, K`` and broadcast). ``mul_stages`` (``m``) and
+``add_stages`` (``s``) are the register stages inside each PE's multiplier and adder; ``h = s + 1``
+is the cycles a partial sum spends in a PE, so the host skews row ``r``'s stream by ``r * h``.
 
 Weight-stationary, ``weight_load="shift"``
     ``K`` maps to rows, ``N`` to columns: ``folds = ceil(K/rows) * ceil(N/cols)``.
     Each fold loads its weights (``rows`` cycles), streams the ``M`` activation
-    rows (``M`` cycles) and fills/drains the skew (``rows + cols - 2`` cycles).
-    Consecutive folds overlap by one cycle (the next load may start while the
-    last product is being registered) and the last result needs one more cycle
-    to appear: ``cycles = folds * (M + 2*rows + cols - 3) + 2``. Partial sums of
-    K-folds are accumulated by the host.
+    rows (``M`` cycles) and fills the skew (``(rows-1)*h + cols - 1`` cycles); the
+    next load starts in the cycle of the last product's multiplier input:
+    ``fold_cycles = rows + M + (rows-1)*h + cols - 2``. The last result leaves
+    ``h + m + 1`` cycles after the last fold's period: ``cycles = folds *
+    fold_cycles + h + m + 1`` (with ``m = s = 0``: ``folds * (M + 2*rows + cols - 3)
+    + 2``). Partial sums of K-folds are accumulated by the host.
+Weight-stationary, ``weight_load="double"`` (TPU-style)
+    Each PE has a shadow weight register: the next fold's weights shift down the
+    shadow chain (``rows`` cycles) while the current fold computes, and a swap bit
+    that travels with the first activation of a fold (one cycle ahead of it)
+    copies shadow to active weight in each PE as the wavefront passes. A fold's
+    stream may follow the previous one directly; the shared shadow chain must not
+    shift before the last PE of the previous fold has swapped, which bounds the
+    period from below: ``fold_cycles = max(M, rows + (rows-1)*h + cols - 1)``.
+    The first load takes ``rows + 1`` cycles before the first stream:
+    ``cycles = (folds-1) * fold_cycles + rows + 1 + rows*h + m + cols + M - 1``.
+Input-stationary (``dataflow="is"``)
+    The weight-stationary array with the roles of the operands swapped: ``A``
+    is held in the PEs (``K`` rows, ``M`` columns) and ``B`` streams (``N``
+    steps), producing ``C`` transposed. Its cycles are those of the
+    weight-stationary array for the GEMM ``(N, M, K)``.
 Output-stationary
-    ``M`` maps to rows, ``N`` to columns: ``folds = ceil(M/rows) * ceil(N/cols)``.
-    Each fold streams ``K`` steps and fills the skew (``rows + cols - 2``); its
-    sums are captured in the cycle the next fold starts, and drain (``rows``
-    cycles) while the next fold streams: ``cycles = folds * (K + rows + cols - 2)
-    + rows + 1``.
+    ``M`` maps to rows, ``N`` to columns. With ``s = 0`` each fold streams ``K``
+    steps and fills the skew (``rows + cols - 2``); its sums are captured in the
+    cycle the next fold starts (``m`` cycles later with ``m`` multiplier stages) and drain
+    (``rows`` cycles) while the next fold streams: ``fold_cycles = K + rows + cols - 2``,
+    ``cycles = folds * fold_cycles + rows + 1 + m``.
+    With ``s > 0`` each accumulator loop is ``L = s + 1`` cycles long and a PE
+    keeps ``L`` interleaved sums (C-slow; see :class:`accelgen.rtl.mac.MAC`): a
+    fold covers ``rows * L`` rows of ``C`` (row ``m0 + j*rows + r`` is thread ``j``
+    of PE row ``r``), streams ``L*K`` cycles (``B[k]`` repeated for the ``L``
+    threads), and drains with ``L`` captures ``D`` cycles apart (``D``: the least
+    ``>= rows`` with ``D mod L = 1``, so that successive captures see every
+    thread of every PE), all before the next fold's first sum: ``fold_cycles =
+    L*K + rows + cols - 2 + (L-1)*D``, ``cycles = folds * fold_cycles + rows + 1 + m + s``
+    with ``folds = ceil(M/(rows*L)) * ceil(N/cols)``. (Overlapping the captures
+    with the next fold's stream would hide the ``(L-1)*D`` term; not built.)
 
 Utilization is ``M*N*K / (rows * cols * cycles)``.
 """
@@ -34,7 +62,8 @@ import numpy as np
 from ..fpformat import FP_DTYPES
 from .fp import canonical, float32_bits, to_float32
 
-DATAFLOWS = ("ws", "os")
+DATAFLOWS = ("ws", "os", "is")
+WEIGHT_LOADS = ("shift", "double")
 
 
 def _ceil_div(a, b):
@@ -59,26 +88,56 @@ class SystolicCycles:
     utilization: object   # macs / (rows * cols * cycles)
 
 
-def systolic_cycles(rows: int, cols: int, M, N, K, dataflow: str = "ws") -> SystolicCycles:
+def os_capture_spacing(rows: int, add_stages: int) -> int:
+    """Cycles between the ``add_stages + 1`` captures of an output-stationary fold: the least
+    ``D >= rows`` (the drain chain is empty again) with ``D mod L == 1`` (each capture meets the next
+    thread of every PE)."""
+    threads = add_stages + 1
+    spacing = rows
+    while threads > 1 and spacing % threads != 1:
+        spacing += 1
+    return spacing
+
+
+def systolic_cycles(rows: int, cols: int, M, N, K, dataflow: str = "ws", *, mul_stages: int = 0,
+                    add_stages: int = 0, weight_load: str = "shift") -> SystolicCycles:
     """Exact cycle count of ``C[M,N] = A[M,K] @ B[K,N]`` on a ``rows x cols`` array (see module doc)."""
     if dataflow not in DATAFLOWS:
         raise ValueError(f"dataflow={dataflow!r} is not allowed; allowed: {', '.join(DATAFLOWS)}")
+    if weight_load not in WEIGHT_LOADS:
+        raise ValueError(f"weight_load={weight_load!r} is not allowed; allowed: {', '.join(WEIGHT_LOADS)}")
+    if weight_load == "double" and dataflow == "os":
+        raise ValueError("weight_load='double' is not allowed with dataflow='os'; allowed with 'ws' or 'is'")
     if rows < 1 or cols < 1:
         raise ValueError(f"array size {rows}x{cols} is not allowed; rows and cols must be >= 1")
+    for name, v in (("mul_stages", mul_stages), ("add_stages", add_stages)):
+        if not 0 <= v <= 3:
+            raise ValueError(f"{name}={v!r} is not allowed; allowed: an integer in 0..3")
     M, N, K = (np.asarray(x, dtype=np.int64) for x in (M, N, K))
     if np.any(M < 1) or np.any(N < 1) or np.any(K < 1):
         raise ValueError("GEMM dimensions M, N, K must all be >= 1")
-    skew = rows + cols - 2
-    if dataflow == "ws":
+    if dataflow == "is":  # the WS array on the transposed GEMM: A stationary, B streamed
+        M, N = N, M
+    hop = add_stages + 1
+    if dataflow in ("ws", "is"):
+        skew = (rows - 1) * hop + cols - 1
         folds = _ceil_div(K, rows) * _ceil_div(N, cols)
-        load, stream = np.full_like(M, rows), M
-        fold_cycles = load + stream + skew - 1
-        tail = np.full_like(M, 2)
+        stream = M
+        if weight_load == "shift":
+            load = np.full_like(M, rows)
+            fold_cycles = load + stream + skew - 1
+            tail = np.full_like(M, hop + mul_stages + 1)
+        else:
+            load = np.zeros_like(M)  # hidden behind the previous fold (the first load is in the tail)
+            fold_cycles = np.maximum(stream, rows + skew)
+            tail = rows + 1 + rows * hop + mul_stages + cols + stream - 1 - fold_cycles
     else:
-        folds = _ceil_div(M, rows) * _ceil_div(N, cols)
-        load, stream = np.zeros_like(M), K
-        fold_cycles = stream + skew
-        tail = np.full_like(M, rows + 1)
+        threads = add_stages + 1
+        skew = rows + cols - 2
+        folds = _ceil_div(M, rows * threads) * _ceil_div(N, cols)
+        load, stream = np.zeros_like(M), threads * K
+        fold_cycles = stream + skew + (threads - 1) * os_capture_spacing(rows, add_stages)
+        tail = np.full_like(M, rows + 1 + mul_stages + add_stages)
     cycles = folds * fold_cycles + tail
     macs = M * N * K
     util = macs / (rows * cols * cycles)
@@ -187,5 +246,6 @@ def fp_gemm_reference(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str, rows: 
     K = A32.shape[1]
     if dataflow == "os":
         return _canonical_bits(fp_dot_chain(A32, B32))
+    # WS, and IS (the WS order on the transposed GEMM: the same chains, products commute)
     parts = [_canonical_bits(fp_dot_chain(A32[:, k0:k0 + rows], B32[k0:k0 + rows])) for k0 in range(0, K, rows)]
     return fp_combine_folds(parts)

@@ -17,7 +17,7 @@ from accelgen.rtl.systolic import SystolicArray, SystolicParams
     ({"rows": 0}, r"systolic\.rows: 0 is not allowed; expected an integer in 1\.\.256"),
     ({"cols": -2}, r"cols: -2 .*1\.\.256"),
     ({"rows": 257}, r"rows: 257"),
-    ({"dataflow": "is"}, r"dataflow: 'is' is not allowed; expected 'ws' or 'os'"),
+    ({"dataflow": "xs"}, r"dataflow: 'xs' is not allowed; expected 'ws' or 'os' or 'is'"),
     ({"acc_width": 8}, r"acc_width=8 is too narrow"),
 ])
 def test_bad_parameters(kw, match):
