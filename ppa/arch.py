@@ -66,7 +66,9 @@ class TensorUnit(BaseModel):
     count: int = Field(1, ge=1)
     rows: int = Field(ge=1, le=1024)
     cols: int = Field(ge=1, le=1024)
-    dataflow: Literal["ws", "os"] = "ws"
+    dataflow: Literal["ws", "os", "is"] = "ws"
+    #: WS/IS weight loading: "shift" between folds, or "double" (shadow registers, the TPU's arrangement)
+    weight_load: Literal["shift", "double"] = "shift"
     a_width: int = Width
     b_width: int = Width
     acc_width: int = Field(default=32, ge=2, le=64)
@@ -77,6 +79,13 @@ class TensorUnit(BaseModel):
     @classmethod
     def _fp_widths(cls, data):
         return _implied_widths(data, ("a_width", "b_width"), ("acc_width",))
+
+    @model_validator(mode="after")
+    def _double_needs_stationary(self):
+        if self.weight_load == "double" and self.dataflow == "os":
+            raise ValueError("weight_load: 'double' is not allowed with dataflow='os' (no stationary weights); "
+                             "allowed: 'shift', or dataflow 'ws' or 'is'")
+        return self
 
 
 class ReductionTree(BaseModel):

@@ -89,7 +89,9 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
     n_fu = 0
     for i, tu in enumerate(core.tensor_units):
         path = f"{base}.tensor_units[{i}]"
-        params = {"rows": tu.rows, "cols": tu.cols, "dataflow": tu.dataflow, "a_width": tu.a_width,
+        # an input-stationary array is the weight-stationary hardware with the operands' roles swapped
+        params = {"rows": tu.rows, "cols": tu.cols, "dataflow": "ws" if tu.dataflow == "is" else tu.dataflow,
+                  "a_width": tu.a_width,
                   "b_width": tu.b_width, "acc_width": tu.acc_width}
         comp = _fitted(fc, "systolic", params, tech, path, name=f"tensor_unit{i}", count=tu.count,
                        actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,

@@ -93,9 +93,12 @@ def _partitions(units: int, allow_k: bool) -> np.ndarray:
 
 
 def systolic_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, vector_lanes: int = 0,
-                 skip_zeros: bool = True) -> Mapping:
+                 skip_zeros: bool = True, weight_load: str = "shift", mul_stages: int = 0,
+                 add_stages: int = 0) -> Mapping:
     """Systolic tensor units (module docstring). ``units``: tensor units on the chip; ``vector_lanes``: lanes
-    of all vector units (0: no vector unit, K is never split)."""
+    of all vector units (0: no vector unit, K is never split); ``weight_load``, ``mul_stages``,
+    ``add_stages``: as the array's parameters (:func:`accelgen.golden.systolic.systolic_cycles`)."""
+    timing = {"weight_load": weight_load, "mul_stages": mul_stages, "add_stages": add_stages}
     if dataflow not in ("ws", "os", "is"):
         raise ValueError(f"dataflow={dataflow!r} is not allowed; allowed: ws, os, is")
     parts = _partitions(units, vector_lanes > 0)                  # (P, 4)
@@ -117,13 +120,12 @@ def systolic_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, v
         s = np.zeros((len(g.M), 1))
     if dataflow == "os":
         k_eff = np.maximum(1, np.ceil(Ki * (1.0 - s)).astype(np.int64))
-        sc = systolic_cycles(rows, cols, Mi, Ni, k_eff, "os")
+        sc = systolic_cycles(rows, cols, Mi, Ni, k_eff, "os", **timing)
         folds = np.asarray(sc.folds)
         unit_cycles = np.asarray(sc.cycles)
         exec_frac = k_eff / Ki
     else:
-        sm, sn = (Ni, Mi) if dataflow == "is" else (Mi, Ni)
-        sc = systolic_cycles(rows, cols, sm, sn, Ki, "ws")
+        sc = systolic_cycles(rows, cols, Mi, Ni, Ki, dataflow, **timing)
         folds = np.ceil(np.asarray(sc.folds) * (1.0 - s)).astype(np.int64)
         unit_cycles = folds * np.asarray(sc.fold_cycles) + np.asarray(sc.tail_cycles)
         exec_frac = np.where(np.asarray(sc.folds) > 0, folds / np.asarray(sc.folds), 0.0)
@@ -363,10 +365,10 @@ def scalesim_cycles(rows: int, cols: int, M, N, K, dataflow: str) -> dict:
             "utilization": M * N * K / (rows * cols * cycles)}
 
 
-def accelgen_cycles(rows: int, cols: int, M, N, K, dataflow: str) -> dict:
-    """accelgen's cosim-proven model for one GEMM on one array; ``is`` = ``ws`` with ``M``, ``N`` swapped."""
-    sc = systolic_cycles(rows, cols, N, M, K, "ws") if dataflow == "is" else systolic_cycles(rows, cols, M, N, K,
-                                                                                             dataflow)
+def accelgen_cycles(rows: int, cols: int, M, N, K, dataflow: str, **timing) -> dict:
+    """accelgen's cosim-proven model for one GEMM on one array (``is`` = ``ws`` with ``M``, ``N`` swapped);
+    ``timing``: ``weight_load``, ``mul_stages``, ``add_stages`` of :func:`~accelgen.golden.systolic.systolic_cycles`."""
+    sc = systolic_cycles(rows, cols, M, N, K, dataflow, **timing)
     return {"cycles": sc.cycles, "folds": sc.folds, "fold_cycles": sc.fold_cycles, "fill_cycles": sc.load_cycles,
             "stream_cycles": sc.stream_cycles, "drain_cycles": sc.skew_cycles, "tail_cycles": sc.tail_cycles,
             "utilization": sc.utilization}

@@ -200,7 +200,7 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
             if c.vector_unit:
                 lanes = (c.vector_unit.lanes or tu.cols) * arch.cores
             mp = systolic_map(sub, rows=tu.rows, cols=tu.cols, dataflow=tu.dataflow, units=tu.count * arch.cores,
-                              vector_lanes=lanes)
+                              vector_lanes=lanes, weight_load=tu.weight_load)
             acc_bytes[idx] = tu.acc_width / 8.0
             fam, params, path = "systolic", {"rows": tu.rows, "cols": tu.cols, "a_width": tu.a_width,
                                              "b_width": tu.b_width, "acc_width": tu.acc_width,

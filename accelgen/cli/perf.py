@@ -104,13 +104,29 @@ def cycles_group():
               help="C[M,N] = A[M,K] @ B[K,N]; repeatable.")
 @click.option("--convention", type=click.Choice(["accelgen", "scalesim"]), default="accelgen", show_default=True,
               help="accelgen: the cosim-proven model; scalesim: SCALE-Sim v2's compute-cycle accounting.")
+@click.option("--weight-load", type=click.Choice(["shift", "double"]), default="shift", show_default=True,
+              help="WS/IS weight loading (accelgen convention): shift between folds, or double-buffered.")
+@click.option("--mul-stages", type=click.IntRange(0, 3), default=0, show_default=True,
+              help="Register stages inside each PE's multiplier (accelgen convention).")
+@click.option("--add-stages", type=click.IntRange(0, 3), default=0, show_default=True,
+              help="Register stages inside each PE's adder (accelgen convention).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def cycles_systolic_cmd(rows, cols, dataflow, gemms, convention, as_json):
+def cycles_systolic_cmd(rows, cols, dataflow, gemms, convention, weight_load, mul_stages, add_stages, as_json):
     """Cycles and utilization of GEMMs on a rows x cols systolic array."""
+    timing = {"weight_load": weight_load, "mul_stages": mul_stages, "add_stages": add_stages}
+    if convention == "scalesim":
+        changed = [f"--{k.replace('_', '-')}" for k, v in timing.items() if v != {"weight_load": "shift"}.get(k, 0)]
+        if changed:
+            raise click.BadParameter(f"{', '.join(changed)} is not part of SCALE-Sim's accounting; allowed only "
+                                     "with --convention accelgen", param_hint="--convention")
+        timing = {}
+    if weight_load == "double" and dataflow == "os":
+        raise click.BadParameter("'double' is not allowed with --dataflow os; allowed with ws or is",
+                                 param_hint="--weight-load")
     fn = scalesim_cycles if convention == "scalesim" else accelgen_cycles
     res = []
     for M, N, K in gemms:
-        r = fn(rows, cols, M, N, K, dataflow)
+        r = fn(rows, cols, M, N, K, dataflow, **timing)
         res.append({"M": M, "N": N, "K": K, "rows": rows, "cols": cols, "dataflow": dataflow,
                     "convention": convention, **{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()}})
     if as_json:

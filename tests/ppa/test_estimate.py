@@ -52,6 +52,8 @@ def test_import_ppa_leaves_amaranth_out():
      r"core\.memories\[0\]\.banks: 0 is not allowed; .*greater than or equal to 1"),
     ({"chip": {"offchip": {"type": "ddr4", "bandwidth_gbps": -1}}}, r"chip\.offchip\.bandwidth_gbps: -1"),
     ({"core": {}}, r"core: a core needs at least one compute unit"),
+    ({"core": {"tensor_units": [{"rows": 4, "cols": 4, "dataflow": "os", "weight_load": "double"}]}},
+     r"core\.tensor_units\[0\].*weight_load: 'double' is not allowed with dataflow='os'"),
 ])
 def test_validation_errors_name_the_field(patch, match):
     with pytest.raises(ConfigError, match=match):

@@ -55,6 +55,30 @@ def test_systolic_input_stationary_is_ws_with_roles_swapped():
     assert mp.cycles.tolist() == [systolic_cycles(8, 4, n, m, k, "ws").cycles for m, n, k in SHAPES]
 
 
+@pytest.mark.parametrize("dataflow,timing", [
+    ("ws", {"weight_load": "double", "mul_stages": 2, "add_stages": 1}),
+    ("is", {"weight_load": "double", "mul_stages": 1, "add_stages": 0}),
+    ("os", {"mul_stages": 2, "add_stages": 1}),
+])
+def test_systolic_perf_follows_pipelining_and_double_buffering(dataflow, timing):
+    """The mapping uses the cosim-proven cycles of the pipelined / double-buffered array."""
+    g = _gemms(SHAPES)
+    mp = systolic_map(g, rows=8, cols=4, dataflow=dataflow, units=1, **timing)
+    want = [systolic_cycles(8, 4, m, n, k, dataflow, **timing).cycles for m, n, k in SHAPES]
+    assert mp.cycles.tolist() == want
+    assert [accelgen_cycles(8, 4, m, n, k, dataflow, **timing)["cycles"] for m, n, k in SHAPES] == want
+
+
+def test_cycles_cli_takes_the_pipelining_and_rejects_it_for_scalesim(capsys):
+    assert main(["cycles", "systolic", "--rows", "8", "--cols", "8", "--gemm", "13,7,29", "--weight-load", "double",
+                 "--mul-stages", "2", "--add-stages", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cycles"] == systolic_cycles(
+        8, 8, 13, 7, 29, mul_stages=2, add_stages=1, weight_load="double").cycles
+    assert main(["cycles", "systolic", "--rows", "8", "--cols", "8", "--gemm", "13,7,29", "--convention", "scalesim",
+                 "--mul-stages", "1"]) == 2
+    assert "--mul-stages is not part of SCALE-Sim's accounting" in capsys.readouterr().err
+
+
 def test_systolic_units_partition_never_slower_and_split_exactly():
     g = _gemms([(512, 512, 512), (7, 9, 3000)])
     one = systolic_map(g, rows=16, cols=16, dataflow="ws", units=1)
