@@ -235,13 +235,20 @@ def build_key(verilog: str, toplevel: str, sim: str, waves: bool, opt: str = SHO
     return sha256_hex(canonical_json({
         "verilog": sha256_hex(verilog), "top": toplevel, "sim": sim,
         "sim_version": simulator_version(sim), "args": list(_build_args(sim, opt)),
-        "timescale": list(TIMESCALE), "waves": waves, "cocotb": _cocotb_version(),
+        "timescale": list(TIMESCALE), "waves": waves, "cocotb": _cocotb_version(), "cocotb_at": _cocotb_location(),
     }))[:20]
 
 
 def _cocotb_version() -> str:
     import cocotb
     return cocotb.__version__
+
+
+def _cocotb_location() -> str:
+    """Where cocotb is installed: a build links its libraries by that path (rpath), so a build made by
+    another checkout's virtual environment fails to start (exit 127) once that environment is gone."""
+    import cocotb
+    return str(Path(cocotb.__file__).resolve().parent)
 
 
 def build(verilog_path: Path, toplevel: str, sim: str = "verilator", *, waves: bool = False,
