@@ -4,10 +4,11 @@ The bitmap format and the sparsity controller (:class:`BitmapMatrix`, :func:`pla
 :mod:`accelgen.cosim.flexdpe_controller`.
 
 The driver (:func:`gemm_schedule`) turns plans into a cycle table (load cycle,
-streamed vectors, ``L`` idle cycles per GEMM) with the expected FAN slots in
-every cycle; :func:`assemble` rebuilds ``C`` from the slots the simulator really
-produced (adding the partial sums of rows split across folds in the host) and
-measures each GEMM's cycles; :func:`verify` compares ``C`` with numpy and the
+streamed vectors, ``L`` idle cycles per GEMM, ``L = params.latency``: the Flex-DPE's
+pipeline latency including its Benes and multiplier registers) with the expected FAN
+slots in every cycle, ``L`` cycles after their vector; :func:`assemble` rebuilds ``C``
+from the slots the simulator really produced (adding the partial sums of rows split
+across folds in the host) and measures each GEMM's cycles; :func:`verify` compares ``C`` with numpy and the
 measured cycles with the model.
 
 Floating point (``params.dtype`` fp16 / bf16 / fp32): matrices hold bit patterns
@@ -173,17 +174,19 @@ def assemble(params, plans: list[GemmPlan], recorded: dict) -> list[tuple[np.nda
                 for i in np.flatnonzero(valid[:, t]).tolist():
                     vid = int(recorded[f"sum_id__{i}"][t])
                     if vid >= len(fold.cluster_rows):
-                        O[0, 0] = poison if fp else None   # a slot for a cluster that does not exist: poison C
+                        O[0, 0] = poison   # a slot for a cluster that does not exist: poison C
                         continue
                     r, part = fold.cluster_rows[vid], int(recorded[f"sum__{i}"][t])
+                    if O[r, step.v] is poison:
+                        continue
                     if not fp:
                         O[r, step.v] += from_bits(part, params.sum_width, params.signed)
-                    elif O[r, step.v] is poison:
-                        continue
                     else:      # fp32: fold partials left to right, the first one as it is
                         O[r, step.v] = part if O[r, step.v] is None else fp32_add(O[r, step.v], part)
         if fp:
             O = np.where(O == None, 0, O)  # noqa: E711  (no fold produced it: +0.0)
+        else:           # the integer check reports a poisoned entry as C(i, j) = None
+            O = np.where(O == poison, None, O)
         C = O.T if st == "weights" else O
         window = np.flatnonzero(any_valid[plan.start: plan.start + plan.cycles + L])
         out.append((C, int(window[-1]) + 1 if len(window) else 0))

@@ -11,7 +11,8 @@ that maps bitmaps to buffers, routing bits and vecIDs — is
 Datapath (one word vector per cycle)::
 
     data_in/valid_in/head --[reg]--> copy network --[reg]--> Benes --[mult cells: stationary /
-    streaming registers]--> products --> FAN (input register, log2 k levels) --> sum slots
+    streaming registers, multiplier (mul_stages registers)]--> products --> FAN (input register,
+    log2 k levels) --> sum slots
 
 * **Copy network** (multicast in front of the Benes, as the design brief
   allows): a segmented copy-scan over the ``k`` ports, ``log2 k`` stages of
@@ -28,7 +29,12 @@ Datapath (one word vector per cycle)::
   a cell stores the delivered word as its stationary operand (its buffer),
   the word's valid bit as "mapped", and its ``vec_id`` input; otherwise it
   stores the delivered word as the streaming operand. The product
-  ``stationary * streaming`` is valid when both are valid.
+  ``stationary * streaming`` is valid when both are valid. With ``mul_stages``
+  the multiplier has that many register stages inside
+  (:class:`~accelgen.rtl.intarith.PipelinedMultiplier`,
+  :class:`~accelgen.rtl.fp.FPMultiplier`); the product's valid bit and vecID
+  are delayed alongside, so a load that follows a streamed vector does not
+  relabel that vector's products still in the multiplier.
 * **FAN** (:class:`~accelgen.rtl.fan.FAN`, instance ``<top>__fan``,
   ``2*width``-bit products) reduces each run of equal vecIDs.
 
@@ -61,6 +67,8 @@ dtype : str
     ``"int"``, ``"fp16"``, ``"bf16"`` or ``"fp32"`` (see above).
 benes_pipeline_every : int
     Register after every this many Benes stages (0: combinational Benes).
+mul_stages : int
+    Register stages inside each multiplier, 0..3 (0: combinational multiplier).
 
 Ports
 -----
@@ -81,11 +89,12 @@ sum, sum_id, sum_valid : the FAN output slots (see :class:`~accelgen.rtl.fan.FAN
 Latency
 -------
 A vector streamed in cycle ``t`` has its cluster sums in the output slots in
-cycle ``t + log2 k + 4 + benes_latency`` (input register, copy register,
-multiplier register, FAN input register, ``log2 k`` FAN levels; plus the
-Benes pipeline registers, ``(2 log2 k - 1) // benes_pipeline_every``). A load
-cycle may directly precede or follow a streaming cycle; load cycles produce
-no valid slot. One new vector per cycle.
+cycle ``t + log2 k + 4 + benes_latency + mul_stages`` (input register, copy
+register, multiplier operand register, FAN input register, ``log2 k`` FAN
+levels; plus the Benes pipeline registers, ``(2 log2 k - 1) //
+benes_pipeline_every``, and the ``mul_stages`` registers inside each
+multiplier). A load cycle may directly precede or follow a streaming cycle;
+load cycles produce no valid slot. One new vector per cycle.
 """
 
 from __future__ import annotations
@@ -96,10 +105,11 @@ from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import FPOperandParams, FromParams, MacDtype
+from ._params import FPOperandParams, FromParams, MacDtype, MulStages
 from .benes import Benes
 from .fan import FAN
 from .fp import FPMultiplier
+from .intarith import PipelinedMultiplier
 
 __all__ = ["FlexDPEParams", "FlexDPE", "FlexMultiplier", "flexdpe_latency"]
 
@@ -107,11 +117,12 @@ __all__ = ["FlexDPEParams", "FlexDPE", "FlexMultiplier", "flexdpe_latency"]
 MASK_WORD_BITS = 64
 
 
-def flexdpe_latency(k: int, benes_pipeline_every: int = 0) -> int:
-    """Cycles from a streamed vector to its sums: ``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every``."""
+def flexdpe_latency(k: int, benes_pipeline_every: int = 0, mul_stages: int = 0) -> int:
+    """Cycles from a streamed vector to its sums:
+    ``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every + mul_stages``."""
     log2k = k.bit_length() - 1
     benes = (2 * log2k - 1) // benes_pipeline_every if benes_pipeline_every else 0
-    return log2k + 4 + benes
+    return log2k + 4 + benes + mul_stages
 
 
 class FlexDPEParams(FPOperandParams):
@@ -131,6 +142,7 @@ class FlexDPEParams(FPOperandParams):
                            "fp32 products and fp32 FAN reduction")
     benes_pipeline_every: int = Field(0, ge=0, le=15, description="register after every this many Benes stages "
                                                                    "(0: combinational)")
+    mul_stages: MulStages = 0
 
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "FlexDPEParams":
@@ -182,7 +194,8 @@ class FlexDPEParams(FPOperandParams):
 
     @property
     def latency(self) -> int:
-        return flexdpe_latency(self.k, self.benes_pipeline_every)
+        """``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every + mul_stages`` (:func:`flexdpe_latency`)."""
+        return flexdpe_latency(self.k, self.benes_pipeline_every, self.mul_stages)
 
 
 class FlexMultiplier(wiring.Component):
@@ -193,10 +206,14 @@ class FlexMultiplier(wiring.Component):
     streaming operand. Combinational outputs: ``product = stationary *
     streaming`` (``2*width`` bits; fp dtypes: the fp32 product of an
     :class:`~accelgen.rtl.fp.FPMultiplier`, submodule ``mul``), ``pvalid`` = both valid, ``vid``.
+    With ``mul_stages`` > 0 the multiplier (submodule ``mul``: ``FPMultiplier`` or
+    :class:`~accelgen.rtl.intarith.PipelinedMultiplier`) has that many free-running registers inside,
+    and ``pvalid`` / ``vid`` pass as many registers, so all three outputs describe the same operands.
     """
 
-    def __init__(self, width: int, signed: bool, id_width: int, dtype: str = "int"):
+    def __init__(self, width: int, signed: bool, id_width: int, dtype: str = "int", *, mul_stages: int = 0):
         self.width, self.signed, self.id_width, self.dtype = width, signed, id_width, dtype
+        self.mul_stages = mul_stages
         fp = dtype != "int"
         super().__init__({"word": In(width), "wvalid": In(1), "load": In(1), "vid_in": In(id_width),
                           "product": Out(unsigned(32) if fp else Shape(2 * width, signed)), "pvalid": Out(1),
@@ -214,11 +231,21 @@ class FlexMultiplier(wiring.Component):
         with m.Else():
             m.d.sync += [stream.eq(self.word), stream_v.eq(self.wvalid)]
         if fp:
-            m.submodules.mul = mul = FPMultiplier(self.dtype)
-            m.d.comb += [mul.a.eq(stat), mul.b.eq(stream), self.product.eq(mul.product)]
-        else:
+            m.submodules.mul = mul = FPMultiplier(self.dtype, stages=self.mul_stages)
+        elif self.mul_stages:
+            m.submodules.mul = mul = PipelinedMultiplier(shape, shape, stages=self.mul_stages)
+        else:   # the combinational product, emitted as before pipelining existed
+            mul = None
             m.d.comb += self.product.eq(stat * stream)
-        m.d.comb += [self.pvalid.eq(stat_v & stream_v), self.vid.eq(vid)]
+        if mul is not None:
+            m.d.comb += [mul.a.eq(stat), mul.b.eq(stream), self.product.eq(mul.product)]
+        # the multiplier's registers run freely: its valid bit and vecID follow through as many registers
+        pv, vq = stat_v & stream_v, vid
+        for s in range(self.mul_stages):
+            npv, nvq = Signal(name=f"pvalid_m{s + 1}"), Signal(self.id_width, name=f"vid_m{s + 1}")
+            m.d.sync += [npv.eq(pv), nvq.eq(vq)]
+            pv, vq = npv, nvq
+        m.d.comb += [self.pvalid.eq(pv), self.vid.eq(vq)]
         return m
 
 
@@ -226,9 +253,9 @@ class FlexDPE(FromParams, HierarchicalComponent):
     __doc__ = __doc__
 
     def __init__(self, *, k: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
-                 benes_pipeline_every: int = 0):
+                 benes_pipeline_every: int = 0, mul_stages: int = 0):
         self.params = FlexDPEParams.from_arguments(k=k, width=width, signed=signed, dtype=dtype,
-                                                   benes_pipeline_every=benes_pipeline_every)
+                                                   benes_pipeline_every=benes_pipeline_every, mul_stages=mul_stages)
         p = self.params
         self._benes = Benes(n=p.k, width=p.width + 1, pipeline_every=p.benes_pipeline_every)
         bp = self._benes.params
@@ -303,8 +330,8 @@ class FlexDPE(FromParams, HierarchicalComponent):
             m.d.sync += [nl.eq(load3), *(a.eq(b) for a, b in zip(nv, vid3))]
             load3, vid3 = nl, nv
 
-        # multipliers (stage 3 registers inside), then the FAN
-        cell = FlexMultiplier(w, p.signed, p.id_width, p.dtype)
+        # multipliers (stage 3 registers and mul_stages pipeline registers inside), then the FAN
+        cell = FlexMultiplier(w, p.signed, p.id_width, p.dtype, mul_stages=p.mul_stages)
         fan = FAN(n=k, dtype="fp32") if p.fp else FAN(n=k, width=p.product_width, signed=p.signed)
         fan_ports = {}
         for i in range(k):

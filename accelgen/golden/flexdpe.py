@@ -27,8 +27,10 @@ Cycles (one Flex-DPE of ``k`` multipliers):
 
 * loading: 1 cycle per fold (``k`` stationary words enter in parallel through the Benes),
 * streaming: 1 cycle per streamed vector per fold,
-* add: the pipeline latency ``L = log2 k + 4 + benes_latency`` after the last
-  streamed vector (reduction tail; loads and streams are back to back).
+* add: the pipeline latency ``L = log2 k + 4 + benes_latency + mul_stages`` after
+  the last streamed vector (reduction tail; loads and streams are back to back),
+  ``benes_latency = (2 log2 k - 1) // benes_pipeline_every`` (0 without Benes
+  registers) and ``mul_stages`` the registers inside each multiplier.
 
 ``cycles = loading + streaming + add`` (0 when no product is effectual).
 Metrics as SIGMA defines them, normalized by the ``k`` multipliers:
@@ -46,17 +48,28 @@ import numpy as np
 from .fan import fan_order_sum
 from .fp import fp_add, fp_mul, is_zero
 
-__all__ = ["STATIONARY", "FoldMap", "GemmMap", "SigmaCycles", "flexdpe_latency", "map_gemm", "sigma_cycles",
-           "orient", "random_bitmap", "flexdpe_fp_reference"]
+__all__ = ["STATIONARY", "MAX_MUL_STAGES", "FoldMap", "GemmMap", "SigmaCycles", "flexdpe_latency", "map_gemm",
+           "sigma_cycles", "orient", "random_bitmap", "flexdpe_fp_reference"]
 
 STATIONARY = ("weights", "inputs")
 
 
-def flexdpe_latency(k: int, benes_pipeline_every: int = 0) -> int:
-    """Pipeline latency of a Flex-DPE: ``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every``."""
+#: most register stages inside a multiplier (``accelgen.rtl._params.MulStages``; the golden package
+#: imports no RTL, ``tests/golden/test_flexdpe.py`` checks the two agree)
+MAX_MUL_STAGES = 3
+
+
+def flexdpe_latency(k: int, benes_pipeline_every: int = 0, mul_stages: int = 0) -> int:
+    """Pipeline latency of a Flex-DPE: ``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every + mul_stages``
+    (input, copy, multiplier-operand and FAN-input registers, ``log2 k`` FAN levels, the Benes pipeline
+    registers and the registers inside each multiplier)."""
     _check_k(k)
+    if isinstance(mul_stages, bool) or not isinstance(mul_stages, (int, np.integer)) \
+            or not 0 <= mul_stages <= MAX_MUL_STAGES:
+        raise ValueError(f"mul_stages={mul_stages!r} is not allowed; expected an integer in 0..{MAX_MUL_STAGES}")
     log2k = int(k).bit_length() - 1
-    return log2k + 4 + ((2 * log2k - 1) // benes_pipeline_every if benes_pipeline_every else 0)
+    benes = (2 * log2k - 1) // benes_pipeline_every if benes_pipeline_every else 0
+    return log2k + 4 + benes + int(mul_stages)
 
 
 def _check_k(k) -> None:
@@ -163,8 +176,9 @@ def _cycles_from_map(gm: GemmMap, shape, latency: int) -> SigmaCycles:
 
 
 def sigma_cycles(a_bitmap, b_bitmap, k: int, stationary: str = "auto", benes_pipeline_every: int = 0,
-                 with_map: bool = False):
-    """Cycles and efficiencies of ``A @ B`` (given by their non-zero bitmaps) on a ``k``-multiplier Flex-DPE.
+                 with_map: bool = False, *, mul_stages: int = 0):
+    """Cycles and efficiencies of ``A @ B`` (given by their non-zero bitmaps) on a ``k``-multiplier Flex-DPE
+    (Benes registers every ``benes_pipeline_every`` stages, ``mul_stages`` registers in each multiplier).
 
     ``stationary="auto"`` evaluates both choices and returns the faster (ties: weights).
     With ``with_map`` returns ``(SigmaCycles, GemmMap)``.
@@ -173,7 +187,7 @@ def sigma_cycles(a_bitmap, b_bitmap, k: int, stationary: str = "auto", benes_pip
         raise ValueError(f"stationary={stationary!r} is not allowed; allowed: weights, inputs, auto")
     a, b = _check_bitmaps(a_bitmap, b_bitmap)
     shape = (a.shape[0], b.shape[1], a.shape[1])
-    latency = flexdpe_latency(k, benes_pipeline_every)
+    latency = flexdpe_latency(k, benes_pipeline_every, mul_stages)
     best = None
     for choice in (STATIONARY if stationary == "auto" else (stationary,)):
         gm = map_gemm(a, b, k, choice)

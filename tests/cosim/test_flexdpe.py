@@ -127,3 +127,20 @@ def test_directed_list_covers_the_issue_cases():
     for want in ("dense_regular", "dense_k_small", "dense_k_large", "dense_m1", "dense_n1", "zero_row_a",
                  "zero_col_b", "all_zero_a", "single_nonzero", "sparse_0.95_0.3", "sparse_0.9_0.9"):
         assert want in names
+
+
+def test_slot_of_a_missing_cluster_is_reported_not_raised():
+    """Host check alone (no simulator): a recorded slot whose sum_id names no cluster of its fold poisons C; the
+    integer check reports it, also when a later fold adds a partial to the poisoned entry (that used to raise
+    TypeError). Dense, inputs stationary, K = 12 > k: row 0 fills fold 0 (one cluster) and ends in fold 1."""
+    params = FlexDPEParams(k=8, width=8)
+    A, B = sparse_operands(params, (3, 2, 12), 0.0, 0.0, np.random.default_rng(1))
+    table, plans = gemm_schedule(params, [(A, B)], stationary="inputs")
+    recorded = {name: v.copy() for name, v in table.expect.items()}
+    assert sigma_verify(params, table, plans, recorded) == []
+    fold, later = plans[0].folds[:2]
+    assert fold.cluster_rows == [0] and later.cluster_rows[0] == 0
+    step = fold.steps[0]
+    recorded[f"sum_id__{next(iter(step.expect))}"][step.cycle + params.latency] = 1   # fold 0 has cluster 0 only
+    problems = sigma_verify(params, table, plans, recorded)
+    assert problems and problems[0].startswith("GEMM 3x2x12: C(0, 0) = None, numpy gives")

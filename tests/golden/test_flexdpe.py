@@ -10,7 +10,7 @@ import pytest
 
 from accelgen.golden.benes import benes_reference
 from accelgen.golden.fan import segmented_sums
-from accelgen.golden.flexdpe import flexdpe_latency, map_gemm, random_bitmap, sigma_cycles
+from accelgen.golden.flexdpe import MAX_MUL_STAGES, flexdpe_latency, map_gemm, random_bitmap, sigma_cycles
 from accelgen.cosim.flexdpe import (BitmapMatrix, directed_gemms, parse_gemm, parse_sparsity, parse_stationary,
                                   plan_gemm, sparse_operands)
 from accelgen.rtl.flexdpe import FlexDPEParams
@@ -82,6 +82,11 @@ def test_rtl_and_model_latency_agree():
     for k in (4, 8, 16, 64, 256):
         for r in range(0, 2 * (k.bit_length() - 1)):
             assert rtl_latency(k, r) == flexdpe_latency(k, r) == FlexDPEParams(k=k, benes_pipeline_every=r).latency
+            for s in range(MAX_MUL_STAGES + 1):
+                assert rtl_latency(k, r, s) == flexdpe_latency(k, r, s) == flexdpe_latency(k, r) + s == \
+                    FlexDPEParams(k=k, benes_pipeline_every=r, mul_stages=s).latency
+    # the golden package imports no RTL: its bound on mul_stages is checked against the schema's here
+    assert FlexDPEParams.allowed("mul_stages") == f"an integer in 0..{MAX_MUL_STAGES}"
 
 
 def _copy_scan(words, heads):
