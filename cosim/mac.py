@@ -27,9 +27,12 @@ _EN_CLEAR_SEQUENCE = [x for p in _EN_CLEAR for q in _EN_CLEAR for x in (p, q)]
 
 class _Stimulus:
     """A MAC stimulus being built section by section: operands, ``en``, ``clear`` and the cycles
-    of each section."""
+    of each section. ``threads`` is the number of interleaved sums of the MAC (``add_stages + 1``):
+    pair ``t`` goes to sum ``t mod threads``, so a directed sequence meant for one sum is laid out
+    with :meth:`emit_threads`."""
 
-    def __init__(self):
+    def __init__(self, threads: int = 1):
+        self.threads = threads
         self.a, self.b, self.en, self.clear, self.sections = [], [], [], [], {}
 
     def emit(self, name: str, xs, ys, es, cs) -> None:
@@ -39,10 +42,28 @@ class _Stimulus:
         self.en.extend(int(e) for e in es)
         self.clear.extend(int(c) for c in cs)
 
+    def emit_threads(self, name: str, runs) -> None:
+        """Section ``name`` from ``runs``, each ``(xs, ys, es, cs)`` meant for one sum: run ``i`` goes to
+        the section's ``i mod threads``-th cycle slot (slot ``j`` owns the cycles ``start + k*threads + j``,
+        one sum each), runs of one slot follow each other, and a slot that runs out of pairs idles
+        (``en`` and ``clear`` low: its sum holds). With one thread the runs are simply concatenated."""
+        slots = [[] for _ in range(self.threads)]
+        for i, run in enumerate(runs):
+            slots[i % self.threads].extend(zip(*run))
+        length = max(len(slot) for slot in slots)
+        rows = [slot[k] if k < len(slot) else (0, 0, 0, 0) for k in range(length) for slot in slots]
+        if rows:
+            self.emit(name, *zip(*rows))
+
+    def emit_each_thread(self, name: str, xs, ys, es, cs) -> None:
+        """Section ``name``: every sum sees the sequence ``(xs, ys, es, cs)`` (each pair once per thread)."""
+        self.emit_threads(name, [(xs, ys, es, cs)] * self.threads)
+
     def emit_en_clear(self, xs, ys) -> None:
         """Section ``en_clear``: operands ``xs``, ``ys`` (``len(_EN_CLEAR_SEQUENCE)`` each) under
-        :data:`_EN_CLEAR_SEQUENCE`."""
-        self.emit("en_clear", xs, ys, [e for e, _ in _EN_CLEAR_SEQUENCE], [c for _, c in _EN_CLEAR_SEQUENCE])
+        :data:`_EN_CLEAR_SEQUENCE`, in every sum."""
+        self.emit_each_thread("en_clear", xs, ys, [e for e, _ in _EN_CLEAR_SEQUENCE],
+                              [c for _, c in _EN_CLEAR_SEQUENCE])
 
     def columns(self, operand_dtype) -> dict:
         """``a``, ``b`` (as ``operand_dtype`` arrays), ``en``, ``clear`` and ``sections``."""
@@ -56,13 +77,15 @@ def mac_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
     Directed sections: every pair of corner values (extremes, sign boundaries,
     0 and +-1); every ordered pair of the four ``(en, clear)`` combinations;
     accumulator overflow in the positive and (if signed) negative direction when
-    it can be reached within :data:`OVERFLOW_CYCLE_LIMIT` cycles.
+    it can be reached within :data:`OVERFLOW_CYCLE_LIMIT` pairs. With interleaved
+    sums (``params.threads`` > 1) every sum sees the ``(en, clear)`` sequence, and the
+    overflow directions run in different sums side by side (:meth:`_Stimulus.emit_threads`).
     """
     rng = np.random.default_rng(seed)
     aw, bw, signed = params.a_width, params.b_width, params.signed
     a_lo, a_hi = operand_range(aw, signed)
     b_lo, b_hi = operand_range(bw, signed)
-    st = _Stimulus()
+    st = _Stimulus(params.threads)
 
     # corners: all pairs, accumulated from a clear
     ca, cb = _corner_values(aw, signed), _corner_values(bw, signed)
@@ -80,6 +103,7 @@ def mac_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
     directions = [max(extremes, key=lambda p: p[0] * p[1])]
     if signed:
         directions.append(min(extremes, key=lambda p: p[0] * p[1]))
+    runs = []
     for x, y in directions:
         prod = abs(x * y)
         if prod == 0:
@@ -87,9 +111,10 @@ def mac_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
         limit = (1 << (acc_w - 1)) if signed else (1 << acc_w)
         n = limit // prod + 2
         if n <= OVERFLOW_CYCLE_LIMIT:
-            st.emit("overflow", [x] * n, [y] * n, [1] * n, [1] + [0] * (n - 1))
+            runs.append(([x] * n, [y] * n, [1] * n, [1] + [0] * (n - 1)))
         else:
             st.sections["overflow_skipped_needs_cycles"] = n
+    st.emit_threads("overflow", runs)
 
     # random pairs: uniform values with extra zeros and extremes
     def rand_operands(lo, hi, n):
@@ -120,7 +145,9 @@ def mac_fp_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
     accumulated, with a clear every few cycles so that NaN and Inf do not stick), ``en_clear`` (every ordered
     pair of the four ``(en, clear)`` combinations), ``signed_zero`` (products that cancel, -0 products after
     a clear, -0 addends), ``ties`` (1 + 2**-24 and (1 + 2**-23) + 2**-24 built from products; the small
-    terms are fp16 subnormals), ``overflow`` (the largest products accumulated until Inf). Random pairs:
+    terms are fp16 subnormals), ``overflow`` (the largest products accumulated until Inf); with interleaved
+    sums (``params.threads`` > 1) each sum sees every ``en_clear``, ``signed_zero`` and ``ties`` sequence, and
+    the two overflow directions run in different sums (:meth:`_Stimulus.emit_threads`). Random pairs:
     realistic values (:func:`~accelgen.golden.fp.random_fp_bits`, scales 1e-3..1e3) with 10% special
     values and 5% uniformly random bit patterns (any exponent, NaNs, subnormals); ``en`` 90%, ``clear`` 3%.
     With ``addend_input``, ``c_in`` is random fp32 (realistic, 25% special values).
@@ -131,7 +158,7 @@ def mac_fp_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
     one = int(fpm.from_float32(np.float32(1.0), dt))
     fmt = format_of(dt)
     neg = 1 << (fmt.width - 1)
-    st = _Stimulus()
+    st = _Stimulus(params.threads)
 
     sv = fpm.special_values(dt)
     xs, ys = np.repeat(sv, len(sv)), np.tile(sv, len(sv))
@@ -141,16 +168,17 @@ def mac_fp_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
     st.emit_en_clear(fpm.random_fp_bits(rng, n_seq, dt), fpm.random_fp_bits(rng, n_seq, dt))
 
     # x*y then x*(-y): the sum cancels to +0; -0 products added to +0 give +0 (the accumulator can only
-    # become -0 from a -0 c_in, see the addend_input stimulus)
+    # become -0 from a -0 c_in, see the addend_input stimulus); every sequence in every interleaved sum
     x, y = fpm.random_fp_bits(rng, 8, dt), fpm.random_fp_bits(rng, 8, dt)
     for xi, yi in zip(x, y):
-        st.emit("signed_zero", [xi, xi, 0, neg], [yi, int(yi) ^ neg, neg, one], [1, 1, 1, 1], [1, 0, 0, 0])
-    st.emit("signed_zero", [0, neg, 0], [one, one, neg], [0, 1, 1], [1, 1, 0])
+        st.emit_each_thread("signed_zero", [xi, xi, 0, neg], [yi, int(yi) ^ neg, neg, one], [1, 1, 1, 1],
+                            [1, 0, 0, 0])
+    st.emit_each_thread("signed_zero", [0, neg, 0], [one, one, neg], [0, 1, 1], [1, 1, 0])
 
     small = [int(fpm.from_float32(np.float32(v), dt)) for v in (2.0 ** -23, 2.0 ** -24, 3 * 2.0 ** -24)]
     # 1 + 2**-24 (tie -> 1), again, + 3 * 2**-24 (-> 1 + 2**-22); 1 + 2**-23, + 2**-24 (tie -> up to even), again
-    st.emit("ties", [one, small[1], small[1], small[2], one, small[0], small[1], small[1]],
-         [one] * 8, [1] * 8, [1, 0, 0, 0, 1, 0, 0, 0])
+    st.emit_each_thread("ties", [one, small[1], small[1], small[2], one, small[0], small[1], small[1]],
+                        [one] * 8, [1] * 8, [1, 0, 0, 0, 1, 0, 0, 0])
 
     # products near the top of fp32 whose sum overflows to +-Inf in the adder (bf16, fp32); fp16 products
     # cannot get there: the largest fp16 products are accumulated instead
@@ -160,8 +188,8 @@ def mac_fp_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
     else:
         x = y = ((1 << e_bits) - 2) << f_bits | ((1 << f_bits) - 1)
     n_over = 6
-    for sign in (0, neg):
-        st.emit("overflow", [int(x) | sign] * n_over, [y] * n_over, [1] * n_over, [1] + [0] * (n_over - 1))
+    st.emit_threads("overflow", [([int(x) | sign] * n_over, [y] * n_over, [1] * n_over, [1] + [0] * (n_over - 1))
+                                 for sign in (0, neg)])
 
     scale = 10.0 ** rng.uniform(-3, 3, vectors)
     ra = fpm.from_float32((rng.normal(0, 1, vectors) * scale).astype(np.float32), dt)
@@ -184,17 +212,23 @@ def mac_fp_stimulus(params, vectors: int, seed: int) -> dict[str, np.ndarray]:
 
 
 def mac_table(params, vectors: int = 4096, seed: int = 1) -> CycleTable:
-    """The cycle table for one MAC cosim run (the RTL latency comes from the spec)."""
-    latency = params.latency
+    """The cycle table for one MAC cosim run (the RTL latency comes from the spec).
+
+    Row ``t`` presents pair ``t`` (row 0 is the first cycle after reset); ``acc`` in row ``t + latency``
+    is the golden value of sum ``t mod params.threads`` after pair ``t`` (``latency = 1 + input_reg +
+    mul_stages + add_stages + output_reg``), 0 in the first ``latency`` rows.
+    """
+    latency, threads = params.latency, params.threads
     if getattr(params, "is_fp", False):
         stim = mac_fp_stimulus(params, vectors, seed)
         acc = mac_reference_fp(stim["a"], stim["b"], stim["en"], stim["clear"], dtype=params.dtype,
                                flush_subnormals=params.flush_subnormals, zero_gating=params.zero_gating,
-                               c_in=stim.get("c_in"))
+                               c_in=stim.get("c_in"), threads=threads)
     else:
         stim = mac_stimulus(params, vectors, seed)
         acc = mac_reference(stim["a"], stim["b"], stim["en"], stim["clear"],
-                            acc_width=params.acc_width, signed=params.signed, c_in=stim.get("c_in"))
+                            acc_width=params.acc_width, signed=params.signed, c_in=stim.get("c_in"),
+                            threads=threads)
     n = len(stim["a"])
     pad = latency  # idle cycles at the end so the last pair reaches the output
     total = n + pad
@@ -214,14 +248,15 @@ def mac_table(params, vectors: int = 4096, seed: int = 1) -> CycleTable:
     return CycleTable(
         inputs=inputs,
         expect={"acc": expect},
-        info={"vectors": n, "sections": stim["sections"], "latency": latency},
+        info={"vectors": n, "sections": stim["sections"], "latency": latency, "threads": threads},
     )
 
 
 # --------------------------------------------------------------------------- activity stimulus
 
 def mac_activity(params, density: float, cycles: int, seed: int) -> Activity:
-    """MAC doing dot products of length 32 (``clear`` every 32nd cycle), ``en`` always on.
+    """MAC doing dot products of length 32 (``clear`` every 32nd pair of each interleaved sum: the first
+    ``params.threads`` cycles of every ``32 * threads``), ``en`` always on.
 
     Operands ``a`` and ``b`` are independently zero with probability ``1 - density``,
     else uniform over their range (``int``) or, for fp dtypes, realistic values
@@ -237,7 +272,7 @@ def mac_activity(params, density: float, cycles: int, seed: int) -> Activity:
     else:
         a = sparse_ints(rng, cycles, params.a_width, params.signed, density)
         b = sparse_ints(rng, cycles, params.b_width, params.signed, density)
-    clear = (np.arange(cycles) % 32 == 0).astype(np.int64)
+    clear = ((np.arange(cycles) // getattr(params, "threads", 1)) % 32 == 0).astype(np.int64)
     ins = {"a": a, "b": b, "en": np.ones(cycles, dtype=np.int64), "clear": clear}
     if getattr(params, "addend_input", False):
         ins["c_in"] = np.zeros(cycles, dtype=np.int64)

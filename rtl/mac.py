@@ -5,21 +5,40 @@ TensorDash PE are built from. It multiplies two operands and adds the product
 into an accumulator register. Integer MACs (``dtype="int"``) wrap around modulo
 ``2**acc_width`` (two's complement when ``signed``); floating-point MACs
 (``dtype`` fp16, bf16 or fp32) form an fp32 product and accumulate in fp32
-(IEEE round to nearest even, see :mod:`accelgen.rtl.fp`).
+(IEEE round to nearest even, see :mod:`accelgen.rtl.fp`). The multiplier and
+the accumulator adder can be pipelined (``mul_stages``, ``add_stages``); a
+pipelined accumulator holds several interleaved sums (see :class:`MAC`).
 """
 
 from __future__ import annotations
 
-from amaranth import Module, Mux, Shape, Signal
+from typing import Any
+
+from amaranth import Const, Module, Mux, Shape, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ..fpformat import ACC_WIDTH
-from ._params import AccWidth, AWidth, BWidth, FPOperandParams, FromParams, MacDtype, Signed
+from ._params import AccWidth, AddStages, AWidth, BWidth, FPOperandParams, FromParams, MacDtype, MulStages, Signed
 from .fp import FPAdder, FPMultiplier
+from .intarith import PipelinedAdder, PipelinedMultiplier
 
 __all__ = ["MACParams", "MAC"]
+
+#: fp32 -0.0: the addend that leaves every accumulator value of an fp MAC without ``addend_input`` unchanged
+FP32_NEG_ZERO = 0x80000000
+
+
+def _delay(m: Module, value, cycles: int, name: str) -> Value:
+    """``value`` delayed by ``cycles`` registers that reset to 0 (control bits and values travelling beside
+    a pipelined unit, whose own registers have no reset)."""
+    value = Value.cast(value)
+    for k in range(1, cycles + 1):
+        reg = Signal(value.shape(), name=f"{name}_{k}")
+        m.d.sync += reg.eq(value)
+        value = reg
+    return value
 
 
 class MACParams(FPOperandParams):
@@ -37,13 +56,44 @@ class MACParams(FPOperandParams):
     flush_subnormals: bool = Field(False, description="fp dtypes only: subnormal operands and results are "
                                                       "flushed to zero (DAZ+FTZ)")
     input_reg: bool = Field(False, description="register a, b, en and clear before the multiplier")
-    product_reg: bool = Field(False, description="register the product before the adder")
+    product_reg: bool = Field(False, description="register the product before the adder: the one-stage "
+                                                 "multiplier, the same as mul_stages=1 (left out: true iff "
+                                                 "mul_stages > 0)")
+    mul_stages: MulStages = 0
+    add_stages: AddStages = 0
     output_reg: bool = Field(False, description="register the accumulator output once more")
     zero_gating: bool = Field(False, description="hold the multiplier inputs when either operand is zero (needs input_reg)")
     addend_input: bool = Field(False, description="add a c_in port: clear loads c_in instead of 0 (partial-sum chains)")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_product_reg(cls, data: Any) -> Any:
+        """``product_reg`` and ``mul_stages`` describe the same registers: one left out (or ``None``)
+        follows from the other (``product_reg`` = ``mul_stages > 0``; ``product_reg=true`` alone is
+        ``mul_stages=1``). Two given values that disagree are reported by ``_check_cross_fields``;
+        a wrongly typed value is left to field validation."""
+        if not isinstance(data, dict):
+            return data
+        out = {k: v for k, v in data.items() if not (k in ("product_reg", "mul_stages") and v is None)}
+        product_reg, mul_stages = out.get("product_reg"), out.get("mul_stages")
+        if product_reg is None and isinstance(mul_stages, int) and not isinstance(mul_stages, bool):
+            out["product_reg"] = mul_stages > 0
+        elif mul_stages is None and product_reg is True:
+            out["mul_stages"] = 1
+        return out
+
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "MACParams":
+        if self.product_reg and not self.mul_stages:
+            raise ValueError(
+                "product_reg: true is not allowed with mul_stages=0 (product_reg is the one-stage multiplier); "
+                "allowed: product_reg=true with mul_stages >= 1, or leave one of the two out"
+            )
+        if not self.product_reg and self.mul_stages:
+            raise ValueError(
+                f"product_reg: false is not allowed with mul_stages={self.mul_stages} (a pipelined multiplier "
+                f"registers its product); allowed: product_reg=false with mul_stages=0, or leave product_reg out"
+            )
         if self.flush_subnormals and not self.is_fp:
             raise ValueError("flush_subnormals=true requires a floating-point dtype ('fp16', 'bf16' or 'fp32')")
         product_width = self.product_width
@@ -60,8 +110,14 @@ class MACParams(FPOperandParams):
 
     @property
     def latency(self) -> int:
-        """Cycles from an operand pair entering to its product being visible in ``acc``."""
-        return 1 + int(self.input_reg) + int(self.product_reg) + int(self.output_reg)
+        """Cycles from an operand pair entering to its product being visible in ``acc``:
+        ``1 + input_reg + mul_stages + add_stages + output_reg`` (``product_reg`` is ``mul_stages=1``)."""
+        return 1 + int(self.input_reg) + self.mul_stages + self.add_stages + int(self.output_reg)
+
+    @property
+    def threads(self) -> int:
+        """Independent running sums interleaved in the accumulator loop, ``add_stages + 1`` (see :class:`MAC`)."""
+        return self.add_stages + 1
 
     @property
     def is_fp(self) -> bool:
@@ -102,7 +158,26 @@ class MAC(FromParams, wiring.Component):
     input_reg : bool
         Register ``a``, ``b``, ``en`` and ``clear`` in front of the multiplier.
     product_reg : bool
-        Pipeline register between multiplier and adder.
+        Pipeline register between multiplier and adder: the one-stage multiplier,
+        ``mul_stages=1``. Left out (``None``) it follows ``mul_stages`` (true iff
+        ``mul_stages > 0``); true with ``mul_stages`` left out is ``mul_stages=1``;
+        a value that contradicts a given ``mul_stages`` is rejected.
+    mul_stages : int
+        Register stages of the multiplier, 0..3 (``None``: implied by
+        ``product_reg``, else 0). 0: combinational; 1: the combinational
+        multiplier and the product register (``product_reg``); 2, 3: the
+        pipelined units, :class:`~accelgen.rtl.fp.FPMultiplier` or
+        :class:`~accelgen.rtl.intarith.PipelinedMultiplier` with that many
+        stages. ``en``, ``clear`` and ``c_in`` are delayed alongside. One stage
+        is the register *after* the multiplier (not the unit's balanced inner
+        cut) because the product goes straight into the accumulator adder: a
+        cut inside would leave the multiplier's tail in series with the adder,
+        and the Verilog of every ``product_reg`` design stays what it was.
+    add_stages : int
+        Register stages of the accumulator adder, 0..3
+        (:class:`~accelgen.rtl.fp.FPAdder`,
+        :class:`~accelgen.rtl.intarith.PipelinedAdder`). With ``add_stages > 0``
+        the cell holds ``add_stages + 1`` interleaved sums (*Interleaved sums*).
     output_reg : bool
         Extra register after the accumulator.
     zero_gating : bool
@@ -114,6 +189,7 @@ class MAC(FromParams, wiring.Component):
         accumulator holds (or, with ``clear``, is loaded with +0 / ``c_in``):
         so with gating ``Inf x 0`` never makes a NaN and a -0 accumulator
         stays -0, unlike without gating, where the product (NaN, +-0) is added.
+        With ``add_stages`` the gated pair is skipped for its own sum (thread).
     addend_input : bool
         Add a ``c_in`` port; ``clear`` loads ``c_in`` (instead of 0) plus the
         product. With ``clear`` held high the cell computes ``c_in + a*b`` every
@@ -145,23 +221,58 @@ class MAC(FromParams, wiring.Component):
     ``c_in`` is +0.0 without ``addend_input`` (so ``clear`` with a -0 product
     gives +0, as ``+0 + -0 = +0``).
 
+    Interleaved sums (``add_stages > 0``)
+    -------------------------------------
+    The accumulator is a feedback loop: the adder's result is its next operand.
+    A pipelined adder makes the loop ``L = add_stages + 1`` cycles long, so a
+    sum is back at the adder's input only ``L`` cycles after it left: a
+    pipelined adder cannot add a new pair into the *same* sum every cycle.
+    Instead the cell holds ``L`` independent running sums ("threads") that
+    circulate in the loop, and still takes one pair per cycle (the standard
+    C-slow arrangement; an output-stationary systolic array uses it with ``L``
+    output elements per PE). The pair presented in cycle ``t`` (counted from
+    reset) belongs to thread ``t mod L``; that cycle's ``en``, ``clear`` and
+    ``c_in`` act on that thread only, exactly as *Function* says for the one
+    sum (same association order, bit-identical per thread). ``acc`` in cycle
+    ``t`` shows thread ``(t - latency) mod L`` with every one of its pairs up
+    to cycle ``t - latency`` included. ``add_stages=0`` (L = 1) is the plain MAC.
+
+    The adder adds ``Mux(clear, c_in, acc)`` (the thread's sum, fed back) and
+    the product; ``acc`` registers its result. Integer: the product operand is
+    0 without ``en``, and ``x + 0 = x`` (modulo ``2**acc_width``), so a thread
+    passes unchanged. Floating point without ``addend_input``: it is -0.0
+    without ``en``; ``x + (-0) = x`` exactly for every value the loop can hold,
+    which are adder results (NaN only as ``0x7FC00000``, no subnormal under
+    ``flush_subnormals``) or +0 (reset; ``clear`` loads ``c_in`` = +0), and
+    ``clear`` without ``en`` gives ``+0 + (-0) = +0`` = ``c_in``. With
+    ``addend_input`` a ``c_in`` may be any fp32 pattern (a NaN payload, a
+    subnormal under DAZ) that the adder would change, so the bypass value
+    ``Mux(clear, c_in, acc)`` and ``en`` travel ``add_stages`` registers beside
+    the adder and ``acc`` takes the sum only for an enabled pair (32 more
+    flip-flops per stage). The adders' pipeline registers have no reset: for
+    ``add_stages`` cycles after a reset ``acc`` keeps its reset value instead
+    of the sums in flight (a reset delay line, or the reset bypass registers),
+    so every thread starts at 0.
+
     Latency
     -------
-    ``1 + input_reg + product_reg + output_reg`` cycles for every ``dtype`` (the
-    fp multiplier and adder are combinational and sit where the integer ones
-    do): a pair presented in cycle ``t`` is included in ``acc`` from cycle
-    ``t + latency`` on. ``en`` and ``clear`` travel with their operands through
-    the pipeline. After reset ``acc`` is 0 (+0.0). One new pair per cycle.
+    ``1 + input_reg + mul_stages + add_stages + output_reg`` cycles for every
+    ``dtype`` (``product_reg`` is ``mul_stages=1``; with no stages the fp
+    multiplier and adder are combinational and sit where the integer ones do):
+    a pair presented in cycle ``t`` is included in ``acc`` (in its thread's
+    sum) from cycle ``t + latency`` on. ``en``, ``clear`` and ``c_in`` travel
+    with their operands through the pipeline. After reset ``acc`` is 0 (+0.0)
+    in every thread. One new pair per cycle.
     """
 
     def __init__(self, *, a_width: int | None = None, b_width: int | None = None, acc_width: int | None = None,
                  signed: bool | None = None, dtype: str = "int", flush_subnormals: bool = False,
-                 input_reg: bool = False, product_reg: bool = False, output_reg: bool = False,
-                 zero_gating: bool = False, addend_input: bool = False):
+                 input_reg: bool = False, product_reg: bool | None = None, mul_stages: int | None = None,
+                 add_stages: int = 0, output_reg: bool = False, zero_gating: bool = False, addend_input: bool = False):
         self.params = MACParams.from_arguments(
             a_width=a_width, b_width=b_width, acc_width=acc_width, signed=signed, dtype=dtype,
-            flush_subnormals=flush_subnormals, input_reg=input_reg, product_reg=product_reg, output_reg=output_reg,
-            zero_gating=zero_gating, addend_input=addend_input)
+            flush_subnormals=flush_subnormals, input_reg=input_reg, product_reg=product_reg, mul_stages=mul_stages,
+            add_stages=add_stages, output_reg=output_reg, zero_gating=zero_gating, addend_input=addend_input)
         p = self.params
         members = {
             "a": In(Shape(p.a_width, p.signed)),
@@ -205,12 +316,24 @@ class MAC(FromParams, wiring.Component):
             a, b, en, clear = a_q, b_q, en_q, clear_q
 
         product = Signal(Shape(p.product_width, p.signed), name="product")
-        if p.is_fp:
-            m.submodules.mul = mul = FPMultiplier(p.dtype, flush_subnormals=p.flush_subnormals)
-            m.d.comb += [mul.a.eq(a), mul.b.eq(b), product.eq(mul.product)]
+        if p.mul_stages <= 1:  # the combinational multiplier, and for one stage the product register after it
+            if p.is_fp:
+                m.submodules.mul = mul = FPMultiplier(p.dtype, flush_subnormals=p.flush_subnormals)
+                m.d.comb += [mul.a.eq(a), mul.b.eq(b), product.eq(mul.product)]
+            else:
+                m.d.comb += product.eq(a * b)
         else:
-            m.d.comb += product.eq(a * b)
-        if p.product_reg:
+            if p.is_fp:
+                mul = FPMultiplier(p.dtype, flush_subnormals=p.flush_subnormals, stages=p.mul_stages)
+            else:
+                mul = PipelinedMultiplier(Shape(p.a_width, p.signed), Shape(p.b_width, p.signed),
+                                          stages=p.mul_stages)
+            m.submodules.mul = mul
+            m.d.comb += [mul.a.eq(a), mul.b.eq(b), product.eq(mul.product)]
+            en, clear = _delay(m, en, p.mul_stages, "en_m"), _delay(m, clear, p.mul_stages, "clear_m")
+            if p.addend_input:
+                c_in = _delay(m, c_in, p.mul_stages, "c_in_m")
+        if p.mul_stages == 1:
             product_q = Signal.like(product, name="product_q")
             en_p = Signal(name="en_p")
             clear_p = Signal(name="clear_p")
@@ -222,17 +345,38 @@ class MAC(FromParams, wiring.Component):
                 c_in = c_p
 
         acc = Signal(Shape(p.acc_width, p.signed), name="acc_q")
-        if p.is_fp:
-            m.submodules.add = add = FPAdder(flush_subnormals=p.flush_subnormals)
-            m.d.comb += [add.a.eq(Mux(clear, c_in, acc)), add.b.eq(product)]
-            with m.If(en):
-                m.d.sync += acc.eq(add.sum)
-            with m.Elif(clear):
-                m.d.sync += acc.eq(c_in)
+        base = Mux(clear, c_in, acc)  # the sum this cycle's pair adds to (its thread's, with add_stages)
+        if p.add_stages == 0:
+            if p.is_fp:
+                m.submodules.add = add = FPAdder(flush_subnormals=p.flush_subnormals)
+                m.d.comb += [add.a.eq(base), add.b.eq(product)]
+                with m.If(en):
+                    m.d.sync += acc.eq(add.sum)
+                with m.Elif(clear):
+                    m.d.sync += acc.eq(c_in)
+            else:
+                with m.If(en | clear):
+                    # Assigning the wider sum to acc truncates: wrap-around modulo 2**acc_width.
+                    m.d.sync += acc.eq(base + Mux(en, product, 0))
+        elif p.is_fp and p.addend_input:
+            # c_in may be any bit pattern: a pair without en bypasses the adder (class docstring)
+            m.submodules.add = add = FPAdder(flush_subnormals=p.flush_subnormals, stages=p.add_stages)
+            m.d.comb += [add.a.eq(base), add.b.eq(product)]
+            en_a, keep = _delay(m, en, p.add_stages, "en_a"), _delay(m, base, p.add_stages, "keep")
+            m.d.sync += acc.eq(Mux(en_a, add.sum, keep))
         else:
-            with m.If(en | clear):
-                # Assigning the wider sum to acc truncates: wrap-around modulo 2**acc_width.
-                m.d.sync += acc.eq(Mux(clear, c_in, acc) + Mux(en, product, 0))
+            # without en the operand is an exact identity: +0 (int), -0.0 (fp; class docstring)
+            if p.is_fp:
+                m.submodules.add = add = FPAdder(flush_subnormals=p.flush_subnormals, stages=p.add_stages)
+                identity = FP32_NEG_ZERO
+            else:
+                m.submodules.add = add = PipelinedAdder(p.acc_width, signed=p.signed, stages=p.add_stages)
+                identity = 0
+            m.d.comb += [add.a.eq(base), add.b.eq(Mux(en, product, identity))]
+            # the adder's registers have no reset: what leaves it in the first add_stages cycles after a
+            # reset is not a thread's sum
+            with m.If(_delay(m, Const(1, 1), p.add_stages, "live")):
+                m.d.sync += acc.eq(add.sum)  # truncates the integer sum: modulo 2**acc_width
 
         if p.output_reg:
             m.d.sync += self.acc.eq(acc)

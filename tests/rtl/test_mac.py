@@ -8,13 +8,14 @@ from accelgen.rtl import MAC, MACParams
 
 
 #: constructor parameters whose default (None) means "the schema default, or implied by an fp dtype"
-DTYPE_IMPLIED = {"a_width", "b_width", "acc_width", "signed"}
+#: (the widths, signed) or by each other (product_reg, mul_stages)
+IMPLIED = {"a_width", "b_width", "acc_width", "signed", "product_reg", "mul_stages"}
 
 
 def test_constructor_defaults_match_schema():
     sig = inspect.signature(MAC.__init__)
     for name, field in MACParams.model_fields.items():
-        expected = None if name in DTYPE_IMPLIED else field.default
+        expected = None if name in IMPLIED else field.default
         assert sig.parameters[name].default == expected, name
         assert sig.parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
     assert MAC().params == MACParams()
@@ -30,9 +31,29 @@ def test_defaults_build():
 @pytest.mark.parametrize("regs,latency", [
     ({}, 1), ({"input_reg": True}, 2), ({"product_reg": True}, 2), ({"output_reg": True}, 2),
     ({"input_reg": True, "product_reg": True, "output_reg": True}, 4),
+    ({"mul_stages": 1}, 2), ({"mul_stages": 3}, 4), ({"add_stages": 2}, 3),
+    ({"input_reg": True, "mul_stages": 2, "add_stages": 1, "output_reg": True}, 6),
+    ({"dtype": "fp16", "mul_stages": 3, "add_stages": 2}, 6),
 ])
 def test_latency_counts_pipeline_registers(regs, latency):
-    assert MAC(**regs).latency == latency
+    """latency = 1 + input_reg + mul_stages + add_stages + output_reg (product_reg is mul_stages=1)."""
+    assert MAC(**regs).latency == latency == MACParams(**regs).latency
+
+
+@pytest.mark.parametrize("given,product_reg,mul_stages", [
+    ({}, False, 0), ({"product_reg": True}, True, 1), ({"product_reg": False}, False, 0),
+    ({"mul_stages": 2}, True, 2), ({"mul_stages": 0}, False, 0), ({"product_reg": True, "mul_stages": 3}, True, 3),
+    ({"product_reg": None, "mul_stages": 1}, True, 1), ({"product_reg": True, "mul_stages": None}, True, 1),
+])
+def test_product_reg_and_mul_stages_imply_each_other(given, product_reg, mul_stages):
+    p = MACParams(**given)
+    assert (p.product_reg, p.mul_stages) == (product_reg, mul_stages)
+    assert MAC(**given).params == p
+    assert MACParams(**p.model_dump()) == p  # a manifest's parameters validate to the same set
+
+
+def test_add_stages_sets_the_interleaved_sums():
+    assert MACParams().threads == 1 and MACParams(add_stages=3).threads == 4
 
 
 @pytest.mark.parametrize("kw,match", [
@@ -50,6 +71,15 @@ def test_latency_counts_pipeline_registers(regs, latency):
     ({"dtype": "bf16", "signed": True}, r"signed: true is not allowed with dtype='bf16'; floating-point operands"),
     ({"flush_subnormals": True}, r"flush_subnormals=true requires a floating-point dtype"),
     ({"dtype": "fp16", "zero_gating": True}, r"zero_gating=true requires input_reg=true"),
+    ({"mul_stages": 4}, r"^mac\.mul_stages: 4 is not allowed; expected an integer in 0\.\.3$"),
+    ({"add_stages": -1}, r"^mac\.add_stages: -1 is not allowed; expected an integer in 0\.\.3$"),
+    ({"dtype": "bf16", "add_stages": 7}, r"^mac\.add_stages: 7 is not allowed; expected an integer in 0\.\.3$"),
+    ({"product_reg": True, "mul_stages": 0},
+     (r"^mac: product_reg: true is not allowed with mul_stages=0 \(product_reg is the one-stage multiplier\); "
+      r"allowed: product_reg=true with mul_stages >= 1, or leave one of the two out$")),
+    ({"product_reg": False, "mul_stages": 2},
+     (r"^mac: product_reg: false is not allowed with mul_stages=2 \(a pipelined multiplier registers its "
+      r"product\); allowed: product_reg=false with mul_stages=0, or leave product_reg out$")),
 ])
 def test_impossible_values_raise_value_error(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -60,6 +90,8 @@ def test_impossible_values_raise_value_error(kw, match):
     ({"a_width": 8.0}, r"a_width: 8\.0 is not allowed; expected an integer"),
     ({"a_width": "8"}, r"a_width: '8' is not allowed"),
     ({"signed": 1}, r"signed: 1 is not allowed; expected true or false"),
+    ({"mul_stages": True}, r"mul_stages: True is not allowed; expected an integer in 0\.\.3"),
+    ({"add_stages": 1.0}, r"add_stages: 1\.0 is not allowed; expected an integer in 0\.\.3"),
 ])
 def test_wrong_types_raise_type_error(kw, match):
     with pytest.raises(TypeError, match=match):
