@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..golden.fan import dot_sum, fan_top_adder, segmented_sums
+from ..golden.fan import dot_sum, fan_latency, fan_top_adder, linear_latency, segmented_sums, tree_latency
 from ..golden.fp import random_fp_bits, special_values
 from .stimulus import Activity, cosim_activity
 from .vectors import CycleTable, to_bits
@@ -196,10 +196,10 @@ def _inputs(params, vecs, total, with_ids=True):
     return ins
 
 
-def _slot_table(params, vectors: int, seed: int, slot_of, order: str) -> CycleTable:
+def _slot_table(params, vectors: int, seed: int, slot_of, order: str, lat: int) -> CycleTable:
     stim = fan_stimulus(params, vectors, seed)
     vecs = stim["vectors"]
-    n, lat = params.n, params.latency
+    n = params.n
     total = len(vecs) + lat
     expect, check = {}, {}
     for j in range(n):
@@ -227,22 +227,24 @@ def _slot_table(params, vectors: int, seed: int, slot_of, order: str) -> CycleTa
 def fan_table(params, vectors: int = 1024, seed: int = 1, order: str = "fan") -> CycleTable:
     """Cycle table for :class:`~accelgen.rtl.FAN`: a new vector every cycle; every slot's
     valid flag is checked in every cycle (so the latency is exact), sums and ids where valid.
+    The results of a vector are expected :func:`~accelgen.golden.fan.fan_latency` cycles after it.
     fp32 sums are expected in the FAN's association ``order`` (another order is a mutant)."""
-    return _slot_table(params, vectors, seed, fan_slot, order)
+    return _slot_table(params, vectors, seed, fan_slot, order, fan_latency(params.n, params.add_stages))
 
 
 def fan_linear_table(params, vectors: int = 1024, seed: int = 1, order: str = "linear") -> CycleTable:
     """Cycle table for :class:`~accelgen.rtl.FanLinear` (clusters reported at their last input;
-    fp32 sums left to right)."""
-    return _slot_table(params, vectors, seed, linear_slot, order)
+    fp32 sums left to right; :func:`~accelgen.golden.fan.linear_latency` cycles after the vector)."""
+    lat = linear_latency(params.n, params.stage_adders, params.add_stages)
+    return _slot_table(params, vectors, seed, linear_slot, order, lat)
 
 
 def adder_tree_table(params, vectors: int = 1024, seed: int = 1) -> CycleTable:
     """Cycle table for :class:`~accelgen.rtl.AdderTree`: the whole vector is one dot product
-    (fp32: summed level by level)."""
+    (fp32: summed level by level), :func:`~accelgen.golden.fan.tree_latency` cycles after it."""
     stim = fan_stimulus(params, vectors, seed)
     vecs = stim["vectors"]
-    lat = params.latency
+    lat = tree_latency(params.n, params.add_stages)
     total = len(vecs) + lat
     s = np.zeros(total, dtype=np.uint64)
     sv = np.zeros(total, dtype=np.uint64)

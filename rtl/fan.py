@@ -1,7 +1,8 @@
 """Reduction networks: SIGMA's Forwarding Adder Network (FAN) and the two baselines SIGMA compares it with.
 
 * :class:`FAN` reduces every cluster of equal adjacent vecIDs in one pass (any
-  number of clusters of any sizes), pipelined one register stage per tree level.
+  number of clusters of any sizes), pipelined one register stage per tree level
+  (``1 + add_stages`` with pipelined adders).
 * :class:`FanLinear` does the same job with a chain of adders (latency grows
   linearly with ``n``).
 * :class:`AdderTree` is a plain binary adder tree that reduces one dot product
@@ -14,8 +15,8 @@ so that synthesizing them side by side compares them on equal terms.
 Datatypes (``dtype``): ``"int"`` (two's-complement or unsigned integers of
 ``width`` bits, exact sums ``width + log2 n`` bits wide) or ``"fp32"`` (IEEE
 binary32 bit patterns in and out, ``width`` 32 and ``signed`` implied). In fp32
-every adder is an :class:`~accelgen.rtl.fp.FPAdder` (combinational fp32 adder,
-round to nearest even, subnormals exact, canonical NaN 0x7FC00000) placed
+every adder is an :class:`~accelgen.rtl.fp.FPAdder` (fp32 adder with
+``add_stages`` registers, round to nearest even, subnormals exact, canonical NaN 0x7FC00000) placed
 between the same registers as the integer adder, so the latency and the
 pipeline are those of the integer network. Bypassed operands (singleton
 clusters, level-0 bypasses, the first input of a chain cluster) pass
@@ -25,20 +26,34 @@ documented in :mod:`accelgen.golden.fan` (FAN: the in-order tree, a
 cluster split recursively at its highest-level adder; chain: left to right;
 tree: level by level), and the golden model follows it exactly. Invalid
 inputs enter as +0.0 (bit pattern 0) at their position in that order.
+
+Pipelined adders (``add_stages`` = 1..3, default 0). Every adder of a network
+gets ``add_stages`` register stages inside it: a
+:class:`~accelgen.rtl.intarith.PipelinedAdder` of the network's exact widths
+(int) or ``FPAdder(stages=add_stages)`` (fp32). Everything that leaves the adder
+cell without passing the adder -- the bypassed operand(s), the valid and
+cluster flags -- is delayed inside the cell by the same ``add_stages`` cycles
+before the cell's output mux and register, and the network delays what bypasses
+a whole cell (forwarded operands, vecIDs, boundary flags, the last input) by the
+cells' latency, so every adder still sees the operands of one vector and the
+association order, hence every result, is bit-identical to ``add_stages=0``;
+only the latency grows (each class's *Latency* section). ``add_stages=0`` emits
+the same Verilog as before the option existed.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from amaranth import Cat, Const, Module, Mux, Shape, Signal, unsigned
+from amaranth import Cat, Const, Module, Mux, Shape, Signal, Value, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import BlockParams, FromParams, fill_implied
+from ._params import AddStages, BlockParams, FromParams, fill_implied
 from .fp import FPAdder
+from .intarith import PipelinedAdder
 
 __all__ = ["FANParams", "FanLinearParams", "AdderTreeParams", "FAN", "fan_level"]
 
@@ -58,6 +73,7 @@ class _ReductionParams(BlockParams):
                          json_schema_extra={"cli_negative": "unsigned"})
     dtype: Literal["int", "fp32"] = Field("int", description="int: exact integer sums; fp32: IEEE binary32 "
                                                               "values and fp32 adders (round to nearest even)")
+    add_stages: AddStages = 0
 
     @model_validator(mode="before")
     @classmethod
@@ -97,6 +113,11 @@ class _ReductionParams(BlockParams):
         """vecID width ``max(1, log2 n)``: enough to number ``n`` clusters."""
         return max(1, self.log2n)
 
+    @property
+    def level_cycles(self) -> int:
+        """Cycles per tree level: the ``add_stages`` registers inside its adders and its output register."""
+        return 1 + self.add_stages
+
 
 class FANParams(_ReductionParams):
     """Parameters of :class:`FAN` (see there for their meaning)."""
@@ -105,7 +126,9 @@ class FANParams(_ReductionParams):
 
     @property
     def latency(self) -> int:
-        return self.log2n + 1
+        """``1 + log2 n * (1 + add_stages)``: the input registers, then ``log2 n`` levels of
+        ``add_stages`` adder registers and one output register each."""
+        return 1 + self.log2n * self.level_cycles
 
 
 class AdderTreeParams(_ReductionParams):
@@ -115,7 +138,8 @@ class AdderTreeParams(_ReductionParams):
 
     @property
     def latency(self) -> int:
-        return self.log2n + 1
+        """``1 + log2 n * (1 + add_stages)``, as :class:`FANParams`."""
+        return 1 + self.log2n * self.level_cycles
 
 
 class FanLinearParams(_ReductionParams):
@@ -134,18 +158,23 @@ class FanLinearParams(_ReductionParams):
 
     @property
     def chain_stages(self) -> int:
+        """Register stages along the chain, ``ceil((n-1) / stage_adders)``."""
         return -(-(self.n - 1) // self.stage_adders)
 
     @property
     def latency(self) -> int:
-        return 1 + self.chain_stages
+        """``1 + ceil((n-1) / stage_adders) + (n-1) * add_stages``: the input registers, one register
+        per chain stage, and the ``add_stages`` registers of each of the ``n-1`` adders, which the
+        running sum passes one after the other (also within a chain stage)."""
+        return 1 + self.chain_stages + (self.n - 1) * self.add_stages
 
 
 # --------------------------------------------------------------------------- shared helpers
 
 class _Pipe:
     """Delay lines created on demand: ``put(key, stage, value)``, then ``at(key, stage)``
-    returns the value registered as often as needed to reach ``stage``."""
+    returns the value registered as often as needed to reach ``stage`` (a stage is a cycle
+    after the input registers)."""
 
     def __init__(self, m: Module):
         self.m = m
@@ -224,14 +253,35 @@ def value_shape(width: int, signed: bool, fp: bool) -> Shape:
     return unsigned(32) if fp else Shape(width, signed)
 
 
-def reduction_adder(m: Module, fp: bool, a, b):
-    """``a + b``: an integer adder (one bit wider), or an fp32 adder (:class:`~accelgen.rtl.fp.FPAdder`,
-    combinational, round to nearest even) instantiated as submodule ``add``."""
-    if not fp:
+def reduction_adder(m: Module, fp: bool, a, b, stages: int = 0):
+    """``a + b`` with ``stages`` pipeline registers: an integer adder (one bit wider; ``a`` and ``b``
+    of one shape) or an fp32 adder (:class:`~accelgen.rtl.fp.FPAdder`, round to nearest even). With
+    ``stages=0`` the integer adder is Amaranth's ``a + b``; otherwise the unit is submodule ``add``
+    (:class:`~accelgen.rtl.intarith.PipelinedAdder` of ``a``'s shape, or ``FPAdder(stages=stages)``)
+    and its sum belongs to the operands applied ``stages`` cycles earlier."""
+    if fp:
+        m.submodules.add = add = FPAdder(stages=stages)
+    elif stages:
+        shape = Value.cast(a).shape()
+        m.submodules.add = add = PipelinedAdder(shape.width, signed=shape.signed, stages=stages)
+    else:
         return a + b
-    m.submodules.add = add = FPAdder()
     m.d.comb += [add.a.eq(a), add.b.eq(b)]
     return add.sum
+
+
+def delayed(m: Module, stages: int, **values) -> list:
+    """``values`` (in keyword order) delayed by ``stages`` cycles, to meet an adder's sum: each through
+    ``stages`` registers named ``<key>_p1..``; with ``stages=0`` the values themselves. The registers
+    are reset like the cell's output registers, so that no valid flag is set after reset."""
+    out = []
+    for key, value in values.items():
+        for k in range(1, stages + 1):
+            reg = Signal(Value.cast(value).shape(), name=f"{key}_p{k}")
+            m.d.sync += reg.eq(value)
+            value = reg
+        out.append(value)
+    return out
 
 
 # --------------------------------------------------------------------------- FAN cells
@@ -244,10 +294,12 @@ class FanNode0(wiring.Component):
     ``a + b``; otherwise the operands are bypassed upward: ``y = a`` (towards
     adder ``j-1``) and ``yr = b`` (towards adder ``j+1``). ``sv``: ``y`` is a
     finished cluster (the pair, or the singleton ``j``) with a valid member.
+    ``stages``: the adder's pipeline registers; the operands and flags wait
+    for its sum, so the outputs belong to the inputs ``stages + 1`` cycles earlier.
     """
 
-    def __init__(self, width: int, signed: bool, fp: bool = False):
-        self.width, self.signed, self.fp = width, signed, fp
+    def __init__(self, width: int, signed: bool, fp: bool = False, stages: int = 0):
+        self.width, self.signed, self.fp, self.stages = width, signed, fp, stages
         super().__init__({
             "a": In(value_shape(width, signed, fp)), "b": In(value_shape(width, signed, fp)), "va": In(1), "vb": In(1),
             "eqw": In(3), "y": Out(value_shape(width + 1, signed, fp)), "yv": Out(1),
@@ -257,14 +309,17 @@ class FanNode0(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         left, eq, right = self.eqw[0], self.eqw[1], self.eqw[2]
-        total = reduction_adder(m, self.fp, self.a, self.b)
+        total = reduction_adder(m, self.fp, self.a, self.b, self.stages)
         both = self.va | self.vb
         yv = Mux(eq, both, self.va)
         occupied = Mux(eq, ~left & ~right, ~left)
+        yrv, sv = Mux(eq, both, self.vb), occupied & yv
+        # the bypassed operands and the flags meet the adder's sum
+        a, b, eq, yv, yrv, sv = delayed(m, self.stages, a=self.a, b=self.b, eq=eq, yv=yv, yrv=yrv, sv=sv)
         m.d.sync += [
-            self.y.eq(Mux(eq, total, self.a)), self.yv.eq(yv),
-            self.yr.eq(Mux(eq, total, self.b)), self.yrv.eq(Mux(eq, both, self.vb)),
-            self.sv.eq(occupied & yv),
+            self.y.eq(Mux(eq, total, a)), self.yv.eq(yv),
+            self.yr.eq(Mux(eq, total, b)), self.yrv.eq(yrv),
+            self.sv.eq(sv),
         ]
         return m
 
@@ -283,10 +338,12 @@ class FanNode(wiring.Component):
     ``sv``: ``y`` is a finished cluster with a valid member — the cluster
     spans boundary ``j`` but neither boundary ``j - 2**L`` nor ``j + 2**L``
     (``j`` is its highest adder), or input ``j`` is a singleton.
+    ``stages``: the adder's pipeline registers, as in :class:`FanNode0` (the
+    operand muxes act on the inputs; their choice and the flags wait for the sum).
     """
 
-    def __init__(self, width: int, signed: bool, level: int, fp: bool = False):
-        self.width, self.signed, self.level, self.fp = width, signed, level, fp
+    def __init__(self, width: int, signed: bool, level: int, fp: bool = False, stages: int = 0):
+        self.width, self.signed, self.level, self.fp, self.stages = width, signed, level, fp, stages
         w = width + level
         super().__init__({
             "a_cand": In(value_shape(w, signed, fp)).array(level), "a_v": In(1).array(level),
@@ -312,8 +369,10 @@ class FanNode(wiring.Component):
         eq = e[c]
         yv = Mux(eq, av | bv, av)
         occupied = Mux(eq, ~reach_left & ~reach_right, ~e[c - 1])
-        total = reduction_adder(m, self.fp, a, b)
-        m.d.sync += [self.y.eq(Mux(eq, total, a)), self.yv.eq(yv), self.sv.eq(occupied & yv)]
+        total = reduction_adder(m, self.fp, a, b, self.stages)
+        sv = occupied & yv
+        a, eq, yv, sv = delayed(m, self.stages, a=a, eq=eq, yv=yv, sv=sv)  # meet the adder's sum
+        m.d.sync += [self.y.eq(Mux(eq, total, a)), self.yv.eq(yv), self.sv.eq(sv)]
         return m
 
 
@@ -344,6 +403,8 @@ class FAN(ReductionNetwork):
         Two's-complement values and sums (else unsigned).
     dtype : str
         ``"int"`` or ``"fp32"`` (fp32 adders; ``width`` 32; see the module docstring).
+    add_stages : int
+        Pipeline registers inside every adder, 0..3 (see the module docstring).
 
     Ports
     -----
@@ -368,36 +429,42 @@ class FAN(ReductionNetwork):
 
     Latency
     -------
-    ``log2 n + 1`` cycles: an input register stage, then one register stage
-    per tree level. A vector presented in cycle ``t`` has all its cluster sums
-    in the output slots in cycle ``t + log2 n + 1`` (all slots at once). One
-    new vector per cycle; after reset all ``sum_valid`` are 0.
+    ``1 + log2 n * (1 + add_stages)`` cycles: an input register stage, then
+    per tree level the ``add_stages`` registers inside its adders and one
+    output register (``log2 n + 1`` with combinational adders). A vector
+    presented in cycle ``t`` has all its cluster sums in the output slots
+    ``latency`` cycles later (all slots at once). One new vector per cycle;
+    after reset all ``sum_valid`` are 0.
     """
 
-    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int"):
-        self._setup(FANParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype))
+    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
+                 add_stages: int = 0):
+        self._setup(FANParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype, add_stages=add_stages))
 
     def elaborate(self, platform):
         p = self.params
-        n, k, w = p.n, p.log2n, p.width
+        n, k, w, stages = p.n, p.log2n, p.width, p.add_stages
+        # adders of level L read their operands in cycle at(L) after the input registers
+        at = [level * p.level_cycles for level in range(k + 1)]
         m, pipe, (x, v, ids) = self._front()
 
-        # boundary flags: eq[s][j] = inputs j and j+1 of the vector at stage s share a vecID
+        # boundary flags: eq[t][j] = inputs j and j+1 of the vector at cycle t share a vecID
         eq0 = Signal(n - 1, name="eq_s0")
         m.d.comb += eq0.eq(Cat(ids[j] == ids[j + 1] for j in range(n - 1)))
         eqs = [eq0]
-        for s in range(1, k):
-            nxt = Signal(n - 1, name=f"eq_s{s}")
+        for t in range(1, at[k - 1] + 1):
+            nxt = Signal(n - 1, name=f"eq_s{t}")
             m.d.sync += nxt.eq(eqs[-1])
             eqs.append(nxt)
 
         def window(j: int, level: int):
             half = 2 ** level
-            return Cat((eqs[level][b] if 0 <= b <= n - 2 else Const(0, 1)) for b in range(j - half, j + half + 1))
+            flags = eqs[at[level]]
+            return Cat((flags[b] if 0 <= b <= n - 2 else Const(0, 1)) for b in range(j - half, j + half + 1))
 
         for j in range(n):
             pipe.put(("id", j), 0, ids[j])
-        # adders, level by level; outputs of level L exist from stage L + 1
+        # adders, level by level; outputs of level L exist from cycle at(L + 1)
         for level in range(k):
             for j in range(2 ** level - 1, n - 1, 2 ** (level + 1)):
                 eqw = Signal(2 ** (level + 1) + 1, name=f"eqw{j}")
@@ -407,10 +474,10 @@ class FAN(ReductionNetwork):
                     y, yr = (Signal(p.value_shape(1), name=nm) for nm in (f"y{j}", f"yr{j}"))
                     yv, yrv = Signal(name=f"yv{j}"), Signal(name=f"yrv{j}")
                     m.submodules[f"node_{j}"] = self.cell_instance(
-                        "node0", FanNode0(w, p.signed, p.fp), a=x[j], b=x[j + 1], va=v[j], vb=v[j + 1], eqw=eqw,
-                        y=y, yv=yv, yr=yr, yrv=yrv, sv=sv)
-                    pipe.put(("yr", j), 1, yr)
-                    pipe.put(("yrv", j), 1, yrv)
+                        "node0", FanNode0(w, p.signed, p.fp, stages), a=x[j], b=x[j + 1], va=v[j], vb=v[j + 1],
+                        eqw=eqw, y=y, yv=yv, yr=yr, yrv=yrv, sv=sv)
+                    pipe.put(("yr", j), at[1], yr)
+                    pipe.put(("yrv", j), at[1], yrv)
                 else:
                     ports = {}
                     for mm in range(1, level + 1):
@@ -418,20 +485,21 @@ class FAN(ReductionNetwork):
                         lkey = "yr" if mm == 1 else "y"
                         for side, src, key in (("a", left, lkey), ("b", right, "y")):
                             cand = Signal(p.value_shape(level), name=f"{side}{j}_{mm}")
-                            m.d.comb += cand.eq(pipe.at((key, src), level))
+                            m.d.comb += cand.eq(pipe.at((key, src), at[level]))
                             ports[f"{side}_cand__{mm - 1}"] = cand
-                            ports[f"{side}_v__{mm - 1}"] = pipe.at((key + "v", src), level)
+                            ports[f"{side}_v__{mm - 1}"] = pipe.at((key + "v", src), at[level])
                     y = Signal(p.value_shape(level + 1), name=f"y{j}")
                     yv = Signal(name=f"yv{j}")
                     m.submodules[f"node_{j}"] = self.cell_instance(
-                        f"node{level}", FanNode(w, p.signed, level, p.fp), eqw=eqw, y=y, yv=yv, sv=sv, **ports)
-                pipe.put(("y", j), level + 1, y)
-                pipe.put(("yv", j), level + 1, yv)
-                pipe.put(("sv", j), level + 1, sv)
+                        f"node{level}", FanNode(w, p.signed, level, p.fp, stages), eqw=eqw, y=y, yv=yv, sv=sv,
+                        **ports)
+                pipe.put(("y", j), at[level + 1], y)
+                pipe.put(("yv", j), at[level + 1], yv)
+                pipe.put(("sv", j), at[level + 1], sv)
 
         last_single = Signal(name="single_last")
         m.d.comb += last_single.eq(~eq0[n - 2] & v[n - 1])
         pipe.put(("x", n - 1), 0, x[n - 1])
         pipe.put(("sv", n - 1), 0, last_single)
-        self._drive_slots(m, pipe, k, ["y"] * (n - 1) + ["x"])
+        self._drive_slots(m, pipe, at[k], ["y"] * (n - 1) + ["x"])
         return m

@@ -9,7 +9,7 @@ from amaranth import Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .fan import AdderTreeParams, FanLinearParams, ReductionNetwork, input_stage, reduction_adder, value_shape
+from .fan import AdderTreeParams, FanLinearParams, ReductionNetwork, delayed, input_stage, reduction_adder, value_shape
 
 __all__ = ["FanLinear", "AdderTree"]
 
@@ -17,13 +17,15 @@ __all__ = ["FanLinear", "AdderTree"]
 # --------------------------------------------------------------------------- linear chain
 
 class ChainAdder(wiring.Component):
-    """One adder of the linear chain (combinational): ``s = x + (link ? carry : 0)``.
+    """One adder of the linear chain: ``s = x + (link ? carry : 0)``, combinational with
+    ``stages=0``, else ``s`` and ``vs`` belong to the inputs ``stages`` cycles earlier (the adder's
+    registers; ``link``, ``x`` and the valid flag are delayed alongside).
 
     fp32: ``s = link ? carry + x : x`` (the fp32 adder's result, or ``x`` passed bit-exactly
     when the cluster starts here)."""
 
-    def __init__(self, width: int, signed: bool, fp: bool = False):
-        self.width, self.signed, self.fp = width, signed, fp
+    def __init__(self, width: int, signed: bool, fp: bool = False, stages: int = 0):
+        self.width, self.signed, self.fp, self.stages = width, signed, fp, stages
         sh = value_shape(width, signed, fp)
         super().__init__({"x": In(sh), "vx": In(1), "carry": In(sh),
                           "vc": In(1), "link": In(1), "s": Out(sh), "vs": Out(1)})
@@ -31,10 +33,14 @@ class ChainAdder(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         if self.fp:
-            m.d.comb += self.s.eq(Mux(self.link, reduction_adder(m, True, self.carry, self.x), self.x))
+            total = reduction_adder(m, True, self.carry, self.x, self.stages)
+            link, x = delayed(m, self.stages, link=self.link, x=self.x)  # meet the adder's sum
+            m.d.comb += self.s.eq(Mux(link, total, x))
         else:
-            m.d.comb += self.s.eq(self.x + Mux(self.link, self.carry, 0))
-        m.d.comb += self.vs.eq(self.vx | (self.link & self.vc))
+            # x + 0 is x exactly: the integer chain needs no bypass
+            m.d.comb += self.s.eq(reduction_adder(m, False, self.x, Mux(self.link, self.carry, 0), self.stages))
+        (vs,) = delayed(m, self.stages, vs=self.vx | (self.link & self.vc))
+        m.d.comb += self.vs.eq(vs)
         return m
 
 
@@ -46,11 +52,15 @@ class FanLinear(ReductionNetwork):
     (``s[0] = value[0]``). A register stage follows every ``stage_adders``
     adders along the chain; inputs and partial results are delayed (skewed)
     so that a new vector enters every cycle. Every adder is one instance of
-    the cell module ``<top>__adder`` (``width + log2 n`` bits wide).
+    the cell module ``<top>__adder`` (``width + log2 n`` bits wide). With
+    ``add_stages`` registers inside each adder, adder ``i`` reads its input
+    ``add_stages`` cycles later than adder ``i-1`` of the same chain stage
+    (the carry's own delay), and each chain stage lasts
+    ``1 + (adders in it) * add_stages`` cycles.
 
     Parameters
     ----------
-    n, width, signed, dtype :
+    n, width, signed, dtype, add_stages :
         As for :class:`FAN`.
     stage_adders : int
         Chain adders per pipeline stage, ``1..n-1`` (``n-1``: one combinational chain).
@@ -64,18 +74,19 @@ class FanLinear(ReductionNetwork):
 
     Latency
     -------
-    ``1 + ceil((n-1) / stage_adders)`` cycles (input registers, then the chain
-    stages), one new vector per cycle.
+    ``1 + ceil((n-1) / stage_adders) + (n-1) * add_stages`` cycles (input
+    registers, then the chain stages, whose ``n-1`` adders the running sum
+    passes one after the other), one new vector per cycle.
     """
 
     def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
-                 stage_adders: int = 1):
+                 add_stages: int = 0, stage_adders: int = 1):
         self._setup(FanLinearParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype,
-                                                   stage_adders=stage_adders))
+                                                   add_stages=add_stages, stage_adders=stage_adders))
 
     def elaborate(self, platform):
         p = self.params
-        n, r, sw = p.n, p.stage_adders, p.sum_width
+        n, r, sw, stages = p.n, p.stage_adders, p.sum_width, p.add_stages
         m, pipe, (x, v, ids) = self._front()
         eq = [Signal(name=f"eq{i}") for i in range(n - 1)]
         m.d.comb += [eq[i].eq(ids[i] == ids[i + 1]) for i in range(n - 1)]
@@ -85,8 +96,8 @@ class FanLinear(ReductionNetwork):
             pipe.put(("id", i), 0, ids[i])
         for i in range(n - 1):
             pipe.put(("eq", i), 0, eq[i])
-        final = p.chain_stages
-        cell = ChainAdder(sw, p.signed, p.fp)
+        final = p.latency - 1              # the cycle (after the input registers) of the last register
+        cell = ChainAdder(sw, p.signed, p.fp, stages)
         shape = p.value_shape(p.log2n)
 
         s0 = Signal(shape, name="s0")
@@ -98,28 +109,29 @@ class FanLinear(ReductionNetwork):
         prev_stage = 0
         for i in range(1, n):
             c = -(-i // r)                 # chain stage of adder i; it reads stage c-1 values
+            t = c - 1 + (i - 1) * stages   # ... in this cycle: the registers of stages and of adders 1..i-1
             if prev_stage < c - 1:         # carry crosses a register boundary
-                s_prev, v_prev = pipe.at(("s", i - 1), c - 1), pipe.at(("vs", i - 1), c - 1)
+                s_prev, v_prev = pipe.at(("s", i - 1), t), pipe.at(("vs", i - 1), t)
             s = Signal(shape, name=f"s{i}_c")
             vs = Signal(name=f"vs{i}_c")
             xi = Signal(shape, name=f"x{i}_ext")   # Instance ports do not sign-extend
-            m.d.comb += xi.eq(pipe.at(("x", i), c - 1))
+            m.d.comb += xi.eq(pipe.at(("x", i), t))
             m.submodules[f"adder_{i}"] = self.cell_instance(
-                "adder", cell, clocked=False, x=xi, vx=pipe.at(("v", i), c - 1),
-                carry=s_prev, vc=v_prev, link=pipe.at(("eq", i - 1), c - 1), s=s, vs=vs)
-            # register at the end of chain stage c
+                "adder", cell, clocked=bool(stages), x=xi, vx=pipe.at(("v", i), t),
+                carry=s_prev, vc=v_prev, link=pipe.at(("eq", i - 1), t), s=s, vs=vs)
+            # register at the end of chain stage c (after the adder's own registers: cycle t + stages)
             s_q = Signal(shape, name=f"s{i}")
             vs_q = Signal(name=f"vs{i}")
             m.d.sync += [s_q.eq(s), vs_q.eq(vs)]
-            pipe.put(("vs", i), c, vs_q)
+            pipe.put(("vs", i), t + stages + 1, vs_q)
             sv = Signal(name=f"sv{i}")
-            ends = ~pipe.at(("eq", i), c - 1) if i < n - 1 else Const(1, 1)
+            ends = ~pipe.at(("eq", i), t + stages) if i < n - 1 else Const(1, 1)
             sv_q = Signal(name=f"sv{i}_q")
             m.d.comb += sv.eq(ends & vs)
             m.d.sync += sv_q.eq(sv)
-            pipe.put(("s", i), c, s_q)
-            pipe.put(("sv", i), c, sv_q)
-            s_prev, v_prev, prev_stage = s, vs, c - 1   # combinational, for the next adder of this stage
+            pipe.put(("s", i), t + stages + 1, s_q)
+            pipe.put(("sv", i), t + stages + 1, sv_q)
+            s_prev, v_prev, prev_stage = s, vs, c - 1   # for the next adder of this stage, in cycle t + stages
         self._drive_slots(m, pipe, final, ["s"] * n)
         return m
 
@@ -127,16 +139,20 @@ class FanLinear(ReductionNetwork):
 # --------------------------------------------------------------------------- plain adder tree
 
 class TreeAdder(wiring.Component):
-    """Two-input adder with output register: ``y = a + b`` (one bit wider), ``yv = va | vb``."""
+    """Two-input adder with output register: ``y = a + b`` (one bit wider), ``yv = va | vb``;
+    with ``stages`` pipeline registers inside the adder (``yv`` delayed alongside) the outputs
+    belong to the inputs ``stages + 1`` cycles earlier."""
 
-    def __init__(self, width: int, signed: bool, fp: bool = False):
-        self.width, self.signed, self.fp = width, signed, fp
+    def __init__(self, width: int, signed: bool, fp: bool = False, stages: int = 0):
+        self.width, self.signed, self.fp, self.stages = width, signed, fp, stages
         super().__init__({"a": In(value_shape(width, signed, fp)), "b": In(value_shape(width, signed, fp)), "va": In(1),
                           "vb": In(1), "y": Out(value_shape(width + 1, signed, fp)), "yv": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
-        m.d.sync += [self.y.eq(reduction_adder(m, self.fp, self.a, self.b)), self.yv.eq(self.va | self.vb)]
+        total = reduction_adder(m, self.fp, self.a, self.b, self.stages)
+        (yv,) = delayed(m, self.stages, yv=self.va | self.vb)
+        m.d.sync += [self.y.eq(total), self.yv.eq(yv)]
         return m
 
 
@@ -145,11 +161,12 @@ class AdderTree(ReductionNetwork):
 
     The baseline SIGMA compares :class:`FAN` with: it cannot reduce several
     clusters at once. ``n/2**(L+1)`` adders at level ``L``, each an instance of
-    the cell module ``<top>__add<L>``, one register stage per level.
+    the cell module ``<top>__add<L>``, one register stage per level (after the
+    ``add_stages`` registers inside its adders).
 
     Parameters
     ----------
-    n, width, signed, dtype :
+    n, width, signed, dtype, add_stages :
         As for :class:`FAN`.
 
     Ports
@@ -165,20 +182,23 @@ class AdderTree(ReductionNetwork):
 
     Latency
     -------
-    ``log2 n + 1`` cycles (input registers, then one stage per level), as :class:`FAN`.
+    ``1 + log2 n * (1 + add_stages)`` cycles (input registers, then ``1 + add_stages``
+    per level), as :class:`FAN`.
     """
 
     slots = False
 
-    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int"):
-        self._setup(AdderTreeParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype))
+    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
+                 add_stages: int = 0):
+        self._setup(AdderTreeParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype,
+                                                   add_stages=add_stages))
 
     def elaborate(self, platform):
         p = self.params
         m = Module()
         x, v, _ = input_stage(m, self, p, with_ids=False)
         for level in range(p.log2n):
-            cell = TreeAdder(p.width + level, p.signed, p.fp)
+            cell = TreeAdder(p.width + level, p.signed, p.fp, p.add_stages)
             nx, nv = [], []
             for i in range(len(x) // 2):
                 y = Signal(p.value_shape(level + 1), name=f"l{level + 1}_{i}")

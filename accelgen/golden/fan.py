@@ -32,6 +32,13 @@ split at adder 5 (level 1), and so on down.
 inputs, level by level: level 1 adds pairs ``(x0, x1), (x2, x3), ...``, level 2 pairs of
 those, and so on.
 
+Cycle model (closed form, :func:`fan_latency`, :func:`linear_latency`, :func:`tree_latency`):
+every network takes a new vector every cycle and presents all its results a fixed
+number of cycles later, one input register stage plus, per adder the results
+pass, the ``add_stages`` registers inside the adder and one output register;
+the chain registers once per ``stage_adders`` adders. Everything that bypasses
+an adder is delayed alike, so the results do not depend on ``add_stages``.
+
 Invalid inputs enter every network as the value 0 (the input registers mask them):
 integer 0, or fp32 +0.0 (bit pattern 0) at their position in the order. They
 do not split clusters. A singleton cluster (and a bypassed input in general)
@@ -46,9 +53,35 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Cluster", "segmented_sums", "dot_sum", "fan_top_adder", "fan_order_sum", "linear_order_sum",
-           "tree_order_sum", "ORDERS", "fp32_add"]
+           "tree_order_sum", "ORDERS", "fp32_add", "fan_latency", "linear_latency", "tree_latency"]
 
 ORDERS = ("fan", "linear", "tree")
+
+
+def _log2(n: int) -> int:
+    if n < 2 or n & (n - 1):
+        raise ValueError(f"n={n!r} is not allowed; allowed: a power of two >= 2")
+    return n.bit_length() - 1
+
+
+def fan_latency(n: int, add_stages: int = 0) -> int:
+    """Cycles from a vector at the FAN's inputs to its cluster sums at the outputs:
+    ``1 + log2 n * (1 + add_stages)`` (input registers; per tree level the adder's
+    ``add_stages`` registers and the level's output register)."""
+    return 1 + _log2(n) * (1 + add_stages)
+
+
+def tree_latency(n: int, add_stages: int = 0) -> int:
+    """The plain adder tree's latency: ``1 + log2 n * (1 + add_stages)``, as :func:`fan_latency`."""
+    return 1 + _log2(n) * (1 + add_stages)
+
+
+def linear_latency(n: int, stage_adders: int = 1, add_stages: int = 0) -> int:
+    """The linear chain's latency: ``1 + ceil((n-1) / stage_adders) + (n-1) * add_stages`` (input
+    registers, a register after every ``stage_adders`` adders, and the ``add_stages`` registers of
+    each of the ``n-1`` adders, which the running sum passes one after the other)."""
+    _log2(n)
+    return 1 + -(-(n - 1) // stage_adders) + (n - 1) * add_stages
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,14 @@
 """The reduction golden models, the slot placement and the FAN stimulus."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accelgen.cosim.fan import adder_tree_table, fan_slot, fan_stimulus, fan_table, linear_slot
-from accelgen.golden.fan import Cluster, dot_sum, segmented_sums
-from accelgen.rtl import AdderTreeParams, FANParams
+from accelgen.golden.fan import Cluster, dot_sum, fan_latency, linear_latency, segmented_sums, tree_latency
+from accelgen.registry import FAMILIES
+from accelgen.rtl import AdderTreeParams, FanLinearParams, FANParams
 
 
 def test_segmented_sums_small_example():
@@ -84,3 +86,28 @@ def test_adder_tree_table_extreme_sum_fits():
     t = adder_tree_table(p, 5, seed=1)
     # the directed one-cluster vector of minimum values: 4 * -8 = -32 in 6 bits is 0b100000
     assert 0b100000 in t.expect["sum"].tolist()
+
+
+@pytest.mark.parametrize("add_stages", [0, 1, 2, 3])
+@pytest.mark.parametrize("n", [2, 4, 8, 64, 512])
+def test_cycle_model_matches_declared_latency(n, add_stages):
+    """The closed-form cycle model (golden) and the generators' declared latency agree for every option."""
+    assert fan_latency(n, add_stages) == FANParams(n=n, add_stages=add_stages).latency
+    assert tree_latency(n, add_stages) == AdderTreeParams(n=n, add_stages=add_stages).latency
+    for r in sorted({1, 3, n - 1} & set(range(1, n))):
+        assert linear_latency(n, r, add_stages) == \
+            FanLinearParams(n=n, stage_adders=r, add_stages=add_stages).latency
+
+
+def test_add_stages_change_only_the_latency_of_the_tables():
+    """Pipelined adders delay every result alike: the expected slots are those of add_stages=0, later."""
+    for family in ("fan", "fan_linear", "adder_tree"):
+        fam = FAMILIES[family]
+        t0 = fam.cycle_table(fam.validate(dict(n=8)), 40, 6)
+        t2 = fam.cycle_table(fam.validate(dict(n=8, add_stages=2)), 40, 6)
+        shift = t2.info["latency"] - t0.info["latency"]
+        assert shift == {"fan": 6, "fan_linear": 14, "adder_tree": 6}[family]
+        for k, v in t0.expect.items():
+            assert np.array_equal(t2.expect[k][shift:], v) and not t2.expect[k][:shift].any()
+            if k in t0.check:
+                assert np.array_equal(t2.check[k][shift:], t0.check[k])

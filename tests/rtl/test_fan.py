@@ -34,6 +34,38 @@ def test_linear_latency(n, r, latency):
     assert FanLinear(n=n, stage_adders=r).latency == latency
 
 
+@pytest.mark.parametrize("n,add_stages,latency", [(2, 1, 3), (8, 2, 10), (32, 2, 16), (512, 3, 37)])
+def test_tree_latency_grows_by_add_stages_per_level(n, add_stages, latency):
+    """1 + log2 n * (1 + add_stages): the input registers, then per level the adder's registers and the
+    level's output register."""
+    assert FAN(n=n, add_stages=add_stages).latency == latency
+    assert AdderTree(n=n, add_stages=add_stages, dtype="fp32").latency == latency
+
+
+@pytest.mark.parametrize("n,r,add_stages,latency", [(2, 1, 3, 5), (8, 1, 1, 15), (8, 3, 2, 18), (8, 7, 1, 9)])
+def test_linear_latency_counts_every_adder_register(n, r, add_stages, latency):
+    """1 + ceil((n-1)/r) + (n-1) * add_stages: the running sum passes all n-1 adders in series."""
+    assert FanLinear(n=n, stage_adders=r, add_stages=add_stages).latency == latency
+
+
+@pytest.mark.parametrize("cls", [FAN, FanLinear, AdderTree])
+def test_add_stages_out_of_range(cls):
+    for bad in (4, -1):
+        with pytest.raises(ValueError, match=rf"\.add_stages: {bad} is not allowed; expected an integer in 0\.\.3"):
+            cls(add_stages=bad)
+    with pytest.raises(TypeError, match=r"\.add_stages: True is not allowed; expected an integer in 0\.\.3"):
+        cls(add_stages=True)
+
+
+@pytest.mark.parametrize("family", ["fan", "fan_linear", "adder_tree"])
+def test_cli_add_stages_option(family, tmp_path, capsys):
+    """--add-stages comes from the schema; a value out of range is one line naming field, value and range, exit 2."""
+    from accelgen.cli import main
+    assert main(["gen", family, "--n", "4", "--add-stages", "4", "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"accelgen: error: {family}.add_stages: 4 is not allowed; expected an integer in 0..3"]
+
+
 def test_fan_ports_and_widths():
     fan = FAN(n=16, width=6, signed=True)
     members = fan.signature.members
