@@ -5,6 +5,9 @@ the host knows in advance how many rows the PE takes each cycle and can
 precompute the window of stream rows the environment presents; the cycle table
 then checks, every cycle, the selects, ``take`` (``AS``), ``done`` and the
 running sum. Any difference in schedule, cycle count or result is a mismatch.
+A pipelined PE (``mul_stages``, ``add_stages``) has the same schedule; its running sum is the
+unpipelined one delayed by ``pe_latency - 1`` cycles and ``done`` comes as much later
+(:func:`~accelgen.golden.tensordash.pe_latency`, :func:`~accelgen.golden.tensordash.delayed`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ import numpy as np
 
 from ..golden.fp import from_float32, random_fp_bits, special_values
 from ..golden.mac import wrap
-from ..golden.tensordash import fp_nonzero, pattern_options, schedule_levels, schedule_step, simulate_pe
+from ..golden.tensordash import (delayed, fp_nonzero, pass_cycles, pattern_options, pe_latency, schedule_levels,
+                                 schedule_step, simulate_pe)
 from .stimulus import Activity, cosim_activity
 from .vectors import CycleTable, to_bits
 
@@ -284,10 +288,16 @@ def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] 
     lane's ``sel``, ``done`` and ``acc`` (each row's for the tile) against the
     golden model; window rows past the end of a stream carry random nonzero
     garbage with ``next_valid`` low.
+
+    Pipelined (latency ``1 + P``, :func:`~accelgen.golden.tensordash.pe_latency`): after the busy
+    cycles of a stream come ``P`` drain cycles (``take`` and ``sel`` 0, ``done`` low), and ``acc``
+    is expected ``P`` cycles later than the unpipelined PE shows it. ``info["pass_cycles"]`` holds
+    each stream's cycles from ``start`` to ``done`` (busy cycles + latency).
     """
     tile = hasattr(params, "rows")
     lanes, depth = params.lanes, params.depth
     n_rows = params.rows if tile else 1
+    latency = pe_latency(lanes, params.mul_stages, params.add_stages)
     rng = np.random.default_rng(seed + 0x7D)
     if streams is None:
         streams = pe_streams(params, vectors, seed, tile=tile)
@@ -341,7 +351,11 @@ def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] 
             cycle(0, stream, p, int(tr.as_rows[t]), tr.sel[t], 0, acc_now)
             p += int(tr.as_rows[t])
             acc_now = tr.acc[t]
+        for _ in range(latency - 1):  # the pipeline drains: the scheduler idles, done stays low
+            cycle(0, stream, p, 0, None, 0, acc_now)
     cycle(0, None, 0, 0, None, 1, acc_now)
+    for name in acc_names:  # what the accumulator register shows, seen through the pipeline in front of it
+        exp[name] = delayed(exp[name], latency - 1, init=0)
 
     widths = {"start": 1, "next_valid": depth}
     inputs = {k: to_bits(v, widths.get(k, params.a_width if k.startswith("a_") else params.b_width))
@@ -356,7 +370,8 @@ def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] 
     return CycleTable(inputs=inputs, expect=expect, info={
         "vectors": len(streams), "sections": sections,
         "busy_cycles": int(sum(t.cycles for t in traces)), "dense_cycles": int(sum(s.rows for s in streams)),
-        "model_cycles": [t.cycles for t in traces], "stream_rows": [s.rows for s in streams]})
+        "model_cycles": [t.cycles for t in traces], "stream_rows": [s.rows for s in streams], "latency": latency,
+        "pass_cycles": pass_cycles([t.cycles for t in traces], latency).tolist()})
 
 
 def tile_table(params, vectors: int = 32, seed: int = 1) -> CycleTable:
@@ -431,7 +446,8 @@ def tensordash_activity(params, density: float, cycles: int, seed: int) -> Activ
     ``start`` cycle between them (no idle gaps) until ``cycles`` busy cycles are reached; the
     inputs are the cosim cycle table's (:func:`accelgen.cosim.tensordash.pe_table`). One operation
     is one busy cycle of the PE (``L`` lanes, up to ``L`` effectual pairs). The window is the first
-    ``cycles`` cycles; its few ``start`` cycles are simulated but not counted as operations.
+    ``cycles`` cycles; its few ``start`` cycles (and a pipelined PE's drain cycles, ``latency - 1``
+    after each stream) are simulated but not counted as operations.
     """
     if not is_fp(params):
         return cosim_activity(tile_table if hasattr(params, "rows") else pe_table, params, density, cycles, seed)
@@ -447,7 +463,10 @@ def tensordash_activity(params, density: float, cycles: int, seed: int) -> Activ
         streams.append(Stream("activity", a, b))
         table = pe_table(params, streams=streams, seed=seed, gaps=False)
         busy = int(table.info["busy_cycles"])
-    starts = int(np.asarray(table.inputs["start"], dtype=np.int64)[:cycles].sum())
+    start = np.asarray(table.inputs["start"], dtype=np.int64)[:cycles]
+    # busy: the cycles the PE takes rows in without a start (take is AS >= 1 then, 0 while it drains)
+    busy_in_window = int(((np.asarray(table.expect["take"], dtype=np.int64)[:cycles] != 0) & (start == 0)).sum())
     ins = {k: np.asarray(v, dtype=np.uint64).astype(object)[:cycles] for k, v in table.inputs.items()}
-    return Activity(ins, ops=float(cycles - starts), per="busy cycle (operands nonzero with probability density)",
-                    warmup=0, info={"streams": len(streams), "start_cycles": starts})
+    return Activity(ins, ops=float(busy_in_window), per="busy cycle (operands nonzero with probability density)",
+                    warmup=0, info={"streams": len(streams), "start_cycles": int(start.sum()),
+                                    "drain_cycles": cycles - int(start.sum()) - busy_in_window})

@@ -56,16 +56,16 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from amaranth import Module, Shape
+from amaranth import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import AccWidth, AWidth, BWidth, FPOperandParams, FromParams, MacDtype, Signed
-from .tensordash_datapath import  (ScheduledBuffers, accumulate, fp_accumulate, idle_b, lane_mux, op_shape, regs,
-                                   stage, stream_ports)
+from ._params import AccWidth, AddStages, AWidth, BWidth, FPOperandParams, FromParams, MacDtype, MulStages, Signed
+from .tensordash_datapath import  (ScheduledBuffers, idle_b, lane_accumulate, lane_mux, op_shape, regs, stage,
+                                   stream_ports)
 from .tensordash_sched import  (TENSORDASH_PATTERNS, TensorDashSchedParams, TensorDashScheduler, tensordash_levels,
                                 tensordash_options, validated_with_options)
 
@@ -80,7 +80,8 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
     With a floating-point ``dtype`` the widths are implied (operands 16 or 32
     bits, fp32 accumulator, ``signed`` true) and filled in when not given; an
     explicit contradictory value is rejected naming the field, the value and what
-    the dtype allows.
+    the dtype allows. ``mul_stages`` / ``add_stages`` pipeline the lane
+    multipliers and the adders of the lane tree (:attr:`latency`).
     """
 
     block = "tensordash_pe"
@@ -94,6 +95,8 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
                                                "products and accumulation (widths implied)")
     flush_subnormals: bool = Field(False, description="fp only: subnormal inputs and results of the multipliers "
                                                       "and adders become zero of the same sign (DAZ+FTZ)")
+    mul_stages: MulStages = 0
+    add_stages: AddStages = 0
 
     @model_validator(mode="before")
     @classmethod
@@ -106,6 +109,23 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
     @property
     def is_fp(self) -> bool:
         return self.dtype != "int"
+
+    @property
+    def tree_levels(self) -> int:
+        """Adder levels of the in-order pairwise lane tree: ``ceil(log2(lanes))``."""
+        return (self.lanes - 1).bit_length()
+
+    @property
+    def pipeline_delay(self) -> int:
+        """Cycles from a busy cycle's lane operands to its tree value at the accumulator:
+        ``mul_stages + tree_levels * add_stages``."""
+        return self.mul_stages + self.tree_levels * self.add_stages
+
+    @property
+    def latency(self) -> int:
+        """Cycles from a busy cycle to its products being in ``acc``: ``1 + mul_stages + ceil(log2(lanes)) *
+        add_stages`` (the accumulator register, then the pipeline registers in front of it)."""
+        return 1 + self.pipeline_delay
 
     @model_validator(mode="after")
     def _check_widths(self):
@@ -214,27 +234,46 @@ class TensorDashPE(FromParams, wiring.Component):
     acc : Out(acc_width), signed if ``signed``
         The running sum; the dot product when ``done``. fp32 bits in floating point.
     """ + _STREAM_DOC + _FP_DOC + """
+    Pipelining
+    ----------
+    ``mul_stages`` (0..3) register stages inside every lane multiplier
+    (:class:`~accelgen.rtl.fp.FPMultiplier`, integers
+    :class:`~accelgen.rtl.intarith.PipelinedMultiplier`) and ``add_stages``
+    (0..3) inside every adder of the lane tree (:class:`~accelgen.rtl.fp.FPAdder`,
+    :class:`~accelgen.rtl.intarith.PipelinedAdder`). The front (buffers,
+    scheduler, muxes, ``take``, ``sel``) is not delayed: the schedule and the
+    busy cycles are those of the unpipelined PE. The accumulator's clear
+    (``start``) and enable (a busy cycle) follow the tree value through a shift
+    register of ``P = mul_stages + ceil(log2(L)) * add_stages`` stages, and an
+    odd lane value that skips a tree level waits ``add_stages`` cycles, so
+    ``acc`` shows exactly what the unpipelined PE's ``acc`` showed ``P``
+    cycles earlier. The accumulator adder stays single-cycle: it is a feedback
+    loop, and pipelining it needs interleaved partial sums (the MAC and the
+    output-stationary systolic PE keep them); here the scheduler would have
+    to interleave outputs, which is not built.
+
     Latency
     -------
-    1 cycle: the products of a busy cycle are in ``acc`` in the next cycle. A
-    dot product started in cycle ``t0`` that needs ``C`` busy cycles is busy in
-    cycles ``t0+1 .. t0+C`` and shows ``done`` with its result from cycle
-    ``t0 + C + 1`` on, where the next ``start`` may already be given. ``N = 0``
-    (``next_valid`` all 0 at start) needs 0 busy cycles.
+    ``1 + P`` cycles (:attr:`latency`; 1 without pipelining): the products of
+    a busy cycle are in ``acc`` ``1 + P`` cycles later. A dot product started
+    in cycle ``t0`` that needs ``C`` busy cycles is busy in cycles
+    ``t0+1 .. t0+C`` and shows ``done`` with its result from cycle
+    ``t0 + C + 1 + P`` on, where the next ``start`` may already be given
+    (``done`` is low while a clear or an accumulation is still in the pipeline,
+    so each dot product costs ``C + 1 + P`` cycles back to back: the drain is
+    not overlapped with the next stream). ``N = 0`` (``next_valid`` all 0 at
+    start) needs 0 busy cycles.
     """
 
     def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default", a_width: int | None = None,
                  b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
-                 dtype: str = "int", flush_subnormals: bool = False,
+                 dtype: str = "int", flush_subnormals: bool = False, mul_stages: int = 0, add_stages: int = 0,
                  options: Sequence[tuple[int, int]] | None = None):
         self.params, self.options, self.levels = validated_with_options(
             TensorDashPEParams, options, lanes=lanes, depth=depth, pattern=pattern, a_width=a_width,
-            b_width=b_width, acc_width=acc_width, signed=signed, dtype=dtype, flush_subnormals=flush_subnormals)
+            b_width=b_width, acc_width=acc_width, signed=signed, dtype=dtype, flush_subnormals=flush_subnormals,
+            mul_stages=mul_stages, add_stages=add_stages)
         super().__init__(stream_ports(self.params, self.options, rows=()))
-
-    @property
-    def latency(self) -> int:
-        return 1
 
     def elaborate(self, platform):
         p = self.params
@@ -242,11 +281,8 @@ class TensorDashPE(FromParams, wiring.Component):
         front = ScheduledBuffers(m, self, {"a": (self.a_next, p.a_width), "b": (self.b_next, p.b_width)})
         xs = front.lane_operands("a")
         ys = front.lane_operands("b", idle=idle_b(p))
-        if p.is_fp:
-            acc = fp_accumulate(m, xs, ys, self.start, front.step, p.dtype, p.flush_subnormals)
-        else:
-            acc = accumulate(m, [x * y for x, y in zip(xs, ys)], self.start, front.step,
-                              Shape(p.acc_width, p.signed))
+        clear, en = front.pipeline(p.pipeline_delay)
+        acc = lane_accumulate(m, p, xs, ys, clear, en)
         front.drive_outputs(self.acc.eq(acc))
         return m
 
@@ -255,16 +291,19 @@ class TensorDashTileRow(wiring.Component):
     """One PE row of a :class:`TensorDashTile` (emitted once, instantiated ``R`` times).
 
     Holds the row's A staging buffer, its per-lane A muxes (driven by the
-    shared selects), ``L`` multipliers with the shared B operands, and the
-    accumulator. Ports: ``a_next`` (window, as in the PE), ``start``, ``step``
-    (a busy cycle), ``shift`` (``AS``), ``sel`` (the shared selects), ``b_op``
-    (the B operand each lane multiplies), ``acc``.
+    shared selects), ``L`` multipliers with the shared B operands, the lane
+    tree and the accumulator. Ports: ``a_next`` (window, as in the PE),
+    ``start``, ``step`` (a busy cycle), ``shift`` (``AS``), ``sel`` (the shared
+    selects), ``b_op`` (the B operand each lane multiplies), ``acc``; when
+    pipelined also ``acc_clear`` and ``acc_en``, the accumulator's clear and
+    enable delayed by the tile (one shift register for all rows).
     """
 
     def __init__(self, *, params: "TensorDashTileParams", options: tuple[tuple[int, int], ...]):
         p = self.params = params
         self.lanes, self.depth, self.options = p.lanes, p.depth, options
         self.a_shape, self.acc_shape = op_shape(p, p.a_width), op_shape(p, p.acc_width)
+        pipelined = {"acc_clear": In(1), "acc_en": In(1)} if p.pipeline_delay else {}
         super().__init__({
             "a_next": In(self.a_shape).array(p.depth, p.lanes),
             "start": In(1),
@@ -273,6 +312,7 @@ class TensorDashTileRow(wiring.Component):
             "sel": In(bits_for(len(options))).array(p.lanes),
             "b_op": In(op_shape(p, p.b_width)).array(p.lanes),
             "acc": Out(self.acc_shape),
+            **pipelined,
         })
 
     def elaborate(self, platform):
@@ -282,10 +322,8 @@ class TensorDashTileRow(wiring.Component):
         stage(m, a, a, self.a_next, self.start, self.step, self.shift)
         xs = [lane_mux(m, self.sel[lane], self.options, a, lane, self.a_shape, f"a_op{lane}")
               for lane in range(self.lanes)]
-        if p.is_fp:
-            acc = fp_accumulate(m, xs, list(self.b_op), self.start, self.step, p.dtype, p.flush_subnormals)
-        else:
-            acc = accumulate(m, [x * y for x, y in zip(xs, self.b_op)], self.start, self.step, self.acc_shape)
+        clear, en = (self.acc_clear, self.acc_en) if p.pipeline_delay else (self.start, self.step)
+        acc = lane_accumulate(m, p, xs, list(self.b_op), clear, en)
         m.d.comb += self.acc.eq(acc)
         return m
 
@@ -306,6 +344,10 @@ class TensorDashTile(FromParams, HierarchicalComponent):
     lanes, depth, pattern, options, a_width, b_width, acc_width, signed, dtype, flush_subnormals
         As for :class:`TensorDashPE` (floating point: each row sums its lane
         products and accumulates exactly as the PE does, see there).
+    mul_stages, add_stages
+        As for :class:`TensorDashPE`: every row's lane multipliers and tree
+        adders; one shift register in the tile delays the accumulators'
+        clear and enable for all rows.
     rows : int
         PE rows ``R``, 1..16.
 
@@ -321,22 +363,20 @@ class TensorDashTile(FromParams, HierarchicalComponent):
     """ + _STREAM_DOC + """
     Latency
     -------
-    As for :class:`TensorDashPE`: 1 cycle; done ``C + 1`` cycles after start.
+    As for :class:`TensorDashPE`: ``1 + P`` cycles with ``P = mul_stages +
+    ceil(log2(L)) * add_stages`` (:attr:`latency`; 1 without pipelining);
+    done ``C + 1 + P`` cycles after start.
     """
 
     def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default", a_width: int | None = None,
                  b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
-                 dtype: str = "int", flush_subnormals: bool = False, rows: int = 4,
-                 options: Sequence[tuple[int, int]] | None = None):
+                 dtype: str = "int", flush_subnormals: bool = False, mul_stages: int = 0, add_stages: int = 0,
+                 rows: int = 4, options: Sequence[tuple[int, int]] | None = None):
         self.params, self.options, self.levels = validated_with_options(
             TensorDashTileParams, options, lanes=lanes, depth=depth, pattern=pattern, a_width=a_width,
             b_width=b_width, acc_width=acc_width, signed=signed, dtype=dtype, flush_subnormals=flush_subnormals,
-            rows=rows)
+            mul_stages=mul_stages, add_stages=add_stages, rows=rows)
         super().__init__(stream_ports(self.params, self.options, rows=(self.params.rows,)))
-
-    @property
-    def latency(self) -> int:
-        return 1
 
     def elaborate(self, platform):
         p = self.params
@@ -344,10 +384,13 @@ class TensorDashTile(FromParams, HierarchicalComponent):
         m = Module()
         front = ScheduledBuffers(m, self, {"b": (self.b_next, p.b_width)})
         b_op = front.lane_operands("b", idle=idle_b(p))
+        clear, en = front.pipeline(p.pipeline_delay)
 
         for r in range(p.rows):
             cell = TensorDashTileRow(params=p, options=self.options)
             ports = {"start": self.start, "step": front.step, "shift": front.shift, "acc": self.acc[r]}
+            if p.pipeline_delay:
+                ports |= {"acc_clear": clear, "acc_en": en}
             for s in range(depth):
                 for l in range(lanes):
                     ports[f"a_next__{s}__{l}"] = self.a_next[r][s][l]

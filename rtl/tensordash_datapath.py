@@ -1,15 +1,28 @@
 """The TensorDash PE's datapath pieces (:mod:`accelgen.rtl.tensordash`): staging-buffer registers and their
-row shifts, per-lane operand multiplexers over the connectivity options, zero detectors, the lane adder tree
-and the accumulator (integer, or fp32 through :class:`~accelgen.rtl.fp.FPAdder`), shared by the PE and the tile.
+row shifts, per-lane operand multiplexers over the connectivity options, zero detectors, the lane multipliers,
+the lane adder tree and the accumulator (integer, or fp32 through :class:`~accelgen.rtl.fp.FPAdder`), shared by
+the PE and the tile.
+
+Pipelining (``mul_stages``, ``add_stages``): the lane multipliers and the tree adders are the pipelined units
+(:class:`~accelgen.rtl.fp.FPMultiplier` / :class:`~accelgen.rtl.fp.FPAdder`,
+:class:`~accelgen.rtl.intarith.PipelinedMultiplier` / :class:`~accelgen.rtl.intarith.PipelinedAdder`), whose
+registers run freely. So the tree value of a busy cycle reaches the accumulator ``mul_stages + levels *
+add_stages`` cycles later, and the accumulator's control (clear, enable) travels beside it through a shift
+register of the same length (:meth:`ScheduledBuffers.pipeline`). An odd value that moves up a tree level
+unchanged goes through ``add_stages`` registers, so that it meets its partner in step. The accumulator adder
+itself stays single-cycle: it is a feedback loop (``acc <- acc + tree``), and a pipelined one would need
+interleaved partial sums, as the MAC and the output-stationary systolic PE keep them; here the scheduler
+would have to interleave outputs (not built).
 """
 
 from __future__ import annotations
 
-from amaranth import Cat, Const, Module, Mux, Shape, Signal
+from amaranth import Cat, Const, Module, Mux, Shape, Signal, Value
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
 from .fp import FPAdder, FPMultiplier
+from .intarith import PipelinedAdder, PipelinedMultiplier
 from .tensordash_sched import TensorDashScheduler
 
 
@@ -82,35 +95,97 @@ def used_slots(sel, options, depth: int, lanes: int) -> list[list[object]]:
     return used
 
 
-def fp_accumulate(m: Module, a_ops, b_ops, start, step, dtype: str, flush: bool) -> Signal:
-    """fp32 datapath: one :class:`~accelgen.rtl.fp.FPMultiplier` per lane, the lane products summed by
-    an in-order pairwise tree of :class:`~accelgen.rtl.fp.FPAdder` (level by level: lanes (0,1), (2,3),
-    ...; an odd last value passes to the next level), then ``acc + tree`` into the fp32 accumulator.
-    ``start`` loads +0.0."""
-    values = []
-    for lane, (x, y) in enumerate(zip(a_ops, b_ops)):
-        mul = m.submodules[f"fpmul{lane}"] = FPMultiplier(dtype, flush_subnormals=flush)
-        m.d.comb += [mul.a.eq(x), mul.b.eq(y)]
-        values.append(mul.product)
+def delay_line(m: Module, value, cycles: int, name: str, *, reset_less: bool = False) -> list[Signal]:
+    """A shift register: element ``k`` is ``value`` as it was ``k + 1`` clock edges ago (``cycles`` elements).
+
+    Control bits (``reset_less=False``) reset to 0, so that no phantom clear or enable leaves the line after
+    reset; data beside the free-running arithmetic units needs no reset."""
+    value = Value.cast(value)
+    line = []
+    for k in range(cycles):
+        reg = Signal(value.shape(), name=f"{name}_d{k + 1}", reset_less=reset_less)
+        m.d.sync += reg.eq(line[-1] if line else value)
+        line.append(reg)
+    return line
+
+
+def lane_tree(m: Module, values: list, add, stages: int) -> object:
+    """The in-order pairwise tree over ``values``: level by level ``add(level, k, v[2k], v[2k+1])``; an odd
+    last value moves up a level unchanged, through ``stages`` registers (the adders' latency) when pipelined."""
     level = 0
     while len(values) > 1:
         nxt = []
         for i in range(0, len(values), 2):
             if i + 1 < len(values):
-                add = m.submodules[f"fpadd_t{level}_{i // 2}"] = FPAdder(flush_subnormals=flush)
-                m.d.comb += [add.a.eq(values[i]), add.b.eq(values[i + 1])]
-                nxt.append(add.sum)
+                nxt.append(add(level, i // 2, values[i], values[i + 1]))
             else:
-                nxt.append(values[i])
+                line = delay_line(m, values[i], stages, f"tree_t{level}_pass", reset_less=True)
+                nxt.append(line[-1] if line else values[i])
         values, level = nxt, level + 1
+    return values[0]
+
+
+def fp_accumulate(m: Module, a_ops, b_ops, start, step, dtype: str, flush: bool, *, mul_stages: int = 0,
+                  add_stages: int = 0) -> Signal:
+    """fp32 datapath: one :class:`~accelgen.rtl.fp.FPMultiplier` per lane, the lane products summed by
+    an in-order pairwise tree of :class:`~accelgen.rtl.fp.FPAdder` (level by level: lanes (0,1), (2,3),
+    ...; an odd last value passes to the next level), then ``acc + tree`` into the fp32 accumulator.
+    ``start`` loads +0.0; ``step`` accumulates. Pipelined units: ``start`` and ``step`` must come
+    ``mul_stages + levels * add_stages`` cycles after the lane operands (:meth:`ScheduledBuffers.pipeline`)."""
+    values = []
+    for lane, (x, y) in enumerate(zip(a_ops, b_ops)):
+        mul = m.submodules[f"fpmul{lane}"] = FPMultiplier(dtype, flush_subnormals=flush, stages=mul_stages)
+        m.d.comb += [mul.a.eq(x), mul.b.eq(y)]
+        values.append(mul.product)
+
+    def add(level, k, x, y):
+        unit = m.submodules[f"fpadd_t{level}_{k}"] = FPAdder(flush_subnormals=flush, stages=add_stages)
+        m.d.comb += [unit.a.eq(x), unit.b.eq(y)]
+        return unit.sum
+
+    tree = lane_tree(m, values, add, add_stages)
     acc = Signal(32, name="acc_q")
-    add = m.submodules.fpadd_acc = FPAdder(flush_subnormals=flush)
-    m.d.comb += [add.a.eq(acc), add.b.eq(values[0])]
+    add = m.submodules.fpadd_acc = FPAdder(flush_subnormals=flush)  # feedback: single-cycle (module docstring)
+    m.d.comb += [add.a.eq(acc), add.b.eq(tree)]
     with m.If(start):
         m.d.sync += acc.eq(0)
     with m.Elif(step):
         m.d.sync += acc.eq(add.sum)
     return acc
+
+
+def int_lane_sum(m: Module, a_ops, b_ops, p) -> object:
+    """Integer lane products summed by the in-order pairwise tree, with the pipelined units of
+    :mod:`~accelgen.rtl.intarith` (``p.mul_stages`` / ``p.add_stages`` registers each). The result is exact
+    modulo ``2**acc_width``, which is all the wrapping accumulator keeps: an adder narrower than its exact sum
+    needs is never built, an adder wider than the accumulator works on ``acc_width`` bits (at most 64, the
+    widest :class:`~accelgen.rtl.intarith.PipelinedAdder`)."""
+    a_shape, b_shape = op_shape(p, p.a_width), op_shape(p, p.b_width)
+    values = []
+    for lane, (x, y) in enumerate(zip(a_ops, b_ops)):
+        mul = m.submodules[f"mul{lane}"] = PipelinedMultiplier(a_shape, b_shape, stages=p.mul_stages)
+        m.d.comb += [mul.a.eq(x), mul.b.eq(y)]
+        values.append(mul.product)
+
+    def add(level, k, x, y):
+        width = min(max(len(x), len(y)), p.acc_width)
+        unit = m.submodules[f"add_t{level}_{k}"] = PipelinedAdder(width, signed=p.signed, stages=p.add_stages)
+        m.d.comb += [unit.a.eq(x), unit.b.eq(y)]
+        return unit.sum
+
+    return lane_tree(m, values, add, p.add_stages)
+
+
+def lane_accumulate(m: Module, p, a_ops, b_ops, start, step) -> Signal:
+    """The accumulator of a PE (or tile row) ``p`` over the lane operands ``a_ops`` x ``b_ops``: fp, or
+    integer (Amaranth's ``*`` and ``+`` when not pipelined, the pipelined units when it is)."""
+    if p.is_fp:
+        return fp_accumulate(m, a_ops, b_ops, start, step, p.dtype, p.flush_subnormals, mul_stages=p.mul_stages,
+                             add_stages=p.add_stages)
+    acc_shape = op_shape(p, p.acc_width)
+    if p.mul_stages or p.add_stages:
+        return accumulate(m, [int_lane_sum(m, a_ops, b_ops, p)], start, step, acc_shape)
+    return accumulate(m, [x * y for x, y in zip(a_ops, b_ops)], start, step, acc_shape)
 
 
 def accumulate(m: Module, products, start, step, acc_shape) -> Signal:
@@ -158,6 +233,7 @@ class ScheduledBuffers:
         live = regs("live", 1, depth, lanes)
         valid = regs("valid", 1, depth, 1)
         self.busy = valid[0][0]
+        self.pending = None  # accumulator control still in the pipeline (:meth:`pipeline`)
         self.step = step = Signal(name="step")
         m.d.comb += step.eq(self.busy & ~start)
         for s in range(depth):
@@ -179,12 +255,22 @@ class ScheduledBuffers:
         return [lane_mux(self.m, self.sched.sel[lane], self.options, self.buffers[name], lane, self.shapes[name],
                           f"{name}_op{lane}", idle=idle) for lane in range(self.params.lanes)]
 
+    def pipeline(self, delay: int) -> tuple[object, object]:
+        """The accumulator's clear and enable: ``start`` and ``step`` delayed by ``delay`` cycles, so that
+        they meet the tree value of their cycle after the pipelined multipliers and adders. While any of
+        them is still on its way, ``done`` stays low (:meth:`drive_outputs`)."""
+        c = self.component
+        clear = delay_line(self.m, c.start, delay, "acc_clear")
+        en = delay_line(self.m, self.step, delay, "acc_en")
+        self.pending = Cat(*clear, *en).any() if delay else None
+        return (clear[-1], en[-1]) if delay else (c.start, self.step)
+
     def drive_outputs(self, *more) -> None:
         """``take``, ``done`` (and the statements ``more``), then ``sel``."""
         c = self.component
         self.m.d.comb += [
             c.take.eq(Mux(c.start, self.params.depth, Mux(self.busy, self.shift, 0))),
-            c.done.eq(~self.busy),
+            c.done.eq(~self.busy if self.pending is None else ~self.busy & ~self.pending),
             *more,
         ]
         for lane in range(self.params.lanes):

@@ -23,6 +23,17 @@ Three layers:
 * :func:`cycle_counts`: the same cycle count, vectorized over many streams with
   numpy, for the estimator on large tensors.
 
+Pipelining
+----------
+With ``mul_stages`` registers inside every lane multiplier and ``add_stages``
+inside every adder of the lane tree, the schedule and the busy cycles do not
+change; what a busy cycle adds reaches the accumulator ``P = mul_stages +
+levels * add_stages`` cycles later (``levels`` = :func:`lane_tree_levels`), so
+the accumulator output is the unpipelined one delayed by ``P`` cycles
+(:func:`delayed`) and a dot product of ``C`` busy cycles is done
+:func:`pass_cycles` ``= C + pe_latency`` cycles after its start, with
+:func:`pe_latency` ``= 1 + P`` (the accumulator register, then the pipeline).
+
 Floating point
 --------------
 With ``dtype`` ``"fp16"``, ``"bf16"`` or ``"fp32"`` the streams hold bit
@@ -54,7 +65,8 @@ from .fp import bits_dtype, canonical, fp_add, fp_mul, fp_width
 
 __all__ = [
     "TD_PATTERNS", "pattern_options", "schedule_levels", "schedule_step", "PETrace", "simulate_pe",
-    "cycle_counts", "dense_cycles", "ideal_speedup", "fp_nonzero", "lane_tree_sum",
+    "cycle_counts", "dense_cycles", "ideal_speedup", "fp_nonzero", "lane_tree_sum", "lane_tree_levels",
+    "pe_latency", "pass_cycles", "delayed",
 ]
 
 #: -0.0 in fp32: what an idle lane contributes (x + -0.0 == x bit for bit, for every x)
@@ -81,6 +93,35 @@ def lane_tree_sum(products, flush_subnormals: bool = False) -> np.ndarray:
         vals = [fp_add(vals[i], vals[i + 1], flush_subnormals=flush_subnormals) if i + 1 < len(vals) else vals[i]
                 for i in range(0, len(vals), 2)]
     return np.asarray(vals[0], dtype=np.uint32)
+
+def lane_tree_levels(lanes: int) -> int:
+    """Adder levels of the in-order pairwise tree over ``lanes`` values (an odd last value moves up a level
+    without an adder): 2 lanes 1, 3 and 4 lanes 2, 5..8 lanes 3, 9..16 lanes 4."""
+    levels = 0
+    while lanes > 1:
+        lanes, levels = (lanes + 1) // 2, levels + 1
+    return levels
+
+
+def pe_latency(lanes: int, mul_stages: int = 0, add_stages: int = 0) -> int:
+    """Cycles from a busy cycle of the PE (or tile) to its products being in the accumulator output:
+    the accumulator register plus the pipeline in front of it, ``1 + mul_stages + lane_tree_levels(lanes) *
+    add_stages``."""
+    return 1 + mul_stages + lane_tree_levels(lanes) * add_stages
+
+
+def pass_cycles(busy_cycles, latency: int = 1):
+    """Cycles from a dot product's ``start`` to the first cycle its result is ``done``: the busy cycles,
+    then :func:`pe_latency` (the cost of one dot product when the next starts at ``done``)."""
+    return np.asarray(busy_cycles, dtype=np.int64) + latency
+
+
+def delayed(values, cycles: int, init=0) -> list:
+    """``values`` (one per clock cycle) as seen through ``cycles`` registers that start at ``init``:
+    element ``t`` is ``values[t - cycles]``."""
+    values = list(values)
+    return ([init] * cycles + values)[:len(values)]
+
 
 #: named connectivity patterns, options ``(time step ahead, lane offset)`` in priority order
 TD_PATTERNS: dict[str, tuple[tuple[int, int], ...]] = {

@@ -7,12 +7,20 @@ reports is measured on the RTL alone. For every stream it gives ``start``,
 drives the window rows every cycle, counts the cycles until ``done``, and
 compares the accumulator(s) and the count with the expectations.
 
+Busy cycles are the cycles after ``start`` in which the DUT takes rows (``take``
+is ``AS >= 1`` while busy, 0 otherwise); the cycles after the last of them until
+``done`` are the drain of a pipelined PE (``latency - 1``; none without
+pipelining).
+
 Plan keys (besides those of :func:`accelgen.cosim.run.run_cosim`): ``streams``,
 an ``.npz`` with ``a`` (``(S, N, L)``, or ``(S, R, N, L)`` for a tile), ``b``
 (``(S, N, L)``) and ``lengths`` (``(S,)``); ``depth``, ``lanes``, ``rows`` (0 for
 a PE). The cycle table carries one row per stream with the expected ``acc``
-(``acc__r`` for a tile) and ``cycles``. The result JSON adds ``measured_cycles``
-and ``measured_acc`` (bit patterns).
+(``acc__r`` for a tile), ``cycles`` (busy cycles) and optionally ``drain``
+(``latency - 1``, checked on its own). Without a ``drain`` column, ``cycles`` is
+compared with all the cycles from ``start`` to ``done`` (busy plus drain: the
+unpipelined PE has no drain). The result JSON adds ``measured_cycles`` (busy),
+``measured_drain`` and ``measured_acc`` (bit patterns).
 """
 
 from __future__ import annotations
@@ -26,6 +34,10 @@ import numpy as np
 
 from accelgen.cosim.tb.table_tb import MAX_REPORTED_MISMATCHES, TB, _read
 from accelgen.cosim.vectors import CycleTable
+
+#: cycles a stream may take beyond its row count before the DUT counts as hung: more than the longest
+#: drain (latency - 1 = 3 + 4 * 3 = 15 with 3 multiplier stages, 16 lanes and 3 adder stages)
+HANG_MARGIN = 32
 
 
 @cocotb.test()
@@ -76,6 +88,7 @@ async def tensordash_stream_test(dut):
     cycles = checks = n_mismatch = 0
     mismatches: list[dict] = []
     measured_cycles: list[int] = []
+    measured_drain: list[int] = []
     measured_acc: list[list[int]] = []
 
     def check(port: str, stream: int, expected: int, got) -> None:
@@ -89,7 +102,7 @@ async def tensordash_stream_test(dut):
 
     for i in range(len(lengths)):
         n = int(lengths[i])
-        limit = n + 2
+        limit = n + HANG_MARGIN
         drive(start, 1)
         window(i, 0)
         await tb.settle()
@@ -97,30 +110,37 @@ async def tensordash_stream_test(dut):
         await tb.next_cycle()
         cycles += 1
         drive(start, 0)
-        busy = 0
+        busy = waited = 0
         while True:
             window(i, p)
             await tb.settle()
             if _read(done) == 1:
                 break
             got = _read(take)
-            p += got if isinstance(got, int) else 0
-            busy += 1
+            took = got if isinstance(got, int) else 0
+            p += took
+            busy += took != 0
+            waited += 1
             await tb.next_cycle()
             cycles += 1
-            if busy > limit:  # a hung DUT: report and move on
+            if waited > limit:  # a hung DUT: report and move on
                 break
         accs = [_read(h) for h in acc_ports]
         measured_cycles.append(busy)
+        measured_drain.append(waited - busy)
         measured_acc.append([v if isinstance(v, int) else -1 for v in accs])
-        check("cycles", i, int(table.expect["cycles"][i]), busy)
+        if "drain" in table.expect:
+            check("cycles", i, int(table.expect["cycles"][i]), busy)
+            check("drain", i, int(table.expect["drain"][i]), waited - busy)
+        else:
+            check("cycles", i, int(table.expect["cycles"][i]), waited)
         for name, got in zip(acc_names, accs):
             check(name, i, int(table.expect[name][i]), got)
         await tb.next_cycle()
         cycles += 1
 
     summary = {"cycles": cycles, "checks": checks, "mismatches": n_mismatch, "first_mismatches": mismatches,
-               "measured_cycles": measured_cycles, "measured_acc": measured_acc}
+               "measured_cycles": measured_cycles, "measured_drain": measured_drain, "measured_acc": measured_acc}
     Path(plan["result"]).write_text(json.dumps(summary, indent=1))
     if n_mismatch:
         first = mismatches[0]

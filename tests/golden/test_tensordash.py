@@ -8,8 +8,8 @@ from amaranth.sim import Simulator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accelgen.golden.tensordash import (cycle_counts, ideal_speedup, pattern_options, schedule_levels,
-                                              schedule_step, simulate_pe)
+from accelgen.golden.tensordash import (cycle_counts, delayed, ideal_speedup, lane_tree_levels, pass_cycles,
+                                        pattern_options, pe_latency, schedule_levels, schedule_step, simulate_pe)
 from accelgen.cosim.tensordash import pe_streams, pe_table, sched_table
 from accelgen.cli import main
 from accelgen.rtl.tensordash import (TensorDashPE, TensorDashPEParams, TensorDashScheduler, TensorDashTile,
@@ -211,6 +211,49 @@ def test_pe_rejects_bad_parameters(kw, exc, match):
         TensorDashPE(**kw)
 
 
+@pytest.mark.parametrize("kw, exc, match", [
+    (dict(mul_stages=4), ValueError, r"^tensordash_pe\.mul_stages: 4 is not allowed; expected an integer in 0\.\.3$"),
+    (dict(add_stages=-1), ValueError, r"^tensordash_pe\.add_stages: -1 is not allowed; expected an integer in 0\.\.3$"),
+    (dict(add_stages=True), TypeError, r"^tensordash_pe\.add_stages: True is not allowed"),
+    (dict(mul_stages=1.0), TypeError, r"^tensordash_pe\.mul_stages: 1\.0 is not allowed"),
+])
+def test_pe_rejects_stages_out_of_range(kw, exc, match):
+    with pytest.raises(exc, match=match):
+        TensorDashPE(**kw)
+    with pytest.raises(exc, match=match.replace("tensordash_pe", "tensordash_tile")):
+        TensorDashTile(**kw)
+
+
+@pytest.mark.parametrize("family", ["tensordash_pe", "tensordash_tile"])
+def test_cli_rejects_stages_out_of_range_in_one_line(capsys, tmp_path, family):
+    assert main(["gen", family, "--mul-stages", "4", "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"{family}.mul_stages: 4 is not allowed; expected an integer in 0..3" in err
+    assert main(["cosim", family, "--dtype", "fp16", "--add-stages", "9"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"{family}.add_stages: 9 is not allowed; expected an integer in 0..3" in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("lanes", range(2, 17))
+def test_latency_is_one_plus_multiplier_and_tree_stages(lanes):
+    """``latency = 1 + mul_stages + ceil(log2 L) * add_stages``, the same from the RTL parameters and the
+    golden model (which counts the levels of its own pairwise tree)."""
+    levels = {2: 1, 3: 2, 4: 2, 5: 3, 8: 3, 9: 4, 16: 4}.get(lanes, lane_tree_levels(lanes))
+    assert lane_tree_levels(lanes) == levels == TensorDashPEParams(lanes=lanes).tree_levels
+    for mul, add in ((0, 0), (1, 0), (0, 1), (2, 1), (3, 3)):
+        p = TensorDashPEParams(lanes=lanes, mul_stages=mul, add_stages=add)
+        assert p.latency == pe_latency(lanes, mul, add) == 1 + mul + levels * add
+        assert TensorDashTileParams(lanes=lanes, mul_stages=mul, add_stages=add).latency == p.latency
+    assert TensorDashPE(lanes=lanes, mul_stages=2, add_stages=1).latency == 3 + levels
+    assert TensorDashTile(lanes=lanes, rows=2, mul_stages=1, add_stages=3).latency == 2 + 3 * levels
+
+
+def test_delayed_and_pass_cycles():
+    assert delayed([5, 6, 7, 8], 2) == [0, 0, 5, 6] and delayed([5, 6], 0) == [5, 6] and delayed([5], 3, 9) == [9]
+    assert pass_cycles([0, 4], pe_latency(4, 2, 1)).tolist() == [5, 9]
+
+
 def test_tile_rows_range():
     with pytest.raises(ValueError, match=r"tensordash_tile\.rows: 0 .* 1\.\.16"):
         TensorDashTile(rows=0)
@@ -274,6 +317,40 @@ def test_sched_table_directed_rows():
     assert [int(table.expect[f"sel__{l}"][1]) for l in range(4)] == [1, 1, 1, 1]
 
 
+@pytest.mark.parametrize("cls", [TensorDashPEParams, TensorDashTileParams])
+def test_pipelined_table_is_the_unpipelined_one_with_drain_and_delayed_acc(cls):
+    """Same schedule; after each stream's busy cycles ``latency - 1`` drain cycles (take, sel 0; done 0);
+    acc is the unpipelined running sum seen ``latency - 1`` cycles later."""
+    kw = dict(lanes=3, depth=3, a_width=6, b_width=5, acc_width=12) | ({"rows": 2} if cls is TensorDashTileParams
+                                                                        else {})
+    base, pipe = cls(**kw), cls(**kw, mul_stages=1, add_stages=2)
+    drain = pipe.latency - 1
+    assert drain == 1 + 2 * 2
+    t0, t1 = pe_table(base, vectors=12, seed=3, gaps=False), pe_table(pipe, vectors=12, seed=3, gaps=False)
+    assert t1.info["model_cycles"] == t0.info["model_cycles"] and t1.info["latency"] == drain + 1
+    assert t1.info["pass_cycles"] == [c + drain + 1 for c in t0.info["model_cycles"]]
+    assert t1.cycles == t0.cycles + drain * t0.info["vectors"]
+    # cut the drain cycles out again: what is left is the unpipelined table's take / sel / done
+    ends0, ends1, t = [], [], 0  # per stream: the cycle after its busy cycles, in t0 and in t1
+    for k, c in enumerate(t0.info["model_cycles"]):
+        t += 1 + c  # start, busy cycles
+        ends0.append(t)
+        ends1.append(t + k * drain)
+    keep = np.ones(t1.cycles, bool)
+    for end in ends1:
+        keep[end:end + drain] = False
+        assert (t1.expect["done"][end:end + drain] == 0).all() and (t1.expect["take"][end:end + drain] == 0).all()
+    for name in t0.expect:
+        if not name.startswith("acc"):
+            assert (t1.expect[name][keep] == t0.expect[name]).all(), name
+    # the accumulator: the unpipelined running sum, held through each drain, seen drain cycles later
+    for name in [n for n in t1.expect if n.startswith("acc")]:
+        held = [int(v) for v in t0.expect[name]]
+        for end in reversed(ends0):
+            held[end:end] = [held[end]] * drain
+        assert [int(v) for v in t1.expect[name]] == delayed(held, drain)
+
+
 def TensorDashSchedParams_default():
     from accelgen.rtl.tensordash import TensorDashSchedParams
     return TensorDashSchedParams()
@@ -285,10 +362,18 @@ def TensorDashSchedParams_default():
     dict(lanes=4, depth=2, a_width=4, b_width=4, acc_width=8),
     # degenerate: two lanes, shallowest buffer, unsigned, accumulator wraps
     dict(lanes=2, depth=2, a_width=4, b_width=4, acc_width=8, signed=False),
-], ids=["l4d2", "l2d2_unsigned"])
+    # pipelined (issue 19): odd lane counts send a value up a tree level past an adder (it waits add_stages
+    # cycles); 32x32-bit products make tree sums wider than the 64-bit accumulator; every stage count 1..3
+    dict(lanes=3, depth=3, a_width=4, b_width=4, acc_width=8, mul_stages=1, add_stages=2),
+    dict(lanes=2, depth=2, a_width=4, b_width=4, acc_width=8, signed=False, mul_stages=3),
+    dict(lanes=3, depth=2, a_width=32, b_width=32, acc_width=64, mul_stages=1, add_stages=1),
+    dict(lanes=3, depth=2, dtype="fp16", mul_stages=2, add_stages=1),
+    dict(lanes=5, depth=2, dtype="bf16", flush_subnormals=True, mul_stages=1, add_stages=3),
+], ids=["l4d2", "l2d2_unsigned", "l3d3_m1a2", "l2d2_unsigned_m3", "l3_32x32_m1a1", "l3_fp16_m2a1",
+        "l5_bf16_ftz_m1a3"])
 def test_pe_matches_table_in_amaranth_simulator(kw):
     p = TensorDashPEParams(**kw)
-    table = pe_table(p, vectors=24, seed=4)
+    table = pe_table(p, vectors=24 if p.dtype == "int" else 8, seed=4)
     dut = TensorDashPE(**p.model_dump())
     ports = {}
     for name in list(table.inputs) + list(table.expect):
