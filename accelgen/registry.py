@@ -73,7 +73,7 @@ _FAMILIES = (
     ),
     BlockFamily(
         name="fan",
-        summary="SIGMA forwarding adder network (reduces every vecID cluster in one pass, log2 n + 1 cycles)",
+        summary="SIGMA forwarding adder network (reduces every vecID cluster in one pass, 1 + log2 n * (1 + add_stages) cycles)",
         params_model=FANParams,
         build_component=FAN.from_params,
         cycle_table=fan_host.fan_table,

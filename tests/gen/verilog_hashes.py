@@ -4,7 +4,9 @@ every block of ``examples/*.yaml`` and of the floating-point variants.
 Recorded once before a restructuring (``python tests/gen/verilog_hashes.py`` writes
 ``tests/data/verilog_hashes.json``); ``test_verilog_hashes.py`` checks that emission is still
 byte-identical. Re-recorded for issue 18 with every Verilog hash unchanged: manifests gained
-``registered_modules`` and the systolic parameters ``emit_tile``; the tiled cases were added. The manifest's ``versions`` (accelgen, Amaranth, Yosys) are left out of its hash so
+``registered_modules`` and the systolic parameters ``emit_tile``; the tiled cases were added.
+Re-recorded for issue 19 with every Verilog hash unchanged: manifests gained the parameters
+``mul_stages``/``add_stages`` (and the systolic ``weight_load`` options) at their defaults. The manifest's ``versions`` (accelgen, Amaranth, Yosys) are left out of its hash so
 that a dependency upgrade is not mistaken for a change of the generators.
 """
 
