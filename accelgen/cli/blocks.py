@@ -239,6 +239,8 @@ def _short_params(params: dict) -> str:
                     parts.append("signed" if v else "unsigned")
             elif v:
                 parts.append(k)
+        elif k.endswith("_stages") and v == 0:  # unpipelined, like a flag that is off
+            continue
         elif k != "dtype" or v != "int":
             parts.append(f"{keys.get(k, k)}={v}")
     return " ".join(parts)
