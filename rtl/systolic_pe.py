@@ -1,0 +1,224 @@
+"""Processing elements of the systolic arrays (:mod:`accelgen.rtl.systolic`): the weight-/input-stationary
+PE (partial sums flowing down) and the output-stationary PE (accumulator plus drain chain), each in its
+unpipelined form (the MAC-based integer PE, the fp units between the same registers) and in its pipelined
+form (``mul_stages``/``add_stages`` registers inside the units, double-buffered weights).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from amaranth import Module, Mux, Shape, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..fpformat import ACC_WIDTH
+from .fp import FPAdder, FPMultiplier
+from .intarith import PipelinedAdder, PipelinedMultiplier
+from .mac import MAC
+
+if TYPE_CHECKING:  # the parameters are defined beside the array, which imports this module
+    from .systolic import SystolicParams
+
+__all__ = ["OSProcessingElement", "WSProcessingElement"]
+
+
+def _pe_mac(p: SystolicParams, *, addend: bool) -> MAC:
+    """The integer MAC of an unpipelined PE; its ``a`` is the streamed operand (B in an IS array)."""
+    a_width, b_width = (p.b_width, p.a_width) if p.dataflow == "is" else (p.a_width, p.b_width)
+    return MAC(a_width=a_width, b_width=b_width, acc_width=p.acc_width, signed=p.signed, addend_input=addend)
+
+
+def _fp_units(m: Module, p: SystolicParams):
+    """The floating-point datapath of an unpipelined PE: an ``FPMultiplier`` (operands -> fp32 product,
+    exact for fp16/bf16) feeding an fp32 ``FPAdder``, both combinational, between the same registers as
+    the integer MAC (so the array's latency and cycle counts are those of the integer array)."""
+    m.submodules.mul = mul = FPMultiplier(p.dtype)
+    m.submodules.add = add = FPAdder()
+    return mul, add
+
+
+#: fp32 -0.0: the adder operand of a cycle without a product. ``x + -0.0 = x`` in round to nearest
+#: even for every x but a NaN payload (+0 + -0 = +0, -0 + -0 = -0, Inf and subnormals unchanged), and
+#: every value a pipelined PE adds it to is +0.0 or an FPAdder result (canonical NaN), so it is an
+#: exact identity there and saves carrying the bypassed value beside the pipelined adder.
+_FP_NEG_ZERO = 1 << (ACC_WIDTH - 1)
+
+
+def _delayed(m: Module, value, cycles: int, name: str):
+    """``value`` through ``cycles`` free-running registers (the valid bits beside a pipelined unit)."""
+    for i in range(cycles):
+        q = Signal.like(value, name=f"{name}_d{i + 1}")
+        m.d.sync += q.eq(value)
+        value = q
+    return value
+
+
+def _pipelined_units(m: Module, p: SystolicParams, x, y, valid, first=None):
+    """The pipelined multiply-add of a PE: the product of ``x`` and ``y`` (``mul_stages`` registers),
+    with ``valid`` (and ``first``) delayed alongside, and an adder of ``add_stages`` registers whose
+    ``b`` operand is the product when valid, else the additive identity (0, or fp32 -0.0, see
+    :data:`_FP_NEG_ZERO`). Returns ``(adder, valid, first)`` with the adder's ``a`` left to the caller."""
+    if p.is_fp:
+        m.submodules.mul = mul = FPMultiplier(p.dtype, stages=p.mul_stages)
+        m.submodules.add = add = FPAdder(stages=p.add_stages)
+        identity = _FP_NEG_ZERO
+    else:
+        m.submodules.mul = mul = PipelinedMultiplier(x.shape(), y.shape(), stages=p.mul_stages)
+        m.submodules.add = add = PipelinedAdder(p.acc_width, signed=p.signed, stages=p.add_stages)
+        identity = 0
+    valid = _delayed(m, valid, p.mul_stages, "valid_m")
+    first = None if first is None else _delayed(m, first, p.mul_stages, "first_m")
+    m.d.comb += [mul.a.eq(x), mul.b.eq(y), add.b.eq(Mux(valid, mul.product, identity))]
+    return add, valid, first
+
+
+class WSProcessingElement(wiring.Component):
+    """Weight-stationary PE: ``psum_out <= psum_in + a_in * w`` (registered), ``a`` forwarded right.
+
+    Ports: ``a_in``/``a_valid_in`` from the left, forwarded (registered) on
+    ``a_out``/``a_valid_out``; ``w_in`` from above, loaded into the weight register
+    when ``w_load`` is high and shown on ``w_out`` (the shift chain); ``psum_in``
+    from above, ``psum_out`` and ``valid_out`` (``a_valid_in`` delayed as the sum) below.
+    With ``weight_load="double"`` the chain is of shadow registers and ``swap_in`` (forwarded
+    right on ``swap_out``, one cycle ahead of a fold's first activation) copies the shadow into
+    the weight register. In the input-stationary array the same PE holds A and streams B.
+
+    Latency: ``a`` one cycle to the right; the sum of the activation presented in cycle ``t`` is on
+    ``psum_out`` from cycle ``t + mul_stages + add_stages + 1``, and ``psum_in`` is taken in cycle
+    ``t + mul_stages`` (so rows are skewed by ``add_stages + 1``).
+    """
+
+    def __init__(self, params: SystolicParams):
+        self.params = p = params
+        stream, held = p.stream_shapes
+        _, _, acc = p.shapes
+        members = {"a_in": In(stream), "a_valid_in": In(1)}
+        if p.weight_load == "double":
+            members["swap_in"] = In(1)
+        members |= {"w_in": In(held), "w_load": In(1), "psum_in": In(acc),
+                    "a_out": Out(stream), "a_valid_out": Out(1)}
+        if p.weight_load == "double":
+            members["swap_out"] = Out(1)
+        members |= {"w_out": Out(held), "psum_out": Out(acc), "valid_out": Out(1)}
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        p = self.params
+        if p.pipelined:
+            return self._elaborate_pipelined()
+        if p.is_fp:
+            return self._elaborate_fp()
+        m = Module()
+        m.submodules.mac = mac = _pe_mac(self.params, addend=True)
+        weight = Signal.like(self.w_in, name="weight")
+        with m.If(self.w_load):
+            m.d.sync += weight.eq(self.w_in)
+        m.d.comb += [
+            mac.a.eq(self.a_in), mac.b.eq(weight), mac.en.eq(self.a_valid_in),
+            mac.clear.eq(1), mac.c_in.eq(self.psum_in),
+            self.psum_out.eq(mac.acc), self.w_out.eq(weight),
+        ]
+        m.d.sync += [self.a_out.eq(self.a_in), self.a_valid_out.eq(self.a_valid_in),
+                     self.valid_out.eq(self.a_valid_in)]
+        return m
+
+    def _elaborate_fp(self):
+        # psum_out <= a_valid ? fp32(psum_in + fp32(a_in * weight)) : psum_in   (RNE, IEEE specials)
+        m = Module()
+        mul, add = _fp_units(m, self.params)
+        weight = Signal.like(self.w_in, name="weight")
+        psum = Signal(32, name="psum_q")
+        with m.If(self.w_load):
+            m.d.sync += weight.eq(self.w_in)
+        m.d.comb += [mul.a.eq(self.a_in), mul.b.eq(weight), add.a.eq(self.psum_in), add.b.eq(mul.product),
+                     self.psum_out.eq(psum), self.w_out.eq(weight)]
+        m.d.sync += [psum.eq(Mux(self.a_valid_in, add.sum, self.psum_in)),
+                     self.a_out.eq(self.a_in), self.a_valid_out.eq(self.a_valid_in),
+                     self.valid_out.eq(self.a_valid_in)]
+        return m
+
+    def _elaborate_pipelined(self):
+        # psum_out <= psum_in + (valid ? a_in * weight : 0), the product mul_stages and the sum
+        # add_stages + 1 cycles after a_in; a cycle without a valid activation adds the identity
+        p = self.params
+        m = Module()
+        weight = Signal.like(self.w_in, name="weight")
+        if p.weight_load == "double":
+            shadow = Signal.like(self.w_in, name="shadow")
+            with m.If(self.w_load):
+                m.d.sync += shadow.eq(self.w_in)
+            with m.If(self.swap_in):
+                m.d.sync += weight.eq(shadow)
+            m.d.sync += self.swap_out.eq(self.swap_in)
+            m.d.comb += self.w_out.eq(shadow)
+        else:
+            with m.If(self.w_load):
+                m.d.sync += weight.eq(self.w_in)
+            m.d.comb += self.w_out.eq(weight)
+        add, _, _ = _pipelined_units(m, p, self.a_in, weight, self.a_valid_in)
+        psum = Signal.like(self.psum_out, name="psum_q")
+        m.d.comb += [add.a.eq(self.psum_in), self.psum_out.eq(psum)]
+        # the integer adder's extra carry bit is dropped: partial sums wrap modulo 2**acc_width
+        m.d.sync += [psum.eq(add.sum[:len(psum)]), self.a_out.eq(self.a_in), self.a_valid_out.eq(self.a_valid_in),
+                     self.valid_out.eq(_delayed(m, self.a_valid_in, p.mul_stages + p.add_stages, "valid_p"))]
+        return m
+
+
+class OSProcessingElement(wiring.Component):
+    """Output-stationary PE: accumulates ``a_in * b_in``; a capture/shift chain drains the sums.
+
+    Ports: ``a_in``, ``a_valid_in``, ``a_first_in`` from the left (forwarded,
+    registered, on ``a_out``, ``a_valid_out``, ``a_first_out``); ``b_in`` from
+    above (forwarded on ``b_out``); ``capture`` (global); ``out_in``/``out_valid_in``
+    from the PE above, ``out_out``/``out_valid_out`` to the PE below:
+    ``out <= capture ? acc : out_in``. Latency 1 cycle in every direction.
+
+    With ``add_stages = s > 0`` the accumulator loop is ``L = s + 1`` cycles long and holds ``L``
+    interleaved sums (C-slow, as :class:`~accelgen.rtl.mac.MAC`): the pair presented in cycle ``t``
+    goes to sum ``t mod L``, and the accumulator shows each sum every ``L`` cycles, ``1 +
+    mul_stages + add_stages`` cycles after its last pair.
+    """
+
+    def __init__(self, params: SystolicParams):
+        self.params = p = params
+        a, b, acc = p.shapes
+        super().__init__({
+            "a_in": In(a), "a_valid_in": In(1), "a_first_in": In(1), "b_in": In(b), "capture": In(1),
+            "out_in": In(acc), "out_valid_in": In(1),
+            "a_out": Out(a), "a_valid_out": Out(1), "a_first_out": Out(1), "b_out": Out(b),
+            "out_out": Out(acc), "out_valid_out": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        p = self.params
+        if p.pipelined:
+            # acc <= (first ? 0 : acc) + (valid ? a*b : identity), free running: a cycle without a
+            # product adds the identity, so every sum in the loop holds its value
+            add, _, first = _pipelined_units(m, p, self.a_in, self.b_in, self.a_valid_in, self.a_first_in)
+            acc = Signal(Shape(p.acc_width, p.signed and not p.is_fp), name="acc_q")
+            m.d.comb += add.a.eq(Mux(first, 0, acc))
+            m.d.sync += acc.eq(add.sum[:len(acc)])
+        elif p.is_fp:
+            # acc <= fp32((a_first ? +0.0 : acc) + fp32(a_in * b_in)) when a_valid; +0.0 on a_first alone
+            mul, add = _fp_units(m, self.params)
+            acc = Signal(32, name="acc_q")
+            m.d.comb += [mul.a.eq(self.a_in), mul.b.eq(self.b_in), add.a.eq(Mux(self.a_first_in, 0, acc)),
+                         add.b.eq(mul.product)]
+            with m.If(self.a_valid_in):
+                m.d.sync += acc.eq(add.sum)
+            with m.Elif(self.a_first_in):
+                m.d.sync += acc.eq(0)
+        else:
+            m.submodules.mac = mac = _pe_mac(self.params, addend=False)
+            m.d.comb += [mac.a.eq(self.a_in), mac.b.eq(self.b_in), mac.en.eq(self.a_valid_in),
+                         mac.clear.eq(self.a_first_in)]
+            acc = mac.acc
+        m.d.sync += [self.a_out.eq(self.a_in), self.a_valid_out.eq(self.a_valid_in),
+                     self.a_first_out.eq(self.a_first_in), self.b_out.eq(self.b_in)]
+        with m.If(self.capture):
+            m.d.sync += [self.out_out.eq(acc), self.out_valid_out.eq(1)]
+        with m.Else():
+            m.d.sync += [self.out_out.eq(self.out_in), self.out_valid_out.eq(self.out_valid_in)]
+        return m
