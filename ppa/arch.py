@@ -22,7 +22,7 @@ estimator evaluates an fp unit with the fitted model variant ``<family>-<dtype>`
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -61,6 +61,30 @@ def _implied_widths(data, operand_fields: tuple[str, ...], acc_fields: tuple[str
     return out
 
 
+#: most register stages a multiplier or adder of a generated block takes (``accelgen.rtl.intarith.MAX_STAGES``)
+MAX_STAGES = 3
+
+
+class Stages(BaseModel):
+    """Explicit pipelining of a unit: register stages inside its multipliers and its adders."""
+
+    model_config = _STRICT
+    mul_stages: int = Field(0, ge=0, le=MAX_STAGES)
+    add_stages: int = Field(0, ge=0, le=MAX_STAGES)
+
+
+class AddStages(BaseModel):
+    """Explicit pipelining of a unit without multipliers (a reduction tree): stages inside its adders."""
+
+    model_config = _STRICT
+    add_stages: int = Field(0, ge=0, le=MAX_STAGES)
+
+
+#: ``auto`` (the default): the estimator picks the least pipelining whose fitted delay meets the clock
+#: (:mod:`accelgen.ppa.pipelining`); or the stages, given
+Pipeline = Union[Literal["auto"], Stages]
+
+
 class TensorUnit(BaseModel):
     model_config = _STRICT
     count: int = Field(1, ge=1)
@@ -74,6 +98,7 @@ class TensorUnit(BaseModel):
     acc_width: int = Field(default=32, ge=2, le=64)
     interconnect: Literal["unicast", "multicast"] = "unicast"
     dtype: DType = "int"
+    pipeline: Pipeline = "auto"
 
     @model_validator(mode="before")
     @classmethod
@@ -95,6 +120,7 @@ class ReductionTree(BaseModel):
     kind: Literal["fan", "linear", "tree"] = "fan"
     width: int = Field(default=32, ge=1, le=64)
     dtype: DType = "int"        # format of the products it reduces; an fp tree adds in fp32 (width 32)
+    pipeline: Union[Literal["auto"], AddStages] = "auto"
 
     @model_validator(mode="before")
     @classmethod
@@ -108,6 +134,7 @@ class FlexDPEs(BaseModel):
     k: int = Field(ge=2, le=1024)
     width: int = Field(default=16, ge=1, le=64)     # operand width
     dtype: DType = "int"
+    pipeline: Pipeline = "auto"
 
     @model_validator(mode="before")
     @classmethod
@@ -126,6 +153,7 @@ class TensorDash(BaseModel):
     b_width: int = Width
     acc_width: int = Field(default=32, ge=2, le=64)
     dtype: DType = "int"
+    pipeline: Pipeline = "auto"
 
     @model_validator(mode="before")
     @classmethod
@@ -137,6 +165,7 @@ class VectorUnit(BaseModel):
     model_config = _STRICT
     lanes: Optional[int] = Field(None, ge=1, le=4096)   # default: widest tensor unit
     width: int = Field(default=32, ge=1, le=64)
+    pipeline: Pipeline = "auto"
 
 
 class RegisterFile(BaseModel):
@@ -244,7 +273,8 @@ class Arch(BaseModel):
     name: str = "accelerator"
     node_nm: float
     vdd_v: Optional[float] = Field(None, gt=0.3, le=2.0)
-    clock_mhz: Optional[float] = Field(None, gt=0, le=10000)
+    #: MHz, or ``auto``: the fastest clock any supported pipelining of the units reaches
+    clock_mhz: Union[Literal["auto"], Optional[float]] = Field(None)
     target_tops: Optional[float] = Field(None, gt=0)
     cores: int = Field(1, ge=1)
     core: Core
@@ -261,6 +291,9 @@ class Arch(BaseModel):
             raise ValueError(f"node_nm: {self.node_nm!r} is outside the technology table; allowed: {lo}..{hi} nm")
         if (self.clock_mhz is None) == (self.target_tops is None):
             raise ValueError("give exactly one of clock_mhz and target_tops")
+        if self.clock_mhz is not None and self.clock_mhz != "auto" and not 0 < self.clock_mhz <= 10000:
+            raise ValueError(f"clock_mhz: {self.clock_mhz!r} is not allowed; expected a number in (0, 10000] MHz "
+                             "or 'auto'")
         noc = self.chip.noc
         if noc.topology == "mesh" and noc.tx * noc.ty != self.cores:
             raise ValueError(f"chip.noc: mesh {noc.tx} x {noc.ty} holds {noc.tx * noc.ty} cores but cores is "

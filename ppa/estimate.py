@@ -3,9 +3,12 @@
 ``estimate(arch)`` (an :class:`~accelgen.ppa.arch.Arch`, a dict or a YAML path)
 builds the tree chip -> cores -> core -> units from the description, with the
 dependent resources filled in, evaluates every component at the technology
-node, finds the achievable clock (the slowest component's cycle time) and the
-clock (given, or the one that meets ``target_tops``), and returns an
-:class:`Estimate`.
+node, finds the achievable clock (the slowest component's cycle time, every
+compute unit at its fastest pipelining) and the clock (given, ``auto`` = the
+achievable one, or the one that meets ``target_tops``), gives each compute unit
+the least pipelining that meets that clock (:mod:`accelgen.ppa.pipelining`;
+``Estimate.pipelining`` lists the stages, their latency and their cost), and
+returns an :class:`Estimate`.
 
 Power: TDP = dynamic power at full activity (every component's energy per
 action x actions per cycle x clock) + leakage; runtime power uses the
@@ -24,6 +27,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from .arch import Arch, Core, RegisterFile, load_arch, parse_arch
 from .components import Component, FittedCompute, bisection_bits_per_cycle, dram_phy, noc, pcie, scalar_core, wire
+from .pipelining import Choice, Unit, choose
 from .process import STD_CELL_UTILIZATION, TechNode, technology
 from .sram import SRAM, dff_array
 
@@ -81,78 +85,80 @@ def _memory(m, tech: TechNode, path: str, clock_mhz: float | None) -> Component:
                              "ports": m.ports, **params})
 
 
-def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, clock_mhz: float | None,
-               traces: list, base: str = "core") -> Component:
-    c = Component("core", "core")
-    eu = Component("execution_units", "group")
-    widest = 1
-    n_fu = 0
+def compute_units(core: Core, base: str = "core") -> list[Unit]:
+    """The core's compute units costed by fitted models, in breakdown order (the vector unit last)."""
+    units = []
     for i, tu in enumerate(core.tensor_units):
-        path = f"{base}.tensor_units[{i}]"
         # an input-stationary array is the weight-stationary hardware with the operands' roles swapped
         params = {"rows": tu.rows, "cols": tu.cols, "dataflow": "ws" if tu.dataflow == "is" else tu.dataflow,
-                  "a_width": tu.a_width,
-                  "b_width": tu.b_width, "acc_width": tu.acc_width}
-        comp = _fitted(fc, "systolic", params, tech, path, name=f"tensor_unit{i}", count=tu.count,
-                       actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
-                       activity_key="tensor", density=density, traces=traces, dtype=tu.dtype)
-        comp.params["interconnect"] = tu.interconnect
-        eu.add(comp)
-        widest = max(widest, tu.cols * tu.a_width, tu.rows * tu.b_width)
-        n_fu += tu.count
+                  "a_width": tu.a_width, "b_width": tu.b_width, "acc_width": tu.acc_width}
+        units.append(Unit(f"{base}.tensor_units[{i}]", f"tensor_unit{i}", "systolic", params, tu.dtype, tu.pipeline,
+                          count=tu.count, actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
+                          edge_bits=max(tu.cols * tu.a_width, tu.rows * tu.b_width)))
     for i, rt in enumerate(core.reduction_trees):
-        path = f"{base}.reduction_trees[{i}]"
-        eu.add(_fitted(fc, _REDUCTION_FAMILY[rt.kind], {"n": rt.inputs, "width": rt.width}, tech, path,
-                       name=f"reduction_tree{i}", count=rt.count, actions_per_cycle=1.0, ops_per_cycle=0.0,
-                       activity_key="tensor", density=density, traces=traces,
-                       dtype="int" if rt.dtype == "int" else "fp32"))   # fp products are reduced in fp32
-        widest = max(widest, rt.inputs * rt.width)
-        n_fu += rt.count
+        units.append(Unit(f"{base}.reduction_trees[{i}]", f"reduction_tree{i}", _REDUCTION_FAMILY[rt.kind],
+                          {"n": rt.inputs, "width": rt.width},
+                          "int" if rt.dtype == "int" else "fp32",   # fp products are reduced in fp32
+                          rt.pipeline, count=rt.count, edge_bits=rt.inputs * rt.width))
     if core.flex_dpes:
         f = core.flex_dpes
-        eu.add(_fitted(fc, "flexdpe", {"k": f.k, "width": f.width}, tech, f"{base}.flex_dpes", name="flex_dpes",
-                       count=f.count, actions_per_cycle=1.0, ops_per_cycle=2.0 * f.k, activity_key="tensor",
-                       density=density, traces=traces, dtype=f.dtype))
-        widest = max(widest, f.k * f.width)
-        n_fu += f.count
+        units.append(Unit(f"{base}.flex_dpes", "flex_dpes", "flexdpe", {"k": f.k, "width": f.width}, f.dtype,
+                          f.pipeline, count=f.count, ops_per_cycle=2.0 * f.k, edge_bits=f.k * f.width))
     if core.tensordash:
         t = core.tensordash
         common = {"lanes": t.lanes, "depth": t.depth, "a_width": t.a_width, "b_width": t.b_width,
                   "acc_width": t.acc_width}
-        if t.rows > 1:
-            comp = _fitted(fc, "tensordash_tile", {**common, "rows": t.rows}, tech, f"{base}.tensordash",
-                           name="tensordash_tiles", count=t.count * t.cols, actions_per_cycle=1.0,
-                           ops_per_cycle=2.0 * t.lanes * t.rows, activity_key="tensor", density=density,
-                           traces=traces, dtype=t.dtype)
-        else:
-            comp = _fitted(fc, "tensordash_pe", common, tech, f"{base}.tensordash", name="tensordash_pes",
-                           count=t.count * t.cols, actions_per_cycle=1.0, ops_per_cycle=2.0 * t.lanes,
-                           activity_key="tensor", density=density, traces=traces, dtype=t.dtype)
-        eu.add(comp)
-        widest = max(widest, t.cols * t.lanes * t.a_width)
-        n_fu += t.count
+        tile = t.rows > 1
+        units.append(Unit(f"{base}.tensordash", "tensordash_tiles" if tile else "tensordash_pes",
+                          "tensordash_tile" if tile else "tensordash_pe", {**common, "rows": t.rows} if tile else common,
+                          t.dtype, t.pipeline, count=t.count * t.cols, ops_per_cycle=2.0 * t.lanes * t.rows,
+                          edge_bits=t.cols * t.lanes * t.a_width))
     if core.vector_unit:
         v = core.vector_unit
         lanes = v.lanes or max([tu.cols for tu in core.tensor_units] or [t.cols * t.lanes for t in
                                                                             [core.tensordash] if t] or [8])
         w = min(v.width, 32)
-        eu.add(_fitted(fc, "mac", {"a_width": w, "b_width": w, "acc_width": min(64, 2 * w)}, tech,
-                       f"{base}.vector_unit", name="vector_unit", count=lanes, actions_per_cycle=1.0,
-                       ops_per_cycle=2.0, activity_key="vector", density=density, traces=traces))
-        eu.params["vector_lanes"] = lanes
-        n_fu += 1
-        if True:  # a vector unit always has its register file (NeuroMeter); its size and ports are overridable
-            rf = core.vector_regfile or RegisterFile()
-            rp = rf.read_ports or 2 * n_fu
-            wp = rf.write_ports or n_fu
-            block = max(1, lanes * v.width // 8)
-            d = dff_array(capacity_bytes=rf.entries * block, block_bytes=block, read_ports=rp, write_ports=wp,
-                          node_nm=tech.node_nm)
-            eu.add(Component("vector_regfile", "regfile", area_um2_each=d["area_um2"], leakage_mw_each=d["leakage_mw"],
-                             energy_pj={"read": d["read_energy_pj"], "write": d["write_energy_pj"]},
-                             actions_per_cycle={"read": rp, "write": wp}, delay_ns=d["cycle_time_ns"],
-                             activity_key="vector", params={"entries": rf.entries, "read_ports": rp,
-                                                            "write_ports": wp, "word_bytes": block}))
+        units.append(Unit(f"{base}.vector_unit", "vector_unit", "mac",
+                          {"a_width": w, "b_width": w, "acc_width": min(64, 2 * w)}, "int", v.pipeline,
+                          count=lanes, ops_per_cycle=2.0, activity_key="vector"))
+    return units
+
+
+def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, clock_mhz: float | None,
+               traces: list, base: str = "core", stages: dict | None = None) -> Component:
+    """The core's component tree; ``stages`` maps a unit's path to its ``{"mul_stages", "add_stages"}``
+    (:mod:`accelgen.ppa.pipelining`; a unit left out is unpipelined)."""
+    c = Component("core", "core")
+    eu = Component("execution_units", "group")
+    widest = 1
+    n_fu = 0
+    stages = stages or {}
+    for u in compute_units(core, base):
+        comp = _fitted(fc, u.family, {**u.params, **stages.get(u.path, {})}, tech, u.path, name=u.name,
+                       count=u.count, actions_per_cycle=u.actions_per_cycle, ops_per_cycle=u.ops_per_cycle,
+                       activity_key=u.activity_key, density=density, traces=traces, dtype=u.dtype)
+        if u.family == "systolic":
+            comp.params["interconnect"] = core.tensor_units[int(u.path.rsplit("[", 1)[1][:-1])].interconnect
+        eu.add(comp)
+        widest = max(widest, u.edge_bits)
+        n_fu += 1 if u.family == "mac" else core.tensordash.count if u.family.startswith("tensordash") else u.count
+        if u.family == "mac":
+            eu.params["vector_lanes"] = u.count
+    if core.vector_unit:
+        # a vector unit always has its register file (NeuroMeter); its size and ports are overridable
+        v = core.vector_unit
+        lanes = eu.params["vector_lanes"]
+        rf = core.vector_regfile or RegisterFile()
+        rp = rf.read_ports or 2 * n_fu
+        wp = rf.write_ports or n_fu
+        block = max(1, lanes * v.width // 8)
+        d = dff_array(capacity_bytes=rf.entries * block, block_bytes=block, read_ports=rp, write_ports=wp,
+                      node_nm=tech.node_nm)
+        eu.add(Component("vector_regfile", "regfile", area_um2_each=d["area_um2"], leakage_mw_each=d["leakage_mw"],
+                         energy_pj={"read": d["read_energy_pj"], "write": d["write_energy_pj"]},
+                         actions_per_cycle={"read": rp, "write": wp}, delay_ns=d["cycle_time_ns"],
+                         activity_key="vector", params={"entries": rf.entries, "read_ports": rp,
+                                                        "write_ports": wp, "word_bytes": block}))
     c.add(eu)
     if core.memories:
         mem = Component("memories", "group")
@@ -186,6 +192,8 @@ class Estimate:
     leakage_w: float
     runtime_power_w: float | None
     breakdown: dict
+    #: each compute unit's stages and what they cost (:class:`accelgen.ppa.pipelining.Choice`)
+    pipelining: list = field(default_factory=list)
     compute_models: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     inputs: dict = field(default_factory=dict)
@@ -219,10 +227,10 @@ def _tree_dict(node: Component, clock_mhz: float, v_dyn: float, v_leak: float, a
     return out
 
 
-def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float | None, traces: list) -> Component:
-    density = arch.activity.density if arch.activity else 1.0
+def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float | None, traces: list,
+                stages: dict | None = None) -> Component:
     chip = Component(arch.name, "chip")
-    core = build_core(arch.core, tech, fc, density, clock_mhz, traces)
+    core = build_core(arch.core, tech, fc, _density(arch), clock_mhz, traces, stages=stages)
     core.count = arch.cores
     chip.add(core)
     nc = arch.chip.noc
@@ -254,6 +262,16 @@ def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float 
     return chip
 
 
+def _density(arch: Arch) -> float:
+    return arch.activity.density if arch.activity else 1.0
+
+
+def _pipelining(arch: Arch, tech: TechNode, fc: FittedCompute, period_ns: float | None) -> dict[str, Choice]:
+    """Each compute unit's pipelining for ``period_ns`` (None: its fastest), by path (:mod:`.pipelining`)."""
+    return {u.path: choose(fc.model(u.family, u.path, u.dtype), u, tech.node_nm, _density(arch), period_ns)
+            for u in compute_units(arch.core)}
+
+
 def _timing(chip: Component) -> tuple[float, str]:
     worst, where = 0.0, ""
     for path, node in chip.walk():
@@ -274,10 +292,17 @@ def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         traces: list = []
-        probe = _build_chip(arch, tech, fc, None, traces)
+        # every unit at its fastest pipelining: the fastest clock the chip reaches, and the ops per cycle
+        fastest = _pipelining(arch, tech, fc, None)
+        probe = _build_chip(arch, tech, fc, None, traces, {p: c.stages for p, c in fastest.items()})
         fmax, critical = _timing(probe)
         ops = probe.ops_per_cycle
-        if arch.clock_mhz is not None:
+        if arch.clock_mhz == "auto":
+            if not math.isfinite(fmax):
+                raise ConfigError([("clock_mhz", "'auto' needs a component with a delay; none of this "
+                                                 "description's components limits the clock")])
+            clock = fmax
+        elif arch.clock_mhz is not None:
             clock = arch.clock_mhz
         else:
             if ops <= 0:
@@ -286,13 +311,17 @@ def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
             clock = arch.target_tops * 1e6 / ops
             if clock > fmax:
                 raise ConfigError([("target_tops", f"{arch.target_tops:g} TOPS needs {clock:.0f} MHz but "
-                                                   f"{critical} limits the clock to {fmax:.0f} MHz "
-                                                   f"(peak at that clock: {ops * fmax * 1e-6:.3g} TOPS)")])
+                                                   f"{critical} limits the clock to {fmax:.0f} MHz at any "
+                                                   f"pipelining (peak at that clock: {ops * fmax * 1e-6:.3g} TOPS)")])
+        chosen = _pipelining(arch, tech, fc, 1e3 / clock)
         traces = []
-        chip = _build_chip(arch, tech, fc, clock, traces)
-    msgs = [str(w.message) for w in caught]
-    if clock > fmax:
-        msgs.append(f"clock_mhz {clock:g} exceeds the achievable {fmax:.0f} MHz ({critical})")
+        chip = _build_chip(arch, tech, fc, clock, traces, {p: c.stages for p, c in chosen.items()})
+        f_chosen, critical_chosen = _timing(chip)
+    msgs = list(dict.fromkeys(str(w.message) for w in caught))   # each chip build warns again
+    msgs += [c.note for c in chosen.values() if c.meets_clock is False]
+    meets = clock <= f_chosen * (1 + 1e-9)
+    if not meets:
+        msgs.append(f"clock_mhz {clock:g} exceeds the achievable {f_chosen:.0f} MHz ({critical_chosen})")
     for m in msgs:
         warnings.warn(m, UserWarning, stacklevel=2)
     if arch.chip.white_space_fraction:
@@ -308,9 +337,10 @@ def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
         raise ConfigError([("chip.die_budget_mm2", f"the design needs {tree['area_mm2']:.1f} mm^2, more than the "
                                                    f"budget of {arch.chip.die_budget_mm2:g} mm^2")])
     return Estimate(name=arch.name, node_nm=arch.node_nm, vdd_v=vdd, clock_mhz=clock,
-                    achievable_clock_mhz=fmax, critical_component=critical, meets_timing=clock <= fmax,
+                    achievable_clock_mhz=fmax, critical_component=critical, meets_timing=meets,
                     peak_tops=chip.ops_per_cycle * clock * 1e-6, area_mm2=tree["area_mm2"], tdp_w=tree["tdp_w"],
                     leakage_w=tree["leakage_w"], runtime_power_w=tree.get("runtime_w"), breakdown=tree,
+                    pipelining=[c.to_dict() for c in chosen.values()],
                     compute_models=traces, warnings=msgs, inputs=arch.model_dump(mode="json"))
 
 

@@ -63,16 +63,20 @@ class PerfContext:
             self.note = ("energy, power, area and efficiency metrics unavailable: no fitted model for "
                          + ", ".join(sorted(missing)) + " (fit it with `accelgen fit FAMILY` or pass --model "
                          "FAMILY=FILE)")
+        #: each unit's pipeline stages, by path, as the estimator chose them (unpipelined without an estimate)
+        self.stages: dict[str, dict] = {}
         if self.est is not None:
+            self.stages = {c["component"]: {"mul_stages": c["mul_stages"], "add_stages": c["add_stages"]}
+                           for c in self.est.pipelining}
             self.clock_mhz = self.est.clock_mhz
             vnom = self.tech.vdd_v
             self.v_dyn = (self.est.vdd_v / vnom) ** 2
-        elif arch.clock_mhz is not None:
+        elif arch.clock_mhz not in (None, "auto"):
             self.clock_mhz = arch.clock_mhz
             self.v_dyn = ((arch.vdd_v or self.tech.vdd_v) / self.tech.vdd_v) ** 2
         else:
-            raise ConfigError([("target_tops", "deriving the clock from target_tops needs the fitted models; "
-                                               + self.note)])
+            field = "target_tops" if arch.clock_mhz is None else "clock_mhz"
+            raise ConfigError([(field, f"deriving the clock from {field} needs the fitted models; " + self.note)])
         c = arch.core
         self.available = [t for t, ok in (("tensor", bool(c.tensor_units)), ("sigma", c.flex_dpes is not None),
                                           ("tensordash", c.tensordash is not None),
@@ -100,8 +104,9 @@ class PerfContext:
         self.onchip_bytes = self.levels[0]["capacity_bytes"] if c.memories else 0.0
 
     # ---- compute energy per action at given densities
-    def action_energy_pj(self, family: str, params: dict, density: np.ndarray, path: str) -> np.ndarray:
-        model = self.fc.model(family, path)
+    def action_energy_pj(self, family: str, params: dict, density: np.ndarray, path: str,
+                         dtype: str = "int") -> np.ndarray:
+        model = self.fc.model(family, path, dtype)
         inputs = {k: v for k, v in params.items() if k in model.inputs}
         if "density" in model.inputs:
             lo, hi = model.inputs["density"].get("range", [0.0, 1.0])
@@ -200,8 +205,10 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
             if c.vector_unit:
                 lanes = (c.vector_unit.lanes or tu.cols) * arch.cores
             mp = systolic_map(sub, rows=tu.rows, cols=tu.cols, dataflow=tu.dataflow, units=tu.count * arch.cores,
-                              vector_lanes=lanes, weight_load=tu.weight_load)
+                              vector_lanes=lanes, weight_load=tu.weight_load,
+                              **ctx.stages.get("core.tensor_units[0]", {}))
             acc_bytes[idx] = tu.acc_width / 8.0
+            dtype = tu.dtype
             fam, params, path = "systolic", {"rows": tu.rows, "cols": tu.cols, "a_width": tu.a_width,
                                              "b_width": tu.b_width, "acc_width": tu.acc_width,
                                              "dataflow": "ws" if tu.dataflow == "is" else tu.dataflow}, \
@@ -210,13 +217,14 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
             fd = c.flex_dpes
             words = sram_bpc / (fd.width / 8.0)
             mp = sigma_map(sub, k=fd.k, flexdpes=fd.count * arch.cores, words_per_cycle=words)
-            fam, params, path = "flexdpe", {"k": fd.k, "width": fd.width}, "core.flex_dpes"
+            fam, params, path, dtype = "flexdpe", {"k": fd.k, "width": fd.width}, "core.flex_dpes", fd.dtype
         elif ct == "tensordash":
             t = c.tensordash
             mp = tensordash_map(sub, lanes=t.lanes, depth=t.depth, rows=t.rows, cols=t.cols,
                                 tiles=t.count * arch.cores)
             common = {"lanes": t.lanes, "depth": t.depth, "a_width": t.a_width, "b_width": t.b_width,
                       "acc_width": t.acc_width}
+            dtype = t.dtype
             fam, params, path = ("tensordash_tile", {**common, "rows": t.rows}, "core.tensordash") if t.rows > 1 \
                 else ("tensordash_pe", common, "core.tensordash")
         else:
@@ -224,12 +232,14 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
             mp = reduction_map(sub, inputs=rt.inputs, kind=rt.kind, trees=rt.count * arch.cores)
             fam, params, path = _REDUCTION_FAMILY[rt.kind], {"n": rt.inputs, "width": rt.width}, \
                 "core.reduction_trees[0]"
+            dtype = "int" if rt.dtype == "int" else "fp32"   # fp products are reduced in fp32
         cycles[idx], executed[idx], actions[idx] = mp.cycles, mp.executed_macs, mp.actions
         peak[idx] = mp.peak_macs_per_cycle
         a_reads[idx], b_reads[idx], psum[idx], vadds[idx] = (mp.onchip_a_reads, mp.onchip_b_reads,
                                                               mp.onchip_psum_elems, mp.vector_adds)
         if ctx.est is not None:
-            e_action[idx] = ctx.action_energy_pj(fam, params, dens[idx], path)
+            e_action[idx] = ctx.action_energy_pj(fam, {**params, **ctx.stages.get(path, {})}, dens[idx], path,
+                                                 dtype)
         if detail:
             for j, i in enumerate(idx):
                 det[i] = {k: (v[j].item() if isinstance(v, np.ndarray) and isinstance(v[j], np.generic) else v[j])

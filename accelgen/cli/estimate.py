@@ -46,6 +46,12 @@ def estimate_cmd(arch_path, as_json, plot_path, models):
              f"{n['leakage_w']:.3f}", f"{n.get('delay_ns', 0):.3f}" if n.get("delay_ns") else "")
             for d, n in flatten(est.breakdown)]
     _table(rows, ["component", "count", "area mm^2", "TDP W", "leakage W", "delay ns"])
+    for c in est.pipelining:
+        meets = "" if c["meets_clock"] is None else ", meets the clock" if c["meets_clock"] else \
+            ", DOES NOT MEET the clock"
+        click.echo(f"  {c['component']}: mul_stages {c['mul_stages']}, add_stages {c['add_stages']} ({c['mode']}; "
+                   f"delay {c['delay_ns']:.3f} ns{meets}; +{c['latency_cycles']} cycles latency, "
+                   f"{c['area_um2_cost']:+.0f} um^2 and {c['energy_pj_cost']:+.3g} pJ/op per instance)")
     for t in est.compute_models:
         err = ", ".join(f"{k} {v.get('mape_pct', float('nan')):.1f}%" for k, v in t["heldout_error"].items())
         click.echo(f"  {t['component']}: {t['model_file']} (held-out MAPE: {err})")
