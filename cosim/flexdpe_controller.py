@@ -166,7 +166,7 @@ def plan_gemm(params, A, B, stationary: str = "auto") -> GemmPlan:
     dtype = getattr(params, "dtype", "int")
     a_bm, b_bm = BitmapMatrix.from_dense(A, dtype), BitmapMatrix.from_dense(B, dtype)
     model, gm = sigma_cycles(a_bm.bitmap, b_bm.bitmap, k, stationary, params.benes_pipeline_every, with_map=True,
-                             mul_stages=params.mul_stages)
+                             mul_stages=params.mul_stages, add_stages=params.add_stages)
     S_bm, T_bm = (b_bm.T, a_bm) if gm.stationary == "weights" else (a_bm, b_bm.T)
     ident = route_permutation(np.arange(k))
     folds = []

@@ -163,8 +163,9 @@ def systolic_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, v
 # --------------------------------------------------------------------------- SIGMA Flex-DPEs
 
 def sigma_expected(M, N, K, d_a, d_b, *, k: int, flexdpes: int, stationary: str, benes_pipeline_every: int = 0,
-                   words_per_cycle: float = np.inf) -> dict:
-    """Expected cycles of SIGMA's mapping (module docstring) for arrays of GEMMs at random densities."""
+                   words_per_cycle: float = np.inf, mul_stages: int = 0, add_stages: int = 0) -> dict:
+    """Expected cycles of SIGMA's mapping (module docstring) for arrays of GEMMs at random densities
+    (``mul_stages`` / ``add_stages``: registers inside each multiplier / FAN adder, longer drain only)."""
     M, N, K = (np.asarray(x, dtype=float) for x in (M, N, K))
     d_a, d_b = np.asarray(d_a, dtype=float), np.asarray(d_b, dtype=float)
     if stationary == "weights":
@@ -185,7 +186,7 @@ def sigma_expected(M, N, K, d_a, d_b, *, k: int, flexdpes: int, stationary: str,
     demand = active * n_k * dT if np.isfinite(words_per_cycle) else 0.0
     bw = np.maximum(1.0, demand / words_per_cycle) if np.isfinite(words_per_cycle) else 1.0
     stream = np.ceil(rounds * vecs * bw)
-    lat = flexdpe_latency(k, benes_pipeline_every)
+    lat = flexdpe_latency(k, benes_pipeline_every, mul_stages, add_stages)
     cycles = np.where(folds > 0, rounds + stream + lat, 0)
     dpe_cycles = folds * (1.0 + vecs)                  # busy Flex-DPE cycles (load + stream per fold)
     return {"cycles": cycles.astype(np.int64), "folds": folds, "rounds": rounds, "stream_cycles": stream,

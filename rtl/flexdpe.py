@@ -12,7 +12,7 @@ Datapath (one word vector per cycle)::
 
     data_in/valid_in/head --[reg]--> copy network --[reg]--> Benes --[mult cells: stationary /
     streaming registers, multiplier (mul_stages registers)]--> products --> FAN (input register,
-    log2 k levels) --> sum slots
+    log2 k levels of 1 + add_stages cycles) --> sum slots
 
 * **Copy network** (multicast in front of the Benes, as the design brief
   allows): a segmented copy-scan over the ``k`` ports, ``log2 k`` stages of
@@ -36,7 +36,11 @@ Datapath (one word vector per cycle)::
   are delayed alongside, so a load that follows a streamed vector does not
   relabel that vector's products still in the multiplier.
 * **FAN** (:class:`~accelgen.rtl.fan.FAN`, instance ``<top>__fan``,
-  ``2*width``-bit products) reduces each run of equal vecIDs.
+  ``2*width``-bit products) reduces each run of equal vecIDs. With
+  ``add_stages`` every FAN adder has that many registers inside (each tree
+  level takes ``1 + add_stages`` cycles); the FAN delays the vecIDs, flags and
+  bypassed operands alongside, so the sums (and the fp association order) are
+  those of ``add_stages=0``, only later.
 
 Datatypes (``dtype``)
 ---------------------
@@ -69,6 +73,8 @@ benes_pipeline_every : int
     Register after every this many Benes stages (0: combinational Benes).
 mul_stages : int
     Register stages inside each multiplier, 0..3 (0: combinational multiplier).
+add_stages : int
+    Register stages inside each FAN adder, 0..3 (0: combinational adders).
 
 Ports
 -----
@@ -89,11 +95,12 @@ sum, sum_id, sum_valid : the FAN output slots (see :class:`~accelgen.rtl.fan.FAN
 Latency
 -------
 A vector streamed in cycle ``t`` has its cluster sums in the output slots in
-cycle ``t + log2 k + 4 + benes_latency + mul_stages`` (input register, copy
-register, multiplier operand register, FAN input register, ``log2 k`` FAN
-levels; plus the Benes pipeline registers, ``(2 log2 k - 1) //
-benes_pipeline_every``, and the ``mul_stages`` registers inside each
-multiplier). A load cycle may directly precede or follow a streaming cycle;
+cycle ``t + log2 k + 4 + benes_latency + mul_stages + log2 k * add_stages``
+(input register, copy register, multiplier operand register, FAN input
+register, ``log2 k`` FAN levels; plus the Benes pipeline registers, ``(2 log2
+k - 1) // benes_pipeline_every``, the ``mul_stages`` registers inside each
+multiplier and the ``add_stages`` registers inside the adders of each FAN
+level). A load cycle may directly precede or follow a streaming cycle;
 load cycles produce no valid slot. One new vector per cycle.
 """
 
@@ -105,7 +112,7 @@ from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import FPOperandParams, FromParams, MacDtype, MulStages
+from ._params import AddStages, FPOperandParams, FromParams, MacDtype, MulStages
 from .benes import Benes
 from .fan import FAN
 from .fp import FPMultiplier
@@ -117,16 +124,17 @@ __all__ = ["FlexDPEParams", "FlexDPE", "FlexMultiplier", "flexdpe_latency"]
 MASK_WORD_BITS = 64
 
 
-def flexdpe_latency(k: int, benes_pipeline_every: int = 0, mul_stages: int = 0) -> int:
+def flexdpe_latency(k: int, benes_pipeline_every: int = 0, mul_stages: int = 0, add_stages: int = 0) -> int:
     """Cycles from a streamed vector to its sums:
-    ``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every + mul_stages``."""
+    ``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every + mul_stages + log2 k * add_stages``."""
     log2k = k.bit_length() - 1
     benes = (2 * log2k - 1) // benes_pipeline_every if benes_pipeline_every else 0
-    return log2k + 4 + benes + mul_stages
+    return log2k + 4 + benes + mul_stages + log2k * add_stages
 
 
 class FlexDPEParams(FPOperandParams):
-    """Parameters of :class:`FlexDPE` (see there for their meaning)."""
+    """Parameters of :class:`FlexDPE` (see there for their meaning; ``mul_stages`` pipelines the
+    multipliers, ``add_stages`` the FAN's adders)."""
 
     block = "flexdpe"
     fp_signed = True
@@ -143,6 +151,7 @@ class FlexDPEParams(FPOperandParams):
     benes_pipeline_every: int = Field(0, ge=0, le=15, description="register after every this many Benes stages "
                                                                    "(0: combinational)")
     mul_stages: MulStages = 0
+    add_stages: AddStages = 0
 
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "FlexDPEParams":
@@ -194,8 +203,9 @@ class FlexDPEParams(FPOperandParams):
 
     @property
     def latency(self) -> int:
-        """``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every + mul_stages`` (:func:`flexdpe_latency`)."""
-        return flexdpe_latency(self.k, self.benes_pipeline_every, self.mul_stages)
+        """``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every + mul_stages + log2 k * add_stages``
+        (:func:`flexdpe_latency`)."""
+        return flexdpe_latency(self.k, self.benes_pipeline_every, self.mul_stages, self.add_stages)
 
 
 class FlexMultiplier(wiring.Component):
@@ -253,9 +263,10 @@ class FlexDPE(FromParams, HierarchicalComponent):
     __doc__ = __doc__
 
     def __init__(self, *, k: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
-                 benes_pipeline_every: int = 0, mul_stages: int = 0):
+                 benes_pipeline_every: int = 0, mul_stages: int = 0, add_stages: int = 0):
         self.params = FlexDPEParams.from_arguments(k=k, width=width, signed=signed, dtype=dtype,
-                                                   benes_pipeline_every=benes_pipeline_every, mul_stages=mul_stages)
+                                                   benes_pipeline_every=benes_pipeline_every, mul_stages=mul_stages,
+                                                   add_stages=add_stages)
         p = self.params
         self._benes = Benes(n=p.k, width=p.width + 1, pipeline_every=p.benes_pipeline_every)
         bp = self._benes.params
@@ -330,9 +341,11 @@ class FlexDPE(FromParams, HierarchicalComponent):
             m.d.sync += [nl.eq(load3), *(a.eq(b) for a, b in zip(nv, vid3))]
             load3, vid3 = nl, nv
 
-        # multipliers (stage 3 registers and mul_stages pipeline registers inside), then the FAN
+        # multipliers (stage 3 registers and mul_stages pipeline registers inside), then the FAN (add_stages
+        # registers in each adder; it delays its own vecIDs and flags, so nothing here needs delaying)
         cell = FlexMultiplier(w, p.signed, p.id_width, p.dtype, mul_stages=p.mul_stages)
-        fan = FAN(n=k, dtype="fp32") if p.fp else FAN(n=k, width=p.product_width, signed=p.signed)
+        fan = FAN(n=k, dtype="fp32", add_stages=p.add_stages) if p.fp else \
+            FAN(n=k, width=p.product_width, signed=p.signed, add_stages=p.add_stages)
         fan_ports = {}
         for i in range(k):
             prod = Signal(unsigned(32) if p.fp else Shape(p.product_width, p.signed), name=f"prod{i}")

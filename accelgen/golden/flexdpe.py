@@ -27,10 +27,11 @@ Cycles (one Flex-DPE of ``k`` multipliers):
 
 * loading: 1 cycle per fold (``k`` stationary words enter in parallel through the Benes),
 * streaming: 1 cycle per streamed vector per fold,
-* add: the pipeline latency ``L = log2 k + 4 + benes_latency + mul_stages`` after
-  the last streamed vector (reduction tail; loads and streams are back to back),
+* add: the pipeline latency ``L = log2 k + 4 + benes_latency + mul_stages + log2 k * add_stages``
+  after the last streamed vector (reduction tail; loads and streams are back to back),
   ``benes_latency = (2 log2 k - 1) // benes_pipeline_every`` (0 without Benes
-  registers) and ``mul_stages`` the registers inside each multiplier.
+  registers), ``mul_stages`` the registers inside each multiplier and ``add_stages``
+  the registers inside each FAN adder (passed once in each of the ``log2 k`` FAN levels).
 
 ``cycles = loading + streaming + add`` (0 when no product is effectual).
 Metrics as SIGMA defines them, normalized by the ``k`` multipliers:
@@ -48,28 +49,34 @@ import numpy as np
 from .fan import fan_order_sum
 from .fp import fp_add, fp_mul, is_zero
 
-__all__ = ["STATIONARY", "MAX_MUL_STAGES", "FoldMap", "GemmMap", "SigmaCycles", "flexdpe_latency", "map_gemm",
-           "sigma_cycles", "orient", "random_bitmap", "flexdpe_fp_reference"]
+__all__ = ["STATIONARY", "MAX_MUL_STAGES", "MAX_ADD_STAGES", "FoldMap", "GemmMap", "SigmaCycles", "flexdpe_latency",
+           "map_gemm", "sigma_cycles", "orient", "random_bitmap", "flexdpe_fp_reference"]
 
 STATIONARY = ("weights", "inputs")
 
 
-#: most register stages inside a multiplier (``accelgen.rtl._params.MulStages``; the golden package
-#: imports no RTL, ``tests/golden/test_flexdpe.py`` checks the two agree)
+#: most register stages inside a multiplier / a FAN adder (``accelgen.rtl._params.MulStages`` /
+#: ``AddStages``; the golden package imports no RTL, ``tests/golden/test_flexdpe.py`` checks they agree)
 MAX_MUL_STAGES = 3
+MAX_ADD_STAGES = 3
 
 
-def flexdpe_latency(k: int, benes_pipeline_every: int = 0, mul_stages: int = 0) -> int:
-    """Pipeline latency of a Flex-DPE: ``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every + mul_stages``
+def flexdpe_latency(k: int, benes_pipeline_every: int = 0, mul_stages: int = 0, add_stages: int = 0) -> int:
+    """Pipeline latency of a Flex-DPE:
+    ``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every + mul_stages + log2 k * add_stages``
     (input, copy, multiplier-operand and FAN-input registers, ``log2 k`` FAN levels, the Benes pipeline
-    registers and the registers inside each multiplier)."""
+    registers, the registers inside each multiplier and those inside the adders of each FAN level)."""
     _check_k(k)
-    if isinstance(mul_stages, bool) or not isinstance(mul_stages, (int, np.integer)) \
-            or not 0 <= mul_stages <= MAX_MUL_STAGES:
-        raise ValueError(f"mul_stages={mul_stages!r} is not allowed; expected an integer in 0..{MAX_MUL_STAGES}")
+    _check_stages("mul_stages", mul_stages, MAX_MUL_STAGES)
+    _check_stages("add_stages", add_stages, MAX_ADD_STAGES)
     log2k = int(k).bit_length() - 1
     benes = (2 * log2k - 1) // benes_pipeline_every if benes_pipeline_every else 0
-    return log2k + 4 + benes + int(mul_stages)
+    return log2k + 4 + benes + int(mul_stages) + log2k * int(add_stages)
+
+
+def _check_stages(name: str, value, most: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= most:
+        raise ValueError(f"{name}={value!r} is not allowed; expected an integer in 0..{most}")
 
 
 def _check_k(k) -> None:
@@ -176,9 +183,10 @@ def _cycles_from_map(gm: GemmMap, shape, latency: int) -> SigmaCycles:
 
 
 def sigma_cycles(a_bitmap, b_bitmap, k: int, stationary: str = "auto", benes_pipeline_every: int = 0,
-                 with_map: bool = False, *, mul_stages: int = 0):
+                 with_map: bool = False, *, mul_stages: int = 0, add_stages: int = 0):
     """Cycles and efficiencies of ``A @ B`` (given by their non-zero bitmaps) on a ``k``-multiplier Flex-DPE
-    (Benes registers every ``benes_pipeline_every`` stages, ``mul_stages`` registers in each multiplier).
+    (Benes registers every ``benes_pipeline_every`` stages, ``mul_stages`` registers in each multiplier,
+    ``add_stages`` in each FAN adder; only the add/drain cycles depend on them).
 
     ``stationary="auto"`` evaluates both choices and returns the faster (ties: weights).
     With ``with_map`` returns ``(SigmaCycles, GemmMap)``.
@@ -187,7 +195,7 @@ def sigma_cycles(a_bitmap, b_bitmap, k: int, stationary: str = "auto", benes_pip
         raise ValueError(f"stationary={stationary!r} is not allowed; allowed: weights, inputs, auto")
     a, b = _check_bitmaps(a_bitmap, b_bitmap)
     shape = (a.shape[0], b.shape[1], a.shape[1])
-    latency = flexdpe_latency(k, benes_pipeline_every, mul_stages)
+    latency = flexdpe_latency(k, benes_pipeline_every, mul_stages, add_stages)
     best = None
     for choice in (STATIONARY if stationary == "auto" else (stationary,)):
         gm = map_gemm(a, b, k, choice)

@@ -6,8 +6,11 @@ Recorded once before a restructuring (``python tests/gen/verilog_hashes.py`` wri
 byte-identical. Re-recorded for issue 18 with every Verilog hash unchanged: manifests gained
 ``registered_modules`` and the systolic parameters ``emit_tile``; the tiled cases were added.
 Re-recorded for issue 19 with every Verilog hash unchanged: manifests gained the parameters
-``mul_stages``/``add_stages`` (and the systolic ``weight_load`` options) at their defaults. The manifest's ``versions`` (accelgen, Amaranth, Yosys) are left out of its hash so
-that a dependency upgrade is not mistaken for a change of the generators.
+``mul_stages``/``add_stages`` (and the systolic ``weight_load`` options) at their defaults.
+Re-recorded when the Flex-DPE gained ``add_stages`` (pipelined FAN adders), every Verilog hash
+unchanged: only the flexdpe manifests (and the flexdpe example cases' params) list ``add_stages: 0``.
+The manifest's ``versions`` (accelgen, Amaranth, Yosys) are left out of its hash so that a
+dependency upgrade is not mistaken for a change of the generators.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ import pytest
 
 from accelgen.golden.benes import benes_reference
 from accelgen.golden.fan import segmented_sums
-from accelgen.golden.flexdpe import MAX_MUL_STAGES, flexdpe_latency, map_gemm, random_bitmap, sigma_cycles
+from accelgen.golden.flexdpe import (MAX_ADD_STAGES, MAX_MUL_STAGES, flexdpe_latency, map_gemm, random_bitmap,
+                                     sigma_cycles)
 from accelgen.cosim.flexdpe import (BitmapMatrix, directed_gemms, parse_gemm, parse_sparsity, parse_stationary,
                                   plan_gemm, sparse_operands)
 from accelgen.rtl.flexdpe import FlexDPEParams
@@ -87,6 +88,31 @@ def test_rtl_and_model_latency_agree():
                     FlexDPEParams(k=k, benes_pipeline_every=r, mul_stages=s).latency
     # the golden package imports no RTL: its bound on mul_stages is checked against the schema's here
     assert FlexDPEParams.allowed("mul_stages") == f"an integer in 0..{MAX_MUL_STAGES}"
+
+
+def test_add_stages_latency_is_log2k_per_stage():
+    """Each FAN level's adders gain ``add_stages`` registers: ``log2 k * add_stages`` more cycles, in the
+    golden model, the RTL formula and the parameter set alike (and the mapping is unchanged)."""
+    for k in (4, 8, 16, 64, 256):
+        log2k = k.bit_length() - 1
+        for r in (0, 1, 2 * log2k - 1):
+            for s in (0, MAX_MUL_STAGES):
+                for a in range(MAX_ADD_STAGES + 1):
+                    want = flexdpe_latency(k, r, s) + log2k * a
+                    assert flexdpe_latency(k, r, s, a) == flexdpe_latency(k, r, s, add_stages=a) == want == \
+                        rtl_latency(k, r, s, a) == FlexDPEParams(k=k, benes_pipeline_every=r, mul_stages=s,
+                                                                 add_stages=a).latency
+    assert flexdpe_latency(16, 0, 2, 1) == 4 + 4 + 2 + 4 and flexdpe_latency(8, add_stages=2) == 3 + 4 + 6
+    assert FlexDPEParams.allowed("add_stages") == f"an integer in 0..{MAX_ADD_STAGES}"
+    rng = np.random.default_rng(5)
+    a, b = random_bitmap((13, 29), 0.5, rng), random_bitmap((29, 7), 0.3, rng)
+    flat, piped = (sigma_cycles(a, b, 16, mul_stages=2, add_stages=x) for x in (0, 3))
+    assert piped.add_cycles == flat.add_cycles + 12 and piped.cycles == flat.cycles + 12
+    assert (piped.stationary, piped.folds, piped.load_cycles, piped.stream_cycles) == \
+        (flat.stationary, flat.folds, flat.load_cycles, flat.stream_cycles)
+    for bad in (-1, 4, True, 2.0):
+        with pytest.raises(ValueError, match=rf"^add_stages={bad!r} is not allowed; expected an integer in 0\.\.3$"):
+            flexdpe_latency(8, 0, 0, bad)
 
 
 def _copy_scan(words, heads):
