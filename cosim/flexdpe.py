@@ -5,7 +5,7 @@ The bitmap format and the sparsity controller (:class:`BitmapMatrix`, :func:`pla
 
 The driver (:func:`gemm_schedule`) turns plans into a cycle table (load cycle,
 streamed vectors, ``L`` idle cycles per GEMM, ``L = params.latency``: the Flex-DPE's
-pipeline latency including its Benes and multiplier registers) with the expected FAN
+pipeline latency including its Benes, multiplier and FAN-adder registers) with the expected FAN
 slots in every cycle, ``L`` cycles after their vector; :func:`assemble` rebuilds ``C``
 from the slots the simulator really produced (adding the partial sums of rows split
 across folds in the host) and measures each GEMM's cycles; :func:`verify` compares ``C`` with numpy and the

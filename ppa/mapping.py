@@ -197,12 +197,14 @@ def sigma_expected(M, N, K, d_a, d_b, *, k: int, flexdpes: int, stationary: str,
             "stream_reads": np.where(V * K > 0, rounds * vecs * active * n_k / np.maximum(V * K, 1), 0.0)}
 
 
-def sigma_map(g: Gemms, *, k: int, flexdpes: int, words_per_cycle: float = np.inf) -> Mapping:
-    """SIGMA (module docstring): each of a layer's ``count`` GEMMs on all Flex-DPEs, both stationary choices."""
+def sigma_map(g: Gemms, *, k: int, flexdpes: int, words_per_cycle: float = np.inf, mul_stages: int = 0,
+              add_stages: int = 0) -> Mapping:
+    """SIGMA (module docstring): each of a layer's ``count`` GEMMs on all Flex-DPEs, both stationary choices
+    (``mul_stages`` / ``add_stages``: the Flex-DPEs' pipelining, as :func:`sigma_expected`)."""
     best = None
     for st in ("weights", "inputs"):
         e = sigma_expected(g.M, g.N, g.K, g.a_d, g.b_d, k=k, flexdpes=flexdpes, stationary=st,
-                           words_per_cycle=words_per_cycle)
+                           words_per_cycle=words_per_cycle, mul_stages=mul_stages, add_stages=add_stages)
         if best is None:
             best = {kk: np.array(v, dtype=float) for kk, v in e.items()}
             best["stationary"] = np.array(["weights"] * len(g.M), dtype=object)

@@ -216,7 +216,8 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
         elif ct == "sigma":
             fd = c.flex_dpes
             words = sram_bpc / (fd.width / 8.0)
-            mp = sigma_map(sub, k=fd.k, flexdpes=fd.count * arch.cores, words_per_cycle=words)
+            mp = sigma_map(sub, k=fd.k, flexdpes=fd.count * arch.cores, words_per_cycle=words,
+                           **ctx.stages.get("core.flex_dpes", {}))
             fam, params, path, dtype = "flexdpe", {"k": fd.k, "width": fd.width}, "core.flex_dpes", fd.dtype
         elif ct == "tensordash":
             t = c.tensordash
