@@ -32,7 +32,8 @@ Verilog (``accelgen.golden``): on shapes the two share they are equal
   (``ceil(M/R) * N`` output groups over the tiles, ``ceil(K/L)`` rows each) sped
   up by the fast scheduler model :func:`accelgen.golden.tensordash.cycle_counts`
   on sampled operand streams at the layer's densities (element-wise skipping;
-  a tile exploits only B's zeros, a single PE both operands').
+  a tile exploits only B's zeros, a single PE both operands'), plus the PE's
+  pipeline latency per output group (the next group starts when a result is done).
 * :func:`reduction_map` — reduction trees (vector-wise): each pass reduces one
   ``n``-wide vector of products; FAN packs ``floor(n/K)`` short dot products
   per pass; vectors whose products are all zero are skipped.
@@ -47,7 +48,7 @@ import numpy as np
 
 from ..golden.flexdpe import flexdpe_latency
 from ..golden.systolic import systolic_cycles
-from ..golden.tensordash import cycle_counts
+from ..golden.tensordash import cycle_counts, pe_latency
 from .workload import Gemms, zero_prob
 
 
@@ -260,8 +261,11 @@ def tensordash_speedup(d_a: float, d_b: float, lanes: int, depth: int, side: str
     return float(rows * _TD_STREAMS / max(int(cyc.sum()), 1))
 
 
-def tensordash_map(g: Gemms, *, lanes: int, depth: int, rows: int, cols: int, tiles: int) -> Mapping:
-    """TensorDash (module docstring): ``tiles`` tiles (count x cores) of ``rows x cols`` PEs of ``lanes``."""
+def tensordash_map(g: Gemms, *, lanes: int, depth: int, rows: int, cols: int, tiles: int, mul_stages: int = 0,
+                   add_stages: int = 0) -> Mapping:
+    """TensorDash (module docstring): ``tiles`` tiles (count x cores) of ``rows x cols`` PEs of ``lanes``; each
+    output group costs its busy cycles plus the PE's latency (``mul_stages``, ``add_stages``:
+    :func:`accelgen.golden.tensordash.pe_latency`), since the next group starts when its result is done."""
     groups = _cdiv(g.M, rows) * g.N * g.count
     pes = tiles * cols
     rounds = _cdiv(groups, pes)
@@ -271,7 +275,8 @@ def tensordash_map(g: Gemms, *, lanes: int, depth: int, rows: int, cols: int, ti
     sp = np.array([tensordash_speedup(float(da), float(db), lanes, depth, side, int(n),
                                       (int(bn), int(bm)) if bp == 1 else None)
                    for da, db, n, bp, bn, bm in zip(g.a_d, g.b_d, dense_rows, g.b_pat, g.b_n, g.b_m)])
-    cycles = np.ceil(rounds * dense_rows / sp).astype(np.int64)
+    latency = pe_latency(lanes, mul_stages, add_stages)
+    cycles = np.ceil(rounds * (dense_rows / sp + latency)).astype(np.int64)
     macs = g.M * g.N * g.K * g.count
     eff_frac = g.b_d if side == "b" else g.a_d * g.b_d
     return Mapping("tensordash", cycles=cycles, executed_macs=(macs * eff_frac).astype(float),

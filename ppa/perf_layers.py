@@ -222,7 +222,7 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
         elif ct == "tensordash":
             t = c.tensordash
             mp = tensordash_map(sub, lanes=t.lanes, depth=t.depth, rows=t.rows, cols=t.cols,
-                                tiles=t.count * arch.cores)
+                                tiles=t.count * arch.cores, **ctx.stages.get("core.tensordash", {}))
             common = {"lanes": t.lanes, "depth": t.depth, "a_width": t.a_width, "b_width": t.b_width,
                       "acc_width": t.acc_width}
             dtype = t.dtype
