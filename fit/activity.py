@@ -95,6 +95,60 @@ def _eval(kind: str, v: list[np.ndarray]) -> np.ndarray:
     raise ValueError(f"cell type {kind!r} is not supported by the gate simulator")
 
 
+def _components(fanin: list[list[int]]) -> list[list[int]]:
+    """Strongly connected components of the gate graph (``fanin[g]``: the gates driving gate ``g``), each
+    after every component that drives it (Tarjan's algorithm, iterative)."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+    counter = 0
+    for root in range(len(fanin)):
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            g, k = work.pop()
+            if k == 0:
+                index[g] = low[g] = counter
+                counter += 1
+                stack.append(g)
+                on_stack.add(g)
+            elif k <= len(fanin[g]):
+                low[g] = min(low[g], low[fanin[g][k - 1]])
+            while k < len(fanin[g]) and fanin[g][k] in index:
+                d = fanin[g][k]
+                if d in on_stack:
+                    low[g] = min(low[g], index[d])
+                k += 1
+            if k < len(fanin[g]):
+                work.append((g, k + 1))
+                work.append((fanin[g][k], 0))
+                continue
+            if low[g] == index[g]:
+                comp = []
+                while True:
+                    x = stack.pop()
+                    on_stack.discard(x)
+                    comp.append(x)
+                    if x == g:
+                        break
+                out.append(comp)
+    return out
+
+
+def _settle(loop: list, val: np.ndarray, lane_mask) -> None:
+    """Evaluate the gates of a structural loop in turn until no net changes (zero-delay); one that keeps
+    changing is a real combinational loop (an oscillator or a latch), which the simulator cannot model."""
+    for _ in range(len(loop) + 2):
+        changed = False
+        for kind, ins, out in loop:
+            new = _eval(kind, [val[i] for i in ins]) & lane_mask
+            if new != val[out]:
+                val[out] = new
+                changed = True
+        if not changed:
+            return
+    raise ValueError(f"combinational loop of {len(loop)} gates does not settle")
+
+
 class GateSim:
     """Bit-parallel zero-delay simulator of a flattened Yosys generic-gate netlist (JSON)."""
 
@@ -124,35 +178,32 @@ class GateSim:
         driver = {}
         for i, (_, ins, out) in enumerate(gates):
             driver[out] = i
-        level = {}
-
-        def lvl(i):
-            stack = [i]
-            while stack:
-                g = stack[-1]
-                if g in level:
-                    stack.pop()
-                    continue
-                pending = [driver[x] for x in gates[g][1] if x in driver and driver[x] not in level]
-                if pending:
-                    if len(stack) > 10 * len(gates) + 10:
-                        raise ValueError(f"{top}: combinational loop in the netlist")
-                    stack.extend(pending)
-                    continue
-                level[g] = 1 + max((level[driver[x]] for x in gates[g][1] if x in driver), default=0)
-                stack.pop()
-            return level[i]
-
-        for i in range(len(gates)):
-            lvl(i)
+        fanin = [[driver[x] for x in ins if x in driver] for _, ins, _ in gates]
+        level, self.loops = {}, []
         groups: dict[tuple[int, str], list[int]] = {}
-        for i, (t, _, _) in enumerate(gates):
-            groups.setdefault((level[i], t), []).append(i)
+        loop_steps: dict[int, list] = {}
+        for comp in _components(fanin):
+            members = set(comp)
+            lv = 1 + max((level[d] for g in comp for d in fanin[g] if d not in members), default=0)
+            for g in comp:
+                level[g] = lv
+            if len(comp) == 1 and comp[0] not in fanin[comp[0]]:
+                groups.setdefault((lv, gates[comp[0]][0]), []).append(comp[0])
+            else:
+                # a structural loop (ABC can leave one across the parts it maps separately: a path that
+                # no input value sensitizes); it is evaluated gate by gate until it settles
+                loop_steps.setdefault(lv, []).append([gates[g] for g in comp])
+                self.loops.append(len(comp))
         self.schedule = []
-        for (lv, t), idx in sorted(groups.items()):
-            ins = np.array([gates[i][1] for i in idx], dtype=np.int64).T
-            out = np.array([gates[i][2] for i in idx], dtype=np.int64)
-            self.schedule.append((t, list(ins), out))
+        for lv in sorted({lv for lv, _ in groups} | set(loop_steps)):
+            for (glv, t), idx in sorted(groups.items()):
+                if glv != lv:
+                    continue
+                ins = np.array([gates[i][1] for i in idx], dtype=np.int64).T
+                out = np.array([gates[i][2] for i in idx], dtype=np.int64)
+                self.schedule.append((t, list(ins), out))
+            for loop in loop_steps.get(lv, []):
+                self.schedule.append(("loop", loop, None))
         self.depth = max(level.values(), default=0)
         # who drives each net, for attributing toggles
         kind = np.full(n, "", dtype=object)
@@ -243,7 +294,10 @@ class GateSim:
                         val[b] = words[step, j]
             val[self.q_idx] = state
             for kind, ins, out in self.schedule:
-                val[out] = _eval(kind, [val[i] for i in ins]) & lane_mask
+                if kind == "loop":
+                    _settle(ins, val, lane_mask)
+                else:
+                    val[out] = _eval(kind, [val[i] for i in ins]) & lane_mask
             if t < 0:
                 state = val[self.d_idx].copy()
                 continue

@@ -104,6 +104,31 @@ def test_gate_sim_matches_mac_golden_model(tmp_path):
     np.testing.assert_array_equal(got[chk], table.expect["acc"][chk])
 
 
+def _loop_netlist(settles: bool) -> dict:
+    """y = a through a structural loop: n3 = MUX(a, n4, S=0) = a and n4 = NOT(n3) feeds back into it (a path no
+    input sensitizes, as ABC can leave across the parts it maps separately); or, unsettled, a ring oscillator."""
+    cells = {"m": {"type": "$_MUX_", "connections": {"A": [2], "B": [4], "S": ["0"], "Y": [3]}},
+             "n": {"type": "$_NOT_", "connections": {"A": [3], "Y": [4]}},
+             "o": {"type": "$_NOT_", "connections": {"A": [4], "Y": [5]}}}
+    if not settles:
+        cells["m"]["connections"]["S"] = ["1"]    # n3 = n4 = NOT n3: oscillates
+    return {"modules": {"t": {"ports": {"a": {"direction": "input", "bits": [2]},
+                                        "y": {"direction": "output", "bits": [5]}}, "cells": cells}}}
+
+
+def test_gate_sim_settles_a_structural_loop_and_rejects_a_real_one():
+    from accelgen.cosim.stimulus import Activity
+    from accelgen.fit.activity import GateSim
+
+    sim = GateSim(_loop_netlist(True), "t")
+    assert sim.loops == [2]
+    a = np.array([0, 1, 1, 0, 1, 0, 0, 1], dtype=np.int64)
+    got = sim.run([Activity({"a": a}, ops=1, per="cycle")], record=("y",))["recorded"]["y"][:, 0]
+    np.testing.assert_array_equal(got, a)       # y = NOT NOT a
+    with pytest.raises(ValueError, match="combinational loop of 2 gates does not settle"):
+        GateSim(_loop_netlist(False), "t").run([Activity({"a": a}, ops=1, per="cycle")])
+
+
 # ---------------------------------------------------------------- technology description
 
 def test_tech_costs_are_sums_of_cell_figures():
