@@ -22,7 +22,7 @@ estimator evaluates an fp unit with the fitted model variant ``<family>-<dtype>`
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, Optional, Union
+from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -82,7 +82,7 @@ class AddStages(BaseModel):
 
 #: ``auto`` (the default): the estimator picks the least pipelining whose fitted delay meets the clock
 #: (:mod:`accelgen.ppa.pipelining`); or the stages, given
-Pipeline = Union[Literal["auto"], Stages]
+Pipeline = Literal["auto"] | Stages
 
 
 class TensorUnit(BaseModel):
@@ -120,7 +120,7 @@ class ReductionTree(BaseModel):
     kind: Literal["fan", "linear", "tree"] = "fan"
     width: int = Field(default=32, ge=1, le=64)
     dtype: DType = "int"        # format of the products it reduces; an fp tree adds in fp32 (width 32)
-    pipeline: Union[Literal["auto"], AddStages] = "auto"
+    pipeline: Literal["auto"] | AddStages = "auto"
 
     @model_validator(mode="before")
     @classmethod
@@ -274,7 +274,7 @@ class Arch(BaseModel):
     node_nm: float
     vdd_v: Optional[float] = Field(None, gt=0.3, le=2.0)
     #: MHz, or ``auto``: the fastest clock any supported pipelining of the units reaches
-    clock_mhz: Union[Literal["auto"], Optional[float]] = Field(None)
+    clock_mhz: Literal["auto"] | float | None = Field(None)
     target_tops: Optional[float] = Field(None, gt=0)
     cores: int = Field(1, ge=1)
     core: Core

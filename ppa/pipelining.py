@@ -83,13 +83,13 @@ def added_latency(family: str, params: dict, mul_stages: int, add_stages: int) -
     if family in ("systolic", "mac"):
         return mul_stages + add_stages
     if family in ("fan", "adder_tree"):
-        return int(math.ceil(math.log2(params["n"]))) * add_stages
+        return math.ceil(math.log2(params["n"])) * add_stages
     if family == "fan_linear":
         return (params["n"] - 1) * add_stages
     if family == "flexdpe":
         return mul_stages + int(math.log2(params["k"])) * add_stages
     if family in ("tensordash_pe", "tensordash_tile"):
-        return mul_stages + int(math.ceil(math.log2(params["lanes"]))) * add_stages
+        return mul_stages + math.ceil(math.log2(params["lanes"])) * add_stages
     return 0
 
 

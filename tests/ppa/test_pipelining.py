@@ -12,7 +12,7 @@ from accelgen.errors import ConfigError
 from accelgen.ppa import estimate, parse_arch
 
 sys.path.insert(0, str(Path(__file__).parent))
-import ppa_models  # noqa: E402
+import ppa_models
 
 STAGES = {"kind": "int", "default": 0, "range": [0, 3]}
 
