@@ -94,16 +94,18 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
                   "a_width": tu.a_width, "b_width": tu.b_width, "acc_width": tu.acc_width}
         units.append(Unit(f"{base}.tensor_units[{i}]", f"tensor_unit{i}", "systolic", params, tu.dtype, tu.pipeline,
                           count=tu.count, actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
-                          edge_bits=max(tu.cols * tu.a_width, tu.rows * tu.b_width)))
+                          edge_bits=max(tu.cols * tu.a_width, tu.rows * tu.b_width), functional_units=tu.count,
+                          extra={"interconnect": tu.interconnect}))
     for i, rt in enumerate(core.reduction_trees):
         units.append(Unit(f"{base}.reduction_trees[{i}]", f"reduction_tree{i}", _REDUCTION_FAMILY[rt.kind],
                           {"n": rt.inputs, "width": rt.width},
                           "int" if rt.dtype == "int" else "fp32",   # fp products are reduced in fp32
-                          rt.pipeline, count=rt.count, edge_bits=rt.inputs * rt.width))
+                          rt.pipeline, count=rt.count, edge_bits=rt.inputs * rt.width, functional_units=rt.count))
     if core.flex_dpes:
         f = core.flex_dpes
         units.append(Unit(f"{base}.flex_dpes", "flex_dpes", "flexdpe", {"k": f.k, "width": f.width}, f.dtype,
-                          f.pipeline, count=f.count, ops_per_cycle=2.0 * f.k, edge_bits=f.k * f.width))
+                          f.pipeline, count=f.count, ops_per_cycle=2.0 * f.k, edge_bits=f.k * f.width,
+                          functional_units=f.count))
     if core.tensordash:
         t = core.tensordash
         common = {"lanes": t.lanes, "depth": t.depth, "a_width": t.a_width, "b_width": t.b_width,
@@ -112,7 +114,7 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
         units.append(Unit(f"{base}.tensordash", "tensordash_tiles" if tile else "tensordash_pes",
                           "tensordash_tile" if tile else "tensordash_pe", {**common, "rows": t.rows} if tile else common,
                           t.dtype, t.pipeline, count=t.count * t.cols, ops_per_cycle=2.0 * t.lanes * t.rows,
-                          edge_bits=t.cols * t.lanes * t.a_width))
+                          edge_bits=t.cols * t.lanes * t.a_width, functional_units=t.count))
     if core.vector_unit:
         v = core.vector_unit
         lanes = v.lanes or max([tu.cols for tu in core.tensor_units] or [t.cols * t.lanes for t in
@@ -137,17 +139,14 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
         comp = _fitted(fc, u.family, {**u.params, **stages.get(u.path, {})}, tech, u.path, name=u.name,
                        count=u.count, actions_per_cycle=u.actions_per_cycle, ops_per_cycle=u.ops_per_cycle,
                        activity_key=u.activity_key, density=density, traces=traces, dtype=u.dtype)
-        if u.family == "systolic":
-            comp.params["interconnect"] = core.tensor_units[int(u.path.rsplit("[", 1)[1][:-1])].interconnect
+        comp.params.update(u.extra)
         eu.add(comp)
         widest = max(widest, u.edge_bits)
-        n_fu += 1 if u.family == "mac" else core.tensordash.count if u.family.startswith("tensordash") else u.count
-        if u.family == "mac":
-            eu.params["vector_lanes"] = u.count
+        n_fu += u.functional_units
     if core.vector_unit:
         # a vector unit always has its register file (NeuroMeter); its size and ports are overridable
         v = core.vector_unit
-        lanes = eu.params["vector_lanes"]
+        lanes = eu.params["vector_lanes"] = eu.children[-1].count   # the vector unit is the last compute unit
         rf = core.vector_regfile or RegisterFile()
         rp = rf.read_ports or 2 * n_fu
         wp = rf.write_ports or n_fu

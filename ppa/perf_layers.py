@@ -10,8 +10,8 @@ import numpy as np
 
 from ..errors import ConfigError
 from .arch import Arch
-from .components import FittedCompute, dram_phy
-from .estimate import _REDUCTION_FAMILY, _memory, estimate
+from .components import FittedCompute, dram_phy, model_name
+from .estimate import _memory, compute_units, estimate
 from .mapping import reduction_map, sigma_map, systolic_map, tensordash_map
 from .process import technology
 from .workload import COMPUTE_TYPES, Gemms, Workload, lower
@@ -19,20 +19,12 @@ from .workload import COMPUTE_TYPES, Gemms, Workload, lower
 LEVELS = ("sram", "dram")
 
 
-def _families(arch: Arch) -> dict[str, str]:
-    """Fitted-model families the estimator needs for ``arch`` -> the description path that needs them."""
-    c = arch.core
-    out = {}
-    if c.tensor_units:
-        out["systolic"] = "core.tensor_units[0]"
-    for i, rt in enumerate(c.reduction_trees):
-        out[_REDUCTION_FAMILY[rt.kind]] = f"core.reduction_trees[{i}]"
-    if c.flex_dpes:
-        out["flexdpe"] = "core.flex_dpes"
-    if c.tensordash:
-        out["tensordash_tile" if c.tensordash.rows > 1 else "tensordash_pe"] = "core.tensordash"
-    if c.vector_unit:
-        out["mac"] = "core.vector_unit"
+def _families(arch: Arch) -> dict[tuple[str, str], str]:
+    """Fitted models the estimator needs for ``arch``, ``(family, dtype)`` -> the first description path that
+    needs it."""
+    out: dict[tuple[str, str], str] = {}
+    for u in compute_units(arch.core):
+        out.setdefault((u.family, u.dtype), u.path)
     return out
 
 
@@ -44,13 +36,14 @@ class PerfContext:
         self.tech = technology(arch.node_nm)
         self.fc = FittedCompute({**arch.models, **(model_paths or {})})
         missing = []
-        for fam, path in _families(arch).items():
+        for (fam, dtype), path in _families(arch).items():
+            name = model_name(fam, dtype)
             try:
-                self.fc.model(fam, path)
+                self.fc.model(fam, path, dtype)
             except ConfigError as exc:
-                if model_paths and fam in model_paths:
+                if model_paths and name in model_paths:
                     raise
-                missing.append(f"{fam} ({exc.problems[0][1].split(':')[0]})" if exc.problems else fam)
+                missing.append(f"{name} ({exc.problems[0][1].split(':')[0]})" if exc.problems else name)
         self.warnings: list[str] = []
         self.est = None
         if not missing:
@@ -63,6 +56,7 @@ class PerfContext:
             self.note = ("energy, power, area and efficiency metrics unavailable: no fitted model for "
                          + ", ".join(sorted(missing)) + " (fit it with `accelgen fit FAMILY` or pass --model "
                          "FAMILY=FILE)")
+        self.units = {u.path: u for u in compute_units(arch.core)}
         #: each unit's pipeline stages, by path, as the estimator chose them (unpipelined without an estimate)
         self.stages: dict[str, dict] = {}
         if self.est is not None:
@@ -208,39 +202,30 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
                               vector_lanes=lanes, weight_load=tu.weight_load,
                               **ctx.stages.get("core.tensor_units[0]", {}))
             acc_bytes[idx] = tu.acc_width / 8.0
-            dtype = tu.dtype
-            fam, params, path = "systolic", {"rows": tu.rows, "cols": tu.cols, "a_width": tu.a_width,
-                                             "b_width": tu.b_width, "acc_width": tu.acc_width,
-                                             "dataflow": "ws" if tu.dataflow == "is" else tu.dataflow}, \
-                "core.tensor_units[0]"
+            path = "core.tensor_units[0]"
         elif ct == "sigma":
             fd = c.flex_dpes
             words = sram_bpc / (fd.width / 8.0)
             mp = sigma_map(sub, k=fd.k, flexdpes=fd.count * arch.cores, words_per_cycle=words,
                            **ctx.stages.get("core.flex_dpes", {}))
-            fam, params, path, dtype = "flexdpe", {"k": fd.k, "width": fd.width}, "core.flex_dpes", fd.dtype
+            path = "core.flex_dpes"
         elif ct == "tensordash":
             t = c.tensordash
             mp = tensordash_map(sub, lanes=t.lanes, depth=t.depth, rows=t.rows, cols=t.cols,
                                 tiles=t.count * arch.cores, **ctx.stages.get("core.tensordash", {}))
-            common = {"lanes": t.lanes, "depth": t.depth, "a_width": t.a_width, "b_width": t.b_width,
-                      "acc_width": t.acc_width}
-            dtype = t.dtype
-            fam, params, path = ("tensordash_tile", {**common, "rows": t.rows}, "core.tensordash") if t.rows > 1 \
-                else ("tensordash_pe", common, "core.tensordash")
+            path = "core.tensordash"
         else:
             rt = c.reduction_trees[0]
             mp = reduction_map(sub, inputs=rt.inputs, kind=rt.kind, trees=rt.count * arch.cores)
-            fam, params, path = _REDUCTION_FAMILY[rt.kind], {"n": rt.inputs, "width": rt.width}, \
-                "core.reduction_trees[0]"
-            dtype = "int" if rt.dtype == "int" else "fp32"   # fp products are reduced in fp32
+            path = "core.reduction_trees[0]"
         cycles[idx], executed[idx], actions[idx] = mp.cycles, mp.executed_macs, mp.actions
         peak[idx] = mp.peak_macs_per_cycle
         a_reads[idx], b_reads[idx], psum[idx], vadds[idx] = (mp.onchip_a_reads, mp.onchip_b_reads,
                                                               mp.onchip_psum_elems, mp.vector_adds)
         if ctx.est is not None:
-            e_action[idx] = ctx.action_energy_pj(fam, {**params, **ctx.stages.get(path, {})}, dens[idx], path,
-                                                 dtype)
+            u = ctx.units[path]   # the model inputs the estimator used for this unit (estimate.compute_units)
+            e_action[idx] = ctx.action_energy_pj(u.family, {**u.params, **ctx.stages.get(path, {})}, dens[idx], path,
+                                                 u.dtype)
         if detail:
             for j, i in enumerate(idx):
                 det[i] = {k: (v[j].item() if isinstance(v, np.ndarray) and isinstance(v[j], np.generic) else v[j])

@@ -48,6 +48,8 @@ class Unit:
     ops_per_cycle: float = 0.0       # arithmetic ops (MAC = 2) per instance per cycle
     activity_key: str = "tensor"
     edge_bits: int = 0               # its widest data edge, for the core's data bus
+    functional_units: int = 1        # what it counts for the vector register file's default ports
+    extra: dict = field(default_factory=dict)   # breakdown params that are not model inputs
 
 
 @dataclass
@@ -132,18 +134,6 @@ def _given(unit: Unit) -> dict | None:
     if unit.pipeline == "auto" or unit.pipeline is None:
         return None
     return {k: getattr(unit.pipeline, k, 0) for k in STAGE_FIELDS}
-
-
-def _fastest_delay_unused(model, unit: Unit, node_nm: float, density: float) -> float:
-    """The shortest delay ``unit`` reaches: at its given stages, else at its fastest option."""
-    ev = evaluate_options(model, unit, node_nm, density)
-    given = _given(unit)
-    if given is not None:
-        sel = (ev["mul_stages"] == given["mul_stages"]) & (ev["add_stages"] == given["add_stages"])
-        if sel.any():
-            return float(ev["delay_ns"][sel][0])
-        return float(_single(model, unit, node_nm, density, given)["delay_ns"])
-    return float(ev["delay_ns"].min())
 
 
 def _single(model, unit: Unit, node_nm: float, density: float, stages: dict) -> dict:
