@@ -194,16 +194,14 @@ class GateSim:
                 # no input value sensitizes); it is evaluated gate by gate until it settles
                 loop_steps.setdefault(lv, []).append([gates[g] for g in comp])
                 self.loops.append(len(comp))
-        self.schedule = []
-        for lv in sorted({lv for lv, _ in groups} | set(loop_steps)):
-            for (glv, t), idx in sorted(groups.items()):
-                if glv != lv:
-                    continue
-                ins = np.array([gates[i][1] for i in idx], dtype=np.int64).T
-                out = np.array([gates[i][2] for i in idx], dtype=np.int64)
-                self.schedule.append((t, list(ins), out))
-            for loop in loop_steps.get(lv, []):
-                self.schedule.append(("loop", loop, None))
+        steps = []   # (level, then the gate groups by type, then the loops of that level)
+        for (lv, t), idx in groups.items():
+            ins = np.array([gates[i][1] for i in idx], dtype=np.int64).T
+            out = np.array([gates[i][2] for i in idx], dtype=np.int64)
+            steps.append(((lv, 0, t, 0), (t, list(ins), out)))
+        for lv, loops in loop_steps.items():
+            steps += [((lv, 1, "", i), ("loop", loop, None)) for i, loop in enumerate(loops)]
+        self.schedule = [step for _, step in sorted(steps, key=lambda e: e[0])]
         self.depth = max(level.values(), default=0)
         # who drives each net, for attributing toggles
         kind = np.full(n, "", dtype=object)
