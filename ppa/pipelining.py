@@ -118,11 +118,7 @@ def evaluate_options(model, unit: Unit, node_nm: float, density: float) -> dict[
     options = stage_options(model)
     m = np.array([o[0] for o in options])
     a = np.array([o[1] for o in options])
-    inputs = {k: v for k, v in {**unit.params, "dtype": unit.dtype, "density": density}.items() if k in model.inputs}
-    if "mul_stages" in model.inputs:
-        inputs["mul_stages"] = m
-    if "add_stages" in model.inputs:
-        inputs["add_stages"] = a
+    inputs = _inputs(model, unit, density, mul_stages=m, add_stages=a)
     out = {"options": options, "mul_stages": m, "add_stages": a}
     for target in ("delay_ns", "area_um2", "energy_pj"):
         out[target] = (np.broadcast_to(_predict(model, target, inputs, node_nm), m.shape) if target in model
@@ -136,9 +132,14 @@ def _given(unit: Unit) -> dict | None:
     return {k: getattr(unit.pipeline, k, 0) for k in STAGE_FIELDS}
 
 
+def _inputs(model, unit: Unit, density: float, **stages) -> dict:
+    """The model inputs of ``unit`` at ``stages``, those the model takes."""
+    return {k: v for k, v in {**unit.params, **stages, "dtype": unit.dtype, "density": density}.items()
+            if k in model.inputs}
+
+
 def _single(model, unit: Unit, node_nm: float, density: float, stages: dict) -> dict:
-    inputs = {k: v for k, v in {**unit.params, **stages, "dtype": unit.dtype, "density": density}.items()
-              if k in model.inputs}
+    inputs = _inputs(model, unit, density, **stages)
     return {t: float(_predict(model, t, inputs, node_nm)) if t in model else 0.0
             for t in ("delay_ns", "area_um2", "energy_pj")}
 
