@@ -43,6 +43,24 @@ SMALL_SPARSE = {"gemm": [(19, 7, 37), (9, 5, 11)], "sparsity_a": 0.5, "sparsity_
 
 # --------------------------------------------------------------------------- latency and validation (no build)
 
+def _drain_shift(**stages) -> int:
+    """Cycles ``stages`` add to a dense 8x8 SIGMA GEMM on k=8: all in the add (drain) phase, none in loading
+    or streaming."""
+    one = np.ones((8, 8), bool)
+    flat, piped = golden.sigma_cycles(one, one, 8, "weights"), golden.sigma_cycles(one, one, 8, "weights", **stages)
+    assert (piped.load_cycles, piped.stream_cycles) == (flat.load_cycles, flat.stream_cycles)
+    assert piped.cycles - flat.cycles == piped.add_cycles - flat.add_cycles
+    return piped.add_cycles - flat.add_cycles
+
+
+def _cli_rejects(args: list[str], message: str) -> None:
+    """``accelgen ARGS`` exits 2 with exactly one stderr line ``accelgen: error: MESSAGE`` and no stdout."""
+    proc = subprocess.run([sys.executable, "-m", "accelgen", *args], capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f"accelgen: error: {message}\n"
+
+
 def test_latency_grows_by_mul_stages():
     for k in (4, 8, 16, 256):
         for every in (0, 1, 2):
@@ -52,10 +70,7 @@ def test_latency_grows_by_mul_stages():
                 assert p.latency == base + s == rtl.flexdpe_latency(k, every, s) == golden.flexdpe_latency(k, every, s)
     # k = 8: input, copy, operand and FAN-input registers, 3 FAN levels, 5 // 2 Benes registers, 3 in the multiplier
     assert INT_PIPE.latency == 3 + 4 + 2 + 3
-    one = np.ones((8, 8), bool)
-    flat, piped = (golden.sigma_cycles(one, one, 8, "weights", mul_stages=s) for s in (0, 3))
-    assert piped.add_cycles == flat.add_cycles + 3 and piped.cycles == flat.cycles + 3
-    assert (piped.load_cycles, piped.stream_cycles) == (flat.load_cycles, flat.stream_cycles)
+    assert _drain_shift(mul_stages=3) == 3
 
 
 def test_mul_stages_out_of_range_is_rejected():
@@ -67,10 +82,8 @@ def test_mul_stages_out_of_range_is_rejected():
         FlexDPEParams.validate_kwargs({"k": 8, "mul_stages": 1.5})
     with pytest.raises(ValueError, match=r"mul_stages=4 is not allowed; expected an integer in 0\.\.3"):
         golden.flexdpe_latency(8, 0, 4)
-    proc = subprocess.run([sys.executable, "-m", "accelgen", "cosim", "flexdpe", "--dtype", "bf16",
-                           "--mul-stages", "4"], capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr == "accelgen: error: flexdpe.mul_stages: 4 is not allowed; expected an integer in 0..3\n"
+    _cli_rejects(["cosim", "flexdpe", "--dtype", "bf16", "--mul-stages", "4"],
+                 "flexdpe.mul_stages: 4 is not allowed; expected an integer in 0..3")
 
 
 def test_driver_expects_sums_mul_stages_later():
@@ -175,10 +188,7 @@ def test_latency_grows_by_log2k_times_add_stages():
         assert p.latency == 3 + p.mul_stages + FANParams(n=p.k, dtype="fp32" if p.fp else "int",
                                                          add_stages=p.add_stages).latency
     assert INT_ADD.latency == 3 + 4 + 2 * 3 and BF16_BOTH.latency == 4 + 4 + 2 + 4 * 1
-    one = np.ones((8, 8), bool)
-    flat, piped = (golden.sigma_cycles(one, one, 8, "weights", add_stages=a) for a in (0, 2))
-    assert piped.add_cycles == flat.add_cycles + 6 and piped.cycles == flat.cycles + 6
-    assert (piped.load_cycles, piped.stream_cycles) == (flat.load_cycles, flat.stream_cycles)
+    assert _drain_shift(add_stages=2) == 6
 
 
 def test_add_stages_out_of_range_is_rejected():
@@ -191,10 +201,8 @@ def test_add_stages_out_of_range_is_rejected():
             golden.flexdpe_latency(8, 0, 0, bad)
     with pytest.raises(ValueError, match=r"^add_stages=4 is not allowed"):
         golden.sigma_cycles(np.ones((2, 2), bool), np.ones((2, 2), bool), 8, add_stages=4)
-    proc = subprocess.run([sys.executable, "-m", "accelgen", "gen", "flexdpe", "--add-stages", "4"],
-                          capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr == "accelgen: error: flexdpe.add_stages: 4 is not allowed; expected an integer in 0..3\n"
+    _cli_rejects(["gen", "flexdpe", "--add-stages", "4"],
+                 "flexdpe.add_stages: 4 is not allowed; expected an integer in 0..3")
 
 
 def test_driver_expects_sums_log2k_times_add_stages_later():
