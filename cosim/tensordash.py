@@ -5,9 +5,11 @@ the host knows in advance how many rows the PE takes each cycle and can
 precompute the window of stream rows the environment presents; the cycle table
 then checks, every cycle, the selects, ``take`` (``AS``), ``done`` and the
 running sum. Any difference in schedule, cycle count or result is a mismatch.
-A pipelined PE (``mul_stages``, ``add_stages``) has the same schedule; its running sum is the
-unpipelined one delayed by ``pe_latency - 1`` cycles and ``done`` comes as much later
-(:func:`~accelgen.golden.tensordash.pe_latency`, :func:`~accelgen.golden.tensordash.delayed`).
+A pipelined PE (``mul_stages``, ``add_stages``) has the same schedule and ``done`` comes ``pe_latency - 1``
+cycles later (:func:`~accelgen.golden.tensordash.pe_latency`). Without ``add_stages`` its running sum is the
+unpipelined one delayed as much (:func:`~accelgen.golden.tensordash.delayed`); with them the accumulator
+interleaves partial sums, so ``acc`` is checked when ``done`` (the dot product, folded in the hardware's
+order), and is don't-care while a dot product is in progress.
 """
 
 from __future__ import annotations
@@ -271,7 +273,7 @@ def pe_streams(params, vectors: int, seed: int, *, tile: bool = False) -> list[S
 def trace(params, stream: Stream, tile: bool):
     return simulate_pe(stream.a, stream.b, depth=params.depth, pattern=params.pattern, side="b" if tile else "both",
                        dtype=getattr(params, "dtype", "int"),
-                       flush_subnormals=getattr(params, "flush_subnormals", False))
+                       flush_subnormals=getattr(params, "flush_subnormals", False), threads=params.add_stages + 1)
 
 
 def acc_bits(params, value: int) -> int:
@@ -290,14 +292,17 @@ def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] 
     garbage with ``next_valid`` low.
 
     Pipelined (latency ``1 + P``, :func:`~accelgen.golden.tensordash.pe_latency`): after the busy
-    cycles of a stream come ``P`` drain cycles (``take`` and ``sel`` 0, ``done`` low), and ``acc``
-    is expected ``P`` cycles later than the unpipelined PE shows it. ``info["pass_cycles"]`` holds
-    each stream's cycles from ``start`` to ``done`` (busy cycles + latency).
+    cycles of a stream come ``latency - 1`` drain cycles (``take`` and ``sel`` 0, ``done`` low). Without
+    ``add_stages``, ``acc`` is expected ``latency - 1`` cycles later than the unpipelined PE shows it; with
+    them (interleaved partial sums) ``acc`` is checked in the cycles ``done`` is high only, against the
+    folded result. ``info["pass_cycles"]`` holds each stream's cycles from ``start`` to ``done`` (busy
+    cycles + latency).
     """
     tile = hasattr(params, "rows")
     lanes, depth = params.lanes, params.depth
     n_rows = params.rows if tile else 1
     latency = pe_latency(lanes, params.mul_stages, params.add_stages)
+    interleaved = params.add_stages > 0
     rng = np.random.default_rng(seed + 0x7D)
     if streams is None:
         streams = pe_streams(params, vectors, seed, tile=tile)
@@ -351,11 +356,14 @@ def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] 
             cycle(0, stream, p, int(tr.as_rows[t]), tr.sel[t], 0, acc_now)
             p += int(tr.as_rows[t])
             acc_now = tr.acc[t]
+        if interleaved:  # acc is checked only when done: then it holds the folded result
+            acc_now = tr.result
         for _ in range(latency - 1):  # the pipeline drains: the scheduler idles, done stays low
             cycle(0, stream, p, 0, None, 0, acc_now)
     cycle(0, None, 0, 0, None, 1, acc_now)
-    for name in acc_names:  # what the accumulator register shows, seen through the pipeline in front of it
-        exp[name] = delayed(exp[name], latency - 1, init=0)
+    if not interleaved:
+        for name in acc_names:  # what the accumulator register shows, seen through the pipeline in front of it
+            exp[name] = delayed(exp[name], latency - 1, init=0)
 
     widths = {"start": 1, "next_valid": depth}
     inputs = {k: to_bits(v, widths.get(k, params.a_width if k.startswith("a_") else params.b_width))
@@ -367,7 +375,9 @@ def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] 
     sections: dict[str, int] = {}
     for st in streams:
         sections[st.section] = sections.get(st.section, 0) + 1
-    return CycleTable(inputs=inputs, expect=expect, info={
+    done = np.asarray(exp["done"], dtype=bool)
+    check = {name: done.copy() for name in acc_names} if interleaved else {}
+    return CycleTable(inputs=inputs, expect=expect, check=check, info={
         "vectors": len(streams), "sections": sections,
         "busy_cycles": int(sum(t.cycles for t in traces)), "dense_cycles": int(sum(s.rows for s in streams)),
         "model_cycles": [t.cycles for t in traces], "stream_rows": [s.rows for s in streams], "latency": latency,

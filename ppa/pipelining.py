@@ -30,6 +30,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from ..golden.tensordash import pe_latency
+
 STAGE_FIELDS = ("mul_stages", "add_stages")
 
 
@@ -81,7 +83,8 @@ class Choice:
 def added_latency(family: str, params: dict, mul_stages: int, add_stages: int) -> int:
     """Cycles ``mul_stages`` / ``add_stages`` add to one result of ``family`` (the generators' latency
     formulas: a systolic PE's or MAC's multiply-accumulate, a tree's ``log2 n`` levels, a chain's ``n - 1``
-    adders, a Flex-DPE's multiplier and FAN, a TensorDash PE's multiplier and lane tree)."""
+    adders, a Flex-DPE's multiplier and FAN, a TensorDash PE's multiplier, lane tree and the fold of its
+    interleaved accumulator)."""
     if family in ("systolic", "mac"):
         return mul_stages + add_stages
     if family in ("fan", "adder_tree"):
@@ -91,7 +94,7 @@ def added_latency(family: str, params: dict, mul_stages: int, add_stages: int) -
     if family == "flexdpe":
         return mul_stages + int(math.log2(params["k"])) * add_stages
     if family in ("tensordash_pe", "tensordash_tile"):
-        return mul_stages + math.ceil(math.log2(params["lanes"])) * add_stages
+        return pe_latency(params["lanes"], mul_stages, add_stages) - pe_latency(params["lanes"])
     return 0
 
 

@@ -102,7 +102,7 @@ from amaranth.lib.wiring import In, Out
 from ..fpformat import FIELD_BITS, FP_DTYPES, format_of, width as fp_width
 from .intarith import check_stages
 
-__all__ = ["ADD_CUTS", "CANONICAL_NAN", "FP32_INF", "FP_DTYPES", "FP_FORMATS", "MUL_CUTS", "FPAdder", "FPMultiplier",
+__all__ = ["ADD_CUTS", "CANONICAL_NAN", "FP32_INF", "FP32_NEG_ZERO", "FP_DTYPES", "FP_FORMATS", "MUL_CUTS", "FPAdder", "FPMultiplier",
            "fp_width"]
 
 #: (exponent bits, fraction bits) of each floating-point dtype (a view of :data:`accelgen.fpformat.FORMATS`);
@@ -113,6 +113,8 @@ FP_FORMATS = FIELD_BITS
 CANONICAL_NAN = 0x7FC00000
 #: fp32 +Inf (the magnitude bits of +-Inf)
 FP32_INF = 0x7F800000
+#: fp32 -0.0: the identity of RNE addition (``x + -0 = x`` for every x, +0 and -0 included)
+FP32_NEG_ZERO = 0x80000000
 
 _EXP_SHAPE = signed(13)  # internal unbiased exponents (fp32 x fp32 products need about +-450)
 

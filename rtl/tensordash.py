@@ -64,8 +64,8 @@ from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
 from ._params import AccWidth, AddStages, AWidth, BWidth, FPOperandParams, FromParams, MacDtype, MulStages, Signed
-from .tensordash_datapath import  (ScheduledBuffers, idle_b, lane_accumulate, lane_mux, op_shape, regs, stage,
-                                   stream_ports)
+from .tensordash_datapath import (AccControl, ScheduledBuffers, drain_cycles, idle_b, lane_accumulate, lane_mux,
+                                  op_shape, regs, stage, stream_ports)
 from .tensordash_sched import  (TENSORDASH_PATTERNS, TensorDashSchedParams, TensorDashScheduler, tensordash_levels,
                                 tensordash_options, validated_with_options)
 
@@ -122,10 +122,22 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
         return self.mul_stages + self.tree_levels * self.add_stages
 
     @property
+    def threads(self) -> int:
+        """Interleaved partial sums of the accumulator loop: ``add_stages + 1`` (1: a single-cycle adder)."""
+        return self.add_stages + 1
+
+    @property
+    def fold_cycles(self) -> int:
+        """Cycles the accumulator takes after the last busy value to fold its threads into the dot
+        product: 0, 3, 7, 11 for ``add_stages`` 0..3 (:data:`~accelgen.rtl.tensordash_datapath.DRAIN_SCHEDULE`)."""
+        return drain_cycles(self.add_stages)
+
+    @property
     def latency(self) -> int:
-        """Cycles from a busy cycle to its products being in ``acc``: ``1 + mul_stages + ceil(log2(lanes)) *
-        add_stages`` (the accumulator register, then the pipeline registers in front of it)."""
-        return 1 + self.pipeline_delay
+        """Cycles from the last busy cycle to the dot product in ``acc`` (``done``): ``1 + mul_stages +
+        ceil(log2(lanes)) * add_stages + fold_cycles`` (the accumulator register, the pipeline registers in
+        front of it, then the fold of the interleaved partial sums)."""
+        return 1 + self.pipeline_delay + self.fold_cycles
 
     @model_validator(mode="after")
     def _check_widths(self):
@@ -164,7 +176,9 @@ _FP_DOC = """
         acc  = acc + tree
 
     e.g. for ``L = 4``: ``acc <- acc + ((p0 + p1) + (p2 + p3))``, with ``p[l]``
-    the product lane ``l`` formed this cycle. ``start`` loads +0.0. NaN results
+    the product lane ``l`` formed this cycle (with ``add_stages``: into one of
+    the interleaved partial sums, folded at the end, see "Pipelining" of the
+    PE). ``start`` loads +0.0. NaN results
     are the canonical quiet NaN 0x7FC00000. The schedule, ``take``, ``done`` and
     the cycle counts are those of the integer PE with the same zero pattern.
 """
@@ -245,22 +259,34 @@ class TensorDashPE(FromParams, wiring.Component):
     busy cycles are those of the unpipelined PE. The accumulator's clear
     (``start``) and enable (a busy cycle) follow the tree value through a shift
     register of ``P = mul_stages + ceil(log2(L)) * add_stages`` stages, and an
-    odd lane value that skips a tree level waits ``add_stages`` cycles, so
-    ``acc`` shows exactly what the unpipelined PE's ``acc`` showed ``P``
-    cycles earlier. The accumulator adder stays single-cycle: it is a feedback
-    loop, and pipelining it needs interleaved partial sums (the MAC and the
-    output-stationary systolic PE keep them); here the scheduler would have
-    to interleave outputs, which is not built.
+    odd lane value that skips a tree level waits ``add_stages`` cycles. With
+    ``add_stages = 0`` ``acc`` therefore shows exactly what the unpipelined
+    PE's ``acc`` showed ``P`` cycles earlier.
+
+    The accumulator adder has ``add_stages`` registers as well. Its feedback
+    loop ``acc <- acc + tree`` is then ``T = add_stages + 1`` registers long,
+    so it keeps ``T`` interleaved partial sums ("threads"): busy cycle ``j`` of
+    a dot product (``j = 1 .. C``) adds its tree value to thread ``j mod T``
+    (each thread starts from +0.0). After the last busy value the same adder
+    folds the threads by the in-order pairwise tree over ``u[0] .. u[T-1]``,
+    ``u[i]`` the thread ``(C + 1 + i) mod T``: e.g. ``T = 4``: ``(u0 + u1) +
+    (u2 + u3)``. That takes :attr:`fold_cycles` cycles (3, 7, 11 for
+    ``add_stages`` 1, 2, 3), during which ``done`` is low. In floating point
+    the association order differs from the single-cycle accumulator's (the
+    golden model follows it); integers are exact either way. While a dot
+    product is in progress ``acc`` shows one of the threads (not the running
+    sum); when ``done`` it shows the dot product.
 
     Latency
     -------
-    ``1 + P`` cycles (:attr:`latency`; 1 without pipelining): the products of
-    a busy cycle are in ``acc`` ``1 + P`` cycles later. A dot product started
-    in cycle ``t0`` that needs ``C`` busy cycles is busy in cycles
-    ``t0+1 .. t0+C`` and shows ``done`` with its result from cycle
-    ``t0 + C + 1 + P`` on, where the next ``start`` may already be given
-    (``done`` is low while a clear or an accumulation is still in the pipeline,
-    so each dot product costs ``C + 1 + P`` cycles back to back: the drain is
+    ``1 + P + F`` cycles (:attr:`latency`; 1 without pipelining), ``F`` =
+    :attr:`fold_cycles`: the last busy cycle's products are in the dot product
+    in ``acc`` ``1 + P + F`` cycles later. A dot product started in cycle
+    ``t0`` that needs ``C`` busy cycles is busy in cycles ``t0+1 .. t0+C`` and
+    shows ``done`` with its result from cycle ``t0 + C + 1 + P + F`` on, where
+    the next ``start`` may already be given (``done`` is low while a clear or
+    an accumulation is still in the pipeline or the threads are folding, so
+    each dot product costs ``C + 1 + P + F`` cycles back to back: the drain is
     not overlapped with the next stream). ``N = 0`` (``next_valid`` all 0 at
     start) needs 0 busy cycles.
     """
@@ -281,8 +307,8 @@ class TensorDashPE(FromParams, wiring.Component):
         front = ScheduledBuffers(m, self, {"a": (self.a_next, p.a_width), "b": (self.b_next, p.b_width)})
         xs = front.lane_operands("a")
         ys = front.lane_operands("b", idle=idle_b(p))
-        clear, en = front.pipeline(p.pipeline_delay)
-        acc = lane_accumulate(m, p, xs, ys, clear, en)
+        ctrl = front.pipeline(p.pipeline_delay, p.threads)
+        acc = lane_accumulate(m, p, xs, ys, ctrl)
         front.drive_outputs(self.acc.eq(acc))
         return m
 
@@ -295,15 +321,22 @@ class TensorDashTileRow(wiring.Component):
     tree and the accumulator. Ports: ``a_next`` (window, as in the PE),
     ``start``, ``step`` (a busy cycle), ``shift`` (``AS``), ``sel`` (the shared
     selects), ``b_op`` (the B operand each lane multiplies), ``acc``; when
-    pipelined also ``acc_clear`` and ``acc_en``, the accumulator's clear and
-    enable delayed by the tile (one shift register for all rows).
+    pipelined also the accumulator's control from the tile (one for all rows):
+    ``acc_clear`` and ``acc_en`` (clear and enable, delayed), or with an
+    interleaved accumulator (``add_stages``) its selects ``acc_en``,
+    ``acc_a_zero``, ``acc_b_hold``, ``acc_h_load`` and ``acc_load``
+    (:class:`~accelgen.rtl.tensordash_datapath.AccControl`).
     """
 
     def __init__(self, *, params: "TensorDashTileParams", options: tuple[tuple[int, int], ...]):
         p = self.params = params
         self.lanes, self.depth, self.options = p.lanes, p.depth, options
         self.a_shape, self.acc_shape = op_shape(p, p.a_width), op_shape(p, p.acc_width)
-        pipelined = {"acc_clear": In(1), "acc_en": In(1)} if p.pipeline_delay else {}
+        pipelined = {}
+        if p.threads > 1:
+            pipelined = {f"acc_{name}": In(1) for name in AccControl.SELECTS}
+        elif p.pipeline_delay:
+            pipelined = {"acc_clear": In(1), "acc_en": In(1)}
         super().__init__({
             "a_next": In(self.a_shape).array(p.depth, p.lanes),
             "start": In(1),
@@ -322,8 +355,14 @@ class TensorDashTileRow(wiring.Component):
         stage(m, a, a, self.a_next, self.start, self.step, self.shift)
         xs = [lane_mux(m, self.sel[lane], self.options, a, lane, self.a_shape, f"a_op{lane}")
               for lane in range(self.lanes)]
-        clear, en = (self.acc_clear, self.acc_en) if p.pipeline_delay else (self.start, self.step)
-        acc = lane_accumulate(m, p, xs, list(self.b_op), clear, en)
+        if p.threads > 1:
+            ctrl = AccControl(None, **{name: getattr(self, f"acc_{name}") for name in AccControl.SELECTS},
+                              threads=p.threads)
+        elif p.pipeline_delay:
+            ctrl = AccControl(self.acc_clear, self.acc_en)
+        else:
+            ctrl = AccControl(self.start, self.step)
+        acc = lane_accumulate(m, p, xs, list(self.b_op), ctrl)
         m.d.comb += self.acc.eq(acc)
         return m
 
@@ -363,9 +402,10 @@ class TensorDashTile(FromParams, HierarchicalComponent):
     """ + _STREAM_DOC + """
     Latency
     -------
-    As for :class:`TensorDashPE`: ``1 + P`` cycles with ``P = mul_stages +
-    ceil(log2(L)) * add_stages`` (:attr:`latency`; 1 without pipelining);
-    done ``C + 1 + P`` cycles after start.
+    As for :class:`TensorDashPE`: ``1 + P + F`` cycles with ``P = mul_stages +
+    ceil(log2(L)) * add_stages`` and ``F`` the accumulators' fold
+    (:attr:`latency`; 1 without pipelining); done ``C + 1 + P + F`` cycles
+    after start.
     """
 
     def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default", a_width: int | None = None,
@@ -384,13 +424,15 @@ class TensorDashTile(FromParams, HierarchicalComponent):
         m = Module()
         front = ScheduledBuffers(m, self, {"b": (self.b_next, p.b_width)})
         b_op = front.lane_operands("b", idle=idle_b(p))
-        clear, en = front.pipeline(p.pipeline_delay)
+        ctrl = front.pipeline(p.pipeline_delay, p.threads)
 
         for r in range(p.rows):
             cell = TensorDashTileRow(params=p, options=self.options)
             ports = {"start": self.start, "step": front.step, "shift": front.shift, "acc": self.acc[r]}
-            if p.pipeline_delay:
-                ports |= {"acc_clear": clear, "acc_en": en}
+            if p.threads > 1:
+                ports |= {f"acc_{name}": getattr(ctrl, name) for name in AccControl.SELECTS}
+            elif p.pipeline_delay:
+                ports |= {"acc_clear": ctrl.clear, "acc_en": ctrl.en}
             for s in range(depth):
                 for l in range(lanes):
                     ports[f"a_next__{s}__{l}"] = self.a_next[r][s][l]

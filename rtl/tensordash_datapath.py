@@ -9,19 +9,25 @@ Pipelining (``mul_stages``, ``add_stages``): the lane multipliers and the tree a
 registers run freely. So the tree value of a busy cycle reaches the accumulator ``mul_stages + levels *
 add_stages`` cycles later, and the accumulator's control (clear, enable) travels beside it through a shift
 register of the same length (:meth:`ScheduledBuffers.pipeline`). An odd value that moves up a tree level
-unchanged goes through ``add_stages`` registers, so that it meets its partner in step. The accumulator adder
-itself stays single-cycle: it is a feedback loop (``acc <- acc + tree``), and a pipelined one would need
-interleaved partial sums, as the MAC and the output-stationary systolic PE keep them; here the scheduler
-would have to interleave outputs (not built).
+unchanged goes through ``add_stages`` registers, so that it meets its partner in step.
+
+The accumulator adder is pipelined too (:func:`interleaved_accumulate`): its feedback loop ``acc <- acc +
+tree`` is then ``T = add_stages + 1`` registers long, so it holds ``T`` interleaved partial sums ("threads",
+the C-slow arrangement of the MAC) that take the busy cycles in turn, and after the last busy cycle the
+same adder folds the threads into one sum by an in-order pairwise tree (:data:`DRAIN_SCHEDULE`). That
+costs :func:`drain_cycles` cycles per dot product instead of a single-cycle fp32 adder in the loop, which
+would be the clock's floor.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from amaranth import Cat, Const, Module, Mux, Shape, Signal, Value
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
-from .fp import FPAdder, FPMultiplier
+from .fp import FP32_NEG_ZERO, FPAdder, FPMultiplier
 from .intarith import PipelinedAdder, PipelinedMultiplier
 from .tensordash_sched import TensorDashScheduler
 
@@ -125,13 +131,108 @@ def lane_tree(m: Module, values: list, add, stages: int) -> object:
     return values[0]
 
 
-def fp_accumulate(m: Module, a_ops, b_ops, start, step, dtype: str, flush: bool, *, mul_stages: int = 0,
-                  add_stages: int = 0) -> Signal:
-    """fp32 datapath: one :class:`~accelgen.rtl.fp.FPMultiplier` per lane, the lane products summed by
+#: The fold of ``T = add_stages + 1`` threads after the last busy cycle, as ``T: (captures, adds)`` in slots
+#: counted from the first slot after it (offset 0). In offset ``k`` the loop presents thread ``u[k mod T]``
+#: (``u[0]`` is the thread of offset 0); a capture copies it into the hold register, an add presents
+#: ``thread + hold``, whose sum is that thread's value ``T`` slots later. This is the in-order pairwise tree
+#: over ``u[0] .. u[T-1]``, each offset placed at the first slot where its operand is in the loop and the
+#: hold register is free:
+#:
+#: * T = 2: ``u0 -> h`` (0); ``u1 + h`` (1); the sum is in ``acc`` from offset 3.
+#: * T = 3: ``u0 -> h`` (0); ``r = u1 + h`` (1, back at 4); ``u2 -> h`` (2); ``r + h`` (4); sum from 7.
+#: * T = 4: ``u0 -> h`` (0); ``r0 = u1 + h`` (1, back at 5); ``u2 -> h`` (2); ``r1 = u3 + h`` (3, back at
+#:   7); ``r0 -> h`` (5); ``r1 + h`` (7); sum from 11 (``r1 + r0 = r0 + r1``: one addition commutes).
+DRAIN_SCHEDULE: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    2: ((0,), (1,)), 3: ((0, 2), (1, 4)), 4: ((0, 2, 5), (1, 3, 7)),
+}
+
+
+def drain_cycles(add_stages: int) -> int:
+    """Cycles the accumulator's fold adds after the last busy value reached it: 0 for a single-cycle
+    accumulator, else the offset after the last add's sum is back in the loop (:data:`DRAIN_SCHEDULE`)."""
+    if not add_stages:
+        return 0
+    _, adds = DRAIN_SCHEDULE[add_stages + 1]
+    return adds[-1] + add_stages + 1
+
+
+@dataclass
+class AccControl:
+    """What drives an accumulator: ``clear`` / ``en`` (its clear and its busy slots, delayed to meet the tree
+    value), and for an interleaved accumulator (``threads > 1``, :func:`interleaved_accumulate`) the derived
+    per-slot selects: ``a_zero`` (the thread's first slot of a dot product: add to zero, not to the stale
+    loop value), ``b_hold`` (a fold add: add the hold register), ``h_load`` (a fold capture) and ``load``
+    (the loop register follows the adder; it holds once the fold's sum is in it)."""
+
+    clear: object
+    en: object
+    threads: int = 1
+    a_zero: object = None
+    b_hold: object = None
+    h_load: object = None
+    load: object = None
+    draining: object = None
+
+    #: names of the selects an interleaved accumulator's row takes as ports (the tile)
+    SELECTS = ("en", "a_zero", "b_hold", "h_load", "load")
+
+
+def accumulator_control(m: Module, clear, en, threads: int) -> AccControl:
+    """The selects of an interleaved accumulator of ``threads`` threads (:class:`AccControl`). Busy slots
+    follow the clear slot without a gap, so the fold starts in the first slot after the clear or the last
+    busy slot that is neither; a new clear cancels a fold in progress."""
+    if threads == 1:
+        return AccControl(clear, en)
+    captures, adds = DRAIN_SCHEDULE[threads]
+    last = drain_cycles(threads - 1) - 1  # the last offset in which the loop register loads
+    was_active = Signal(name="acc_was_active")
+    m.d.sync += was_active.eq(clear | en)
+    fold_start = Signal(name="acc_fold_start")
+    m.d.comb += fold_start.eq(was_active & ~clear & ~en)
+    folding = Signal(name="acc_folding")
+    offset = Signal(range(last + 1), name="acc_fold_offset")
+    with m.If(clear):
+        m.d.sync += folding.eq(0)
+    with m.Elif(fold_start):
+        m.d.sync += [folding.eq(1), offset.eq(1)]
+    with m.Elif(folding):
+        m.d.sync += offset.eq(offset + 1)
+        with m.If(offset == last):
+            m.d.sync += folding.eq(0)
+
+    def at(offsets):
+        return Cat(*(fold_start if k == 0 else folding & (offset == k) for k in offsets)).any()
+
+    fresh = Cat(clear, *delay_line(m, clear, threads - 1, "acc_fresh")).any()
+    return AccControl(clear, en, threads, a_zero=fresh, b_hold=at(adds), h_load=at(captures),
+                      load=clear | en | fold_start | folding, draining=fold_start | folding)
+
+
+def interleaved_accumulate(m: Module, tree, ctrl: AccControl, adder, shape, zero: int, idle: int) -> Signal:
+    """The accumulator loop through the pipelined ``adder`` (``add_stages`` registers, then ``acc_q``): each
+    slot adds the tree value (busy), the hold register (a fold add) or ``idle`` (the identity: -0.0 in fp, 0
+    in integers) to the thread in the loop, or to ``zero`` in the thread's first slot of a dot product."""
+    acc = Signal(shape, name="acc_q")
+    hold = Signal(shape, name="acc_hold", reset_less=True)
+    a_val = Signal(shape, name="acc_a")
+    b_val = Signal(shape, name="acc_b")
+    m.d.comb += [
+        a_val.eq(Mux(ctrl.a_zero, zero, acc)),
+        b_val.eq(Mux(ctrl.en, tree, Mux(ctrl.b_hold, hold, idle))),
+        adder.a.eq(a_val), adder.b.eq(b_val),
+    ]
+    with m.If(ctrl.h_load):
+        m.d.sync += hold.eq(a_val)
+    with m.If(ctrl.load):
+        m.d.sync += acc.eq(adder.sum)  # an integer sum is one bit wider: the accumulator wraps
+    return acc
+
+
+def fp_lane_tree(m: Module, a_ops, b_ops, dtype: str, flush: bool, *, mul_stages: int = 0,
+                 add_stages: int = 0):
+    """fp32 lane values: one :class:`~accelgen.rtl.fp.FPMultiplier` per lane, the lane products summed by
     an in-order pairwise tree of :class:`~accelgen.rtl.fp.FPAdder` (level by level: lanes (0,1), (2,3),
-    ...; an odd last value passes to the next level), then ``acc + tree`` into the fp32 accumulator.
-    ``start`` loads +0.0; ``step`` accumulates. Pipelined units: ``start`` and ``step`` must come
-    ``mul_stages + levels * add_stages`` cycles after the lane operands (:meth:`ScheduledBuffers.pipeline`)."""
+    ...; an odd last value passes to the next level)."""
     values = []
     for lane, (x, y) in enumerate(zip(a_ops, b_ops)):
         mul = m.submodules[f"fpmul{lane}"] = FPMultiplier(dtype, flush_subnormals=flush, stages=mul_stages)
@@ -143,15 +244,7 @@ def fp_accumulate(m: Module, a_ops, b_ops, start, step, dtype: str, flush: bool,
         m.d.comb += [unit.a.eq(x), unit.b.eq(y)]
         return unit.sum
 
-    tree = lane_tree(m, values, add, add_stages)
-    acc = Signal(32, name="acc_q")
-    add = m.submodules.fpadd_acc = FPAdder(flush_subnormals=flush)  # feedback: single-cycle (module docstring)
-    m.d.comb += [add.a.eq(acc), add.b.eq(tree)]
-    with m.If(start):
-        m.d.sync += acc.eq(0)
-    with m.Elif(step):
-        m.d.sync += acc.eq(add.sum)
-    return acc
+    return lane_tree(m, values, add, add_stages)
 
 
 def int_lane_sum(m: Module, a_ops, b_ops, p) -> object:
@@ -176,16 +269,31 @@ def int_lane_sum(m: Module, a_ops, b_ops, p) -> object:
     return lane_tree(m, values, add, p.add_stages)
 
 
-def lane_accumulate(m: Module, p, a_ops, b_ops, start, step) -> Signal:
+def lane_accumulate(m: Module, p, a_ops, b_ops, ctrl: AccControl) -> Signal:
     """The accumulator of a PE (or tile row) ``p`` over the lane operands ``a_ops`` x ``b_ops``: fp, or
-    integer (Amaranth's ``*`` and ``+`` when not pipelined, the pipelined units when it is)."""
-    if p.is_fp:
-        return fp_accumulate(m, a_ops, b_ops, start, step, p.dtype, p.flush_subnormals, mul_stages=p.mul_stages,
-                             add_stages=p.add_stages)
+    integer (Amaranth's ``*`` and ``+`` when not pipelined, the pipelined units when it is). With
+    ``add_stages`` the accumulator adder is pipelined as well and interleaves ``add_stages + 1`` threads
+    (:func:`interleaved_accumulate`); without, it is the single-cycle ``acc <- acc + tree``."""
     acc_shape = op_shape(p, p.acc_width)
+    if p.is_fp:
+        tree = fp_lane_tree(m, a_ops, b_ops, p.dtype, p.flush_subnormals, mul_stages=p.mul_stages,
+                            add_stages=p.add_stages)
+        adder = m.submodules.fpadd_acc = FPAdder(flush_subnormals=p.flush_subnormals, stages=p.add_stages)
+        if ctrl.threads > 1:
+            return interleaved_accumulate(m, tree, ctrl, adder, acc_shape, zero=0, idle=FP32_NEG_ZERO)
+        acc = Signal(acc_shape, name="acc_q")
+        m.d.comb += [adder.a.eq(acc), adder.b.eq(tree)]
+        with m.If(ctrl.clear):
+            m.d.sync += acc.eq(0)
+        with m.Elif(ctrl.en):
+            m.d.sync += acc.eq(adder.sum)
+        return acc
+    if ctrl.threads > 1:
+        adder = m.submodules.add_acc = PipelinedAdder(p.acc_width, signed=p.signed, stages=p.add_stages)
+        return interleaved_accumulate(m, int_lane_sum(m, a_ops, b_ops, p), ctrl, adder, acc_shape, zero=0, idle=0)
     if p.mul_stages or p.add_stages:
-        return accumulate(m, [int_lane_sum(m, a_ops, b_ops, p)], start, step, acc_shape)
-    return accumulate(m, [x * y for x, y in zip(a_ops, b_ops)], start, step, acc_shape)
+        return accumulate(m, [int_lane_sum(m, a_ops, b_ops, p)], ctrl.clear, ctrl.en, acc_shape)
+    return accumulate(m, [x * y for x, y in zip(a_ops, b_ops)], ctrl.clear, ctrl.en, acc_shape)
 
 
 def accumulate(m: Module, products, start, step, acc_shape) -> Signal:
@@ -255,15 +363,20 @@ class ScheduledBuffers:
         return [lane_mux(self.m, self.sched.sel[lane], self.options, self.buffers[name], lane, self.shapes[name],
                           f"{name}_op{lane}", idle=idle) for lane in range(self.params.lanes)]
 
-    def pipeline(self, delay: int) -> tuple[object, object]:
-        """The accumulator's clear and enable: ``start`` and ``step`` delayed by ``delay`` cycles, so that
-        they meet the tree value of their cycle after the pipelined multipliers and adders. While any of
-        them is still on its way, ``done`` stays low (:meth:`drive_outputs`)."""
+    def pipeline(self, delay: int, threads: int = 1) -> AccControl:
+        """The accumulator's control: ``start`` and ``step`` delayed by ``delay`` cycles, so that they meet
+        the tree value of their cycle after the pipelined multipliers and adders, and for an interleaved
+        accumulator of ``threads`` threads its selects (:func:`accumulator_control`). While any of them is
+        still on its way or the threads are being folded, ``done`` stays low (:meth:`drive_outputs`)."""
         c = self.component
         clear = delay_line(self.m, c.start, delay, "acc_clear")
         en = delay_line(self.m, self.step, delay, "acc_en")
-        self.pending = Cat(*clear, *en).any() if delay else None
-        return (clear[-1], en[-1]) if delay else (c.start, self.step)
+        ctrl = accumulator_control(self.m, clear[-1], en[-1], threads) if delay else AccControl(c.start, self.step)
+        pending = [Cat(*clear, *en).any()] if delay else []
+        if ctrl.draining is not None:
+            pending.append(ctrl.draining)
+        self.pending = Cat(*pending).any() if pending else None
+        return ctrl
 
     def drive_outputs(self, *more) -> None:
         """``take``, ``done`` (and the statements ``more``), then ``sel``."""

@@ -34,6 +34,15 @@ the accumulator output is the unpipelined one delayed by ``P`` cycles
 :func:`pass_cycles` ``= C + pe_latency`` cycles after its start, with
 :func:`pe_latency` ``= 1 + P`` (the accumulator register, then the pipeline).
 
+The accumulator adder has ``add_stages`` registers too, so its loop holds
+``T = add_stages + 1`` interleaved partial sums (*threads*): busy cycle ``j``
+(``1 .. C``) goes to thread ``j mod T``, every thread starting at zero, and
+after the last busy cycle the threads are folded by the in-order pairwise tree
+over ``u[0] .. u[T-1]`` with ``u[i]`` = thread ``(C + 1 + i) mod T`` (the order
+in which the loop presents them). The fold costs :func:`fold_cycles` more cycles,
+so :func:`pe_latency` ``= 1 + P + fold_cycles``. Integer results do not depend
+on the order; fp32 results do, and :func:`simulate_pe` (``threads``) follows it.
+
 Floating point
 --------------
 With ``dtype`` ``"fp16"``, ``"bf16"`` or ``"fp32"`` the streams hold bit
@@ -66,7 +75,7 @@ from .fp import bits_dtype, canonical, fp_add, fp_mul, fp_width
 __all__ = [
     "TD_PATTERNS", "pattern_options", "schedule_levels", "schedule_step", "PETrace", "simulate_pe",
     "cycle_counts", "dense_cycles", "ideal_speedup", "fp_nonzero", "lane_tree_sum", "lane_tree_levels",
-    "pe_latency", "pass_cycles", "delayed",
+    "pe_latency", "pass_cycles", "delayed", "fold_cycles",
 ]
 
 #: -0.0 in fp32: what an idle lane contributes (x + -0.0 == x bit for bit, for every x)
@@ -103,11 +112,33 @@ def lane_tree_levels(lanes: int) -> int:
     return levels
 
 
+def fold_cycles(add_stages: int) -> int:
+    """Cycles the accumulator needs after the last busy value to fold its ``T = add_stages + 1`` threads:
+    0 for a single-cycle accumulator, else ``4 * add_stages - 1`` (3, 7, 11).
+
+    The fold uses the loop's own adder, one slot per cycle, thread ``u[k mod T]`` in slot ``k`` (slot 0
+    follows the last busy slot), and a hold register: the first operand of a pair is captured in its slot,
+    the second is added to it in its slot, and a sum is back in the loop ``T`` slots later. Pairing
+    ``(u0, u1)``, ``(u2, u3)`` and then the partial sums, the last addition is issued in slot 1 (T = 2),
+    4 (T = 3: ``u2`` is captured in slot 2 and added to ``u0 + u1`` when it returns in slot 4) or 7 (T = 4:
+    ``u2 + u3`` issued in slot 3 returns in 7, ``u0 + u1`` was captured when it returned in slot 5), and its
+    sum is there ``T`` slots after: ``4 T - 5`` for T = 2..4."""
+    return 0 if add_stages == 0 else 4 * add_stages - 1
+
+
 def pe_latency(lanes: int, mul_stages: int = 0, add_stages: int = 0) -> int:
-    """Cycles from a busy cycle of the PE (or tile) to its products being in the accumulator output:
-    the accumulator register plus the pipeline in front of it, ``1 + mul_stages + lane_tree_levels(lanes) *
-    add_stages``."""
-    return 1 + mul_stages + lane_tree_levels(lanes) * add_stages
+    """Cycles from the last busy cycle of the PE (or tile) to its dot product in the accumulator output:
+    the accumulator register, the pipeline in front of it and the fold of the threads, ``1 + mul_stages +
+    lane_tree_levels(lanes) * add_stages + fold_cycles(add_stages)``."""
+    return 1 + mul_stages + lane_tree_levels(lanes) * add_stages + fold_cycles(add_stages)
+
+
+def _fold(threads: np.ndarray, first: int, flush_subnormals: bool) -> np.ndarray:
+    """The fold of ``threads`` (``(R, T)`` fp32 bits): the in-order pairwise tree over the threads in the order
+    ``first, first + 1, ... (mod T)``."""
+    t = threads.shape[1]
+    order = [(first + i) % t for i in range(t)]
+    return lane_tree_sum(threads[:, order], flush_subnormals)
 
 
 def pass_cycles(busy_cycles, latency: int = 1):
@@ -252,7 +283,8 @@ class PETrace:
 
 
 def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = None,
-                side: str = "both", dtype: str = "int", flush_subnormals: bool = False) -> PETrace:
+                side: str = "both", dtype: str = "int", flush_subnormals: bool = False,
+                threads: int = 1) -> PETrace:
     """Cycle-accurate model of a TensorDash PE (``a`` of shape ``(N, L)``) or tile (``(R, N, L)``).
 
     ``side="both"``: a pair is ineffectual when either operand is zero (the PE);
@@ -267,6 +299,10 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
     ``"fp16"``, ``"bf16"``, ``"fp32"``: ``a`` and ``b`` hold bit patterns; sums
     are fp32 bit patterns formed in the hardware's order (module docstring);
     ``flush_subnormals`` selects DAZ+FTZ multipliers and adders.
+
+    ``threads`` (``add_stages + 1``): the accumulator's interleaved partial sums (module docstring); the
+    result is their fold, and ``acc`` per busy cycle holds the thread that cycle updated (in fp; integers:
+    the running sum, which the fold does not change).
     """
     b = np.asarray(b, dtype=object)
     a = np.asarray(a, dtype=object)
@@ -305,7 +341,9 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
     live = np.array([effectual(r) for r in range(depth)])
     n_out = a_rows.shape[0]
     sums = [0] * n_out
-    fp_acc = np.zeros(n_out, dtype=np.uint32)  # +0.0
+    if threads < 1:
+        raise ValueError(f"threads={threads}; allowed: >= 1")
+    fp_acc = np.zeros((n_out, threads), dtype=np.uint32)  # +0.0 in every thread
     sels, ases, accs = [], [], []
     used = 0
     while head < length:
@@ -324,15 +362,18 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
                     for r in range(n_out):
                         sums[r] += int(a_rows[r, row, col]) * int(b[row, col])
         if fp:
-            fp_acc = np.asarray(canonical(fp_add(fp_acc, lane_tree_sum(products, flush_subnormals),
-                                                 flush_subnormals=flush_subnormals)), dtype=np.uint32)
-            sums = [int(v) for v in fp_acc]
+            thread = (len(sels) + 1) % threads  # busy cycle j = 1, 2, ... goes to thread j mod T
+            fp_acc[:, thread] = canonical(fp_add(fp_acc[:, thread], lane_tree_sum(products, flush_subnormals),
+                                                 flush_subnormals=flush_subnormals))
+            sums = [int(v) for v in fp_acc[:, thread]]
         sels.append(sel)
         ases.append(as_rows)
         accs.append(list(sums))
         head += as_rows
         live = np.concatenate([after[as_rows:], np.array([effectual(head + r) for r in range(depth - as_rows, depth)],
                                                          dtype=bool).reshape(as_rows, lanes)])
+    if fp:
+        sums = [int(v) for v in canonical(_fold(fp_acc, (len(sels) + 1) % threads, flush_subnormals))]
     return PETrace(cycles=len(sels), result=sums if tile else sums[:1],
                    sel=np.array(sels, dtype=np.int64).reshape(len(sels), lanes),
                    as_rows=np.array(ases, dtype=np.int64), acc=accs, pairs_used=used)

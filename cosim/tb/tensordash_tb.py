@@ -36,7 +36,8 @@ from accelgen.cosim.tb.table_tb import MAX_REPORTED_MISMATCHES, TB, _read
 from accelgen.cosim.vectors import CycleTable
 
 #: cycles a stream may take beyond its row count before the DUT counts as hung: more than the longest
-#: drain (latency - 1 = 3 + 4 * 3 = 15 with 3 multiplier stages, 16 lanes and 3 adder stages)
+#: drain (latency - 1 = 3 + 4 * 3 + 11 = 26 with 3 multiplier stages, 16 lanes and 3 adder stages, whose
+#: accumulator folds four interleaved partial sums in 11 cycles)
 HANG_MARGIN = 32
 
 

@@ -1,11 +1,12 @@
 """Pipelined TensorDash PE and tile (issue 19): ``mul_stages`` / ``add_stages`` on the emitted Verilog.
 
-The schedule and the busy cycles are those of the unpipelined PE; the accumulator output is the
-unpipelined one delayed by ``latency - 1 = mul_stages + ceil(log2 L) * add_stages`` cycles, and
-``done`` comes as much later. The cycle tables check every cycle (selects, ``take``, ``done``, every
-accumulator) against that model, so results are bit-exact and the measured cycles equal the model's.
-Two mutants show the checks can fail: a cycle model one stage short, and a golden that ignores one
-pipeline register of the datapath.
+The schedule and the busy cycles are those of the unpipelined PE; ``done`` comes ``latency - 1 =
+mul_stages + ceil(log2 L) * add_stages + fold`` cycles after the last busy cycle. With ``add_stages`` the
+accumulator interleaves ``add_stages + 1`` partial sums and folds them at the end (fp32 results in that
+order); without, its output is the unpipelined one delayed. The cycle tables check every cycle (selects,
+``take``, ``done``, and every accumulator: each cycle, or with interleaving whenever ``done``) against that
+model, so results are bit-exact and the measured cycles equal the model's. Two mutants show the checks can
+fail: a cycle model one stage short, and a golden that ignores one register of the accumulator loop.
 
 Builds: three by default (an fp16 PE, an odd-lane int PE, a two-row fp16 tile); the mutants and the
 reactive run reuse them. The fp16 PE and the tile carry the CLI's default module names, so the
@@ -66,10 +67,11 @@ def _exact(params, table, tmp_path, name=None):
 
 
 def test_pe_fp16_pipelined_bit_exact(tmp_path):
-    """fp16 PE, 2 multiplier and 1 adder stages (latency 1 + 2 + 2 * 1 = 5): fp32 sums bit-exact with
-    every special value, done 4 cycles after the last busy cycle; the CLI run shares the build."""
+    """fp16 PE, 2 multiplier and 1 adder stages (latency 1 + 2 + 2 * 1 + 3 = 8: two interleaved partial
+    sums folded in 3 cycles): fp32 sums bit-exact with every special value, done 7 cycles after the last busy
+    cycle; the CLI run shares the build."""
     params = TensorDashPEParams(**FP16_PE)
-    assert params.latency == pe_latency(4, 2, 1) == 5
+    assert params.latency == pe_latency(4, 2, 1) == 8
     _exact(params, pe_table(params, vectors=48, seed=7), tmp_path)
     assert main(["cosim", "tensordash_pe", "--dtype", "fp16", "--mul-stages", "2", "--add-stages", "1",
                  "--vectors", "8"]) == 0
@@ -77,7 +79,7 @@ def test_pe_fp16_pipelined_bit_exact(tmp_path):
 
 def test_pe_int_pipelined_odd_lanes_bit_exact(tmp_path):
     params = TensorDashPEParams(**INT_PE)
-    assert params.latency == 1 + 1 + 2 * 2
+    assert params.latency == 1 + 1 + 2 * 2 + 7
     _exact(params, pe_table(params, vectors=64, seed=5), tmp_path, INT_PE_NAME)
 
 
@@ -128,11 +130,11 @@ def test_mutant_cycle_model_one_stage_short_fails(tmp_path, monkeypatch):
 
 
 def test_mutant_golden_ignoring_a_pipeline_register_fails(tmp_path, monkeypatch):
-    """A golden whose accumulator output ignores one register of the pipeline (the running sum one cycle
-    early, done still right) fails on acc only."""
+    """A golden that ignores one register of the accumulator loop (one interleaved partial sum fewer: the
+    plain running sum for ``add_stages=1``; done still right) fails on acc only."""
     params = TensorDashPEParams(**FP16_PE)
-    real = td_host.delayed
-    monkeypatch.setattr(td_host, "delayed", lambda values, cycles, init=0: real(values, cycles - 1, init))
+    real = td_host.simulate_pe
+    monkeypatch.setattr(td_host, "simulate_pe", lambda *a, threads, **kw: real(*a, threads=threads - 1, **kw))
     result = _cosim(params, pe_table(params, vectors=48, seed=7), tmp_path)
     assert not result.passed and result.mismatches > 0
     assert {m["port"] for m in result.first_mismatches} == {"acc"}
@@ -154,7 +156,7 @@ def test_tile_pipelined_larger(tmp_path, kw):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kw", [
-    # 8 lanes, 3 tree levels: latency 1 + 3 + 3 * 3 = 13 (test_pe_int_pipelined_odd_lanes_bit_exact at size)
+    # 8 lanes, 3 tree levels: latency 1 + 3 + 3 * 3 + 11 = 24 (test_pe_int_pipelined_odd_lanes_bit_exact at size)
     dict(lanes=8, depth=5, mul_stages=3, add_stages=3),
     # odd fp lanes with FTZ: 5 lanes, lane 4 skips two adders (test_pe_fp16_pipelined_bit_exact at size)
     dict(lanes=5, depth=4, dtype="bf16", flush_subnormals=True, mul_stages=1, add_stages=2),

@@ -8,8 +8,11 @@ from amaranth.sim import Simulator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accelgen.golden.tensordash import (cycle_counts, delayed, ideal_speedup, lane_tree_levels, pass_cycles,
-                                        pattern_options, pe_latency, schedule_levels, schedule_step, simulate_pe)
+from accelgen.golden.fp import fp_add, fp_mul
+from accelgen.golden.tensordash import (cycle_counts, delayed, fold_cycles, ideal_speedup, lane_tree_levels,
+                                        pass_cycles, pattern_options, pe_latency, schedule_levels, schedule_step,
+                                        simulate_pe)
+from accelgen.rtl.tensordash_datapath import DRAIN_SCHEDULE, drain_cycles
 from accelgen.cosim.tensordash import pe_streams, pe_table, sched_table
 from accelgen.cli import main
 from accelgen.rtl.tensordash import (TensorDashPE, TensorDashPEParams, TensorDashScheduler, TensorDashTile,
@@ -236,22 +239,78 @@ def test_cli_rejects_stages_out_of_range_in_one_line(capsys, tmp_path, family):
 
 
 @pytest.mark.parametrize("lanes", range(2, 17))
-def test_latency_is_one_plus_multiplier_and_tree_stages(lanes):
-    """``latency = 1 + mul_stages + ceil(log2 L) * add_stages``, the same from the RTL parameters and the
-    golden model (which counts the levels of its own pairwise tree)."""
+def test_latency_is_one_plus_multiplier_and_tree_stages_plus_fold(lanes):
+    """``latency = 1 + mul_stages + ceil(log2 L) * add_stages + fold``, the same from the RTL parameters and the
+    golden model (which counts the levels of its own pairwise tree and has its own fold formula)."""
     levels = {2: 1, 3: 2, 4: 2, 5: 3, 8: 3, 9: 4, 16: 4}.get(lanes, lane_tree_levels(lanes))
     assert lane_tree_levels(lanes) == levels == TensorDashPEParams(lanes=lanes).tree_levels
+    fold = {0: 0, 1: 3, 2: 7, 3: 11}
     for mul, add in ((0, 0), (1, 0), (0, 1), (2, 1), (3, 3)):
         p = TensorDashPEParams(lanes=lanes, mul_stages=mul, add_stages=add)
-        assert p.latency == pe_latency(lanes, mul, add) == 1 + mul + levels * add
+        assert p.latency == pe_latency(lanes, mul, add) == 1 + mul + levels * add + fold[add]
         assert TensorDashTileParams(lanes=lanes, mul_stages=mul, add_stages=add).latency == p.latency
-    assert TensorDashPE(lanes=lanes, mul_stages=2, add_stages=1).latency == 3 + levels
-    assert TensorDashTile(lanes=lanes, rows=2, mul_stages=1, add_stages=3).latency == 2 + 3 * levels
+    assert TensorDashPE(lanes=lanes, mul_stages=2, add_stages=1).latency == 3 + levels + 3
+    assert TensorDashTile(lanes=lanes, rows=2, mul_stages=1, add_stages=3).latency == 2 + 3 * levels + 11
+
+
+@pytest.mark.parametrize("add_stages", [0, 1, 2, 3])
+def test_fold_schedule_is_the_pairwise_tree_and_its_cycles_match_the_golden(add_stages):
+    """The RTL's fold schedule, replayed slot by slot (thread ``u[k mod T]`` in slot ``k``, a sum back ``T``
+    slots after its add, one hold register), computes the in-order pairwise tree over ``u[0..T-1]`` and is done
+    when the golden's ``fold_cycles`` says."""
+    assert drain_cycles(add_stages) == fold_cycles(add_stages)
+    if not add_stages:
+        return
+    t = add_stages + 1
+    captures, adds = DRAIN_SCHEDULE[t]
+    loop = {k: f"u{k}" for k in range(t)}  # what each thread holds
+    hold, ready = None, {}  # ready: thread -> slot its pending sum is back
+    for slot in range(fold_cycles(add_stages)):
+        thread = slot % t
+        if thread in ready and ready[thread] <= slot:
+            del ready[thread]
+        if slot in captures:
+            assert thread not in ready, "captured a thread whose sum is still in the adder"
+            hold = loop[thread]
+        if slot in adds:
+            assert thread not in ready and hold is not None
+            loop[thread], hold = f"({loop[thread]}+{hold})", None
+            ready[thread] = slot + t
+    final = loop[(adds[-1]) % t]
+    expected = {2: "(u1+u0)", 3: "((u1+u0)+u2)", 4: "((u3+u2)+(u1+u0))"}[t]  # pairwise, each add commuted
+    assert final == expected and ready == {adds[-1] % t: adds[-1] + t} and adds[-1] + t == fold_cycles(add_stages)
+
+
+@pytest.mark.parametrize("threads", [2, 3, 4])
+def test_golden_interleaved_threads_fold_in_the_loop_order(threads):
+    """Busy cycle j goes to thread j mod T; the result is the pairwise tree over the threads in the order the
+    loop presents them after the last busy cycle (C + 1, C + 2, ... mod T). fp32 operands, two lanes, one
+    pair per lane and row, so every row is one busy cycle: the expected value is computed by hand."""
+    rng = np.random.default_rng(threads)
+    for rows in (1, threads - 1, threads, 2 * threads + 1):
+        a = rng.normal(size=(rows, 2)).astype(np.float32).view(np.uint32).astype(np.int64)
+        b = (rng.normal(size=(rows, 2)) * 2.0 ** rng.integers(-20, 20, (rows, 2))).astype(np.float32)
+        b = b.view(np.uint32).astype(np.int64)
+        tr = simulate_pe(a, b, depth=2, dtype="fp32", threads=threads)
+        assert tr.cycles == rows
+        acc = [np.uint32(0)] * threads
+        for j in range(1, rows + 1):
+            p0, p1 = (fp_mul(np.uint32(a[j - 1, l]), np.uint32(b[j - 1, l]), "fp32") for l in (0, 1))
+            acc[j % threads] = fp_add(acc[j % threads], fp_add(p0, p1))
+        u = [acc[(rows + 1 + i) % threads] for i in range(threads)]
+        level = u
+        while len(level) > 1:
+            level = [fp_add(level[i], level[i + 1]) if i + 1 < len(level) else level[i]
+                     for i in range(0, len(level), 2)]
+        assert tr.result == [int(np.uint32(level[0]))]
+    with pytest.raises(ValueError, match="threads=0"):
+        simulate_pe(a, b, depth=2, dtype="fp32", threads=0)
 
 
 def test_delayed_and_pass_cycles():
     assert delayed([5, 6, 7, 8], 2) == [0, 0, 5, 6] and delayed([5, 6], 0) == [5, 6] and delayed([5], 3, 9) == [9]
-    assert pass_cycles([0, 4], pe_latency(4, 2, 1)).tolist() == [5, 9]
+    assert pass_cycles([0, 4], pe_latency(4, 2, 1)).tolist() == [8, 12]
+    assert pass_cycles([0, 4], pe_latency(4, 2, 0)).tolist() == [3, 7]
 
 
 def test_tile_rows_range():
@@ -318,14 +377,17 @@ def test_sched_table_directed_rows():
 
 
 @pytest.mark.parametrize("cls", [TensorDashPEParams, TensorDashTileParams])
-def test_pipelined_table_is_the_unpipelined_one_with_drain_and_delayed_acc(cls):
-    """Same schedule; after each stream's busy cycles ``latency - 1`` drain cycles (take, sel 0; done 0);
-    acc is the unpipelined running sum seen ``latency - 1`` cycles later."""
+@pytest.mark.parametrize("stages", [(3, 0), (1, 2)], ids=["m3", "m1a2"])
+def test_pipelined_table_is_the_unpipelined_one_with_drain_and_delayed_acc(cls, stages):
+    """Same schedule; after each stream's busy cycles ``latency - 1`` drain cycles (take, sel 0; done 0).
+    Without add_stages acc is the unpipelined running sum seen ``latency - 1`` cycles later; with them (the
+    interleaved accumulator) acc is checked only when done, where it is the same result."""
     kw = dict(lanes=3, depth=3, a_width=6, b_width=5, acc_width=12) | ({"rows": 2} if cls is TensorDashTileParams
                                                                         else {})
-    base, pipe = cls(**kw), cls(**kw, mul_stages=1, add_stages=2)
+    mul, add = stages
+    base, pipe = cls(**kw), cls(**kw, mul_stages=mul, add_stages=add)
     drain = pipe.latency - 1
-    assert drain == 1 + 2 * 2
+    assert drain == mul + 2 * add + fold_cycles(add)
     t0, t1 = pe_table(base, vectors=12, seed=3, gaps=False), pe_table(pipe, vectors=12, seed=3, gaps=False)
     assert t1.info["model_cycles"] == t0.info["model_cycles"] and t1.info["latency"] == drain + 1
     assert t1.info["pass_cycles"] == [c + drain + 1 for c in t0.info["model_cycles"]]
@@ -343,8 +405,15 @@ def test_pipelined_table_is_the_unpipelined_one_with_drain_and_delayed_acc(cls):
     for name in t0.expect:
         if not name.startswith("acc"):
             assert (t1.expect[name][keep] == t0.expect[name]).all(), name
+    acc_names = [n for n in t1.expect if n.startswith("acc")]
+    if add:  # interleaved: checked when done only, and then the unpipelined PE's result (integers)
+        for name in acc_names:
+            assert (t1.check[name] == (t1.expect["done"] == 1)).all()
+            done0, done1 = t0.expect["done"] == 1, t1.expect["done"] == 1
+            assert (t1.expect[name][done1] == t0.expect[name][done0]).all()
+        return
     # the accumulator: the unpipelined running sum, held through each drain, seen drain cycles later
-    for name in [n for n in t1.expect if n.startswith("acc")]:
+    for name in acc_names:
         held = [int(v) for v in t0.expect[name]]
         for end in reversed(ends0):
             held[end:end] = [held[end]] * drain
@@ -396,7 +465,7 @@ def test_pe_matches_table_in_amaranth_simulator(kw):
                 ctx.set(port, v)
             for name, col in table.expect.items():
                 got = ctx.get(ports[name]) & ((1 << len(ports[name])) - 1)
-                if got != int(col[t]):
+                if table.check[name][t] and got != int(col[t]):
                     mismatches.append((t, name, got, int(col[t])))
             await ctx.tick()
 
