@@ -64,8 +64,8 @@ from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
 from ._params import AccWidth, AddStages, AWidth, BWidth, FPOperandParams, FromParams, MacDtype, MulStages, Signed
-from .tensordash_datapath import (AccControl, ScheduledBuffers, drain_cycles, idle_b, lane_accumulate, lane_mux,
-                                  op_shape, regs, stage, stream_ports)
+from .tensordash_datapath import (AccControl, ScheduledBuffers, accumulator_fold_cycles, idle_b, lane_accumulate,
+                                  lane_mux, op_shape, regs, stage, stream_ports)
 from .tensordash_sched import  (TENSORDASH_PATTERNS, TensorDashSchedParams, TensorDashScheduler, tensordash_levels,
                                 tensordash_options, validated_with_options)
 
@@ -129,8 +129,8 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
     @property
     def fold_cycles(self) -> int:
         """Cycles the accumulator takes after the last busy value to fold its threads into the dot
-        product: 0, 3, 7, 11 for ``add_stages`` 0..3 (:data:`~accelgen.rtl.tensordash_datapath.DRAIN_SCHEDULE`)."""
-        return drain_cycles(self.add_stages)
+        product: 0, 3, 7, 11 for ``add_stages`` 0..3 (:data:`~accelgen.rtl.tensordash_datapath.FOLD_SCHEDULE`)."""
+        return accumulator_fold_cycles(self.add_stages)
 
     @property
     def latency(self) -> int:

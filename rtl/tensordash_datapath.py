@@ -14,8 +14,8 @@ unchanged goes through ``add_stages`` registers, so that it meets its partner in
 The accumulator adder is pipelined too (:func:`interleaved_accumulate`): its feedback loop ``acc <- acc +
 tree`` is then ``T = add_stages + 1`` registers long, so it holds ``T`` interleaved partial sums ("threads",
 the C-slow arrangement of the MAC) that take the busy cycles in turn, and after the last busy cycle the
-same adder folds the threads into one sum by an in-order pairwise tree (:data:`DRAIN_SCHEDULE`). That
-costs :func:`drain_cycles` cycles per dot product instead of a single-cycle fp32 adder in the loop, which
+same adder folds the threads into one sum by an in-order pairwise tree (:data:`FOLD_SCHEDULE`). That
+costs :func:`accumulator_fold_cycles` cycles per dot product instead of a single-cycle fp32 adder in the loop, which
 would be the clock's floor.
 """
 
@@ -142,17 +142,17 @@ def lane_tree(m: Module, values: list, add, stages: int) -> object:
 #: * T = 3: ``u0 -> h`` (0); ``r = u1 + h`` (1, back at 4); ``u2 -> h`` (2); ``r + h`` (4); sum from 7.
 #: * T = 4: ``u0 -> h`` (0); ``r0 = u1 + h`` (1, back at 5); ``u2 -> h`` (2); ``r1 = u3 + h`` (3, back at
 #:   7); ``r0 -> h`` (5); ``r1 + h`` (7); sum from 11 (``r1 + r0 = r0 + r1``: one addition commutes).
-DRAIN_SCHEDULE: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {
+FOLD_SCHEDULE: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {
     2: ((0,), (1,)), 3: ((0, 2), (1, 4)), 4: ((0, 2, 5), (1, 3, 7)),
 }
 
 
-def drain_cycles(add_stages: int) -> int:
+def accumulator_fold_cycles(add_stages: int) -> int:
     """Cycles the accumulator's fold adds after the last busy value reached it: 0 for a single-cycle
-    accumulator, else the offset after the last add's sum is back in the loop (:data:`DRAIN_SCHEDULE`)."""
+    accumulator, else the offset after the last add's sum is back in the loop (:data:`FOLD_SCHEDULE`)."""
     if not add_stages:
         return 0
-    _, adds = DRAIN_SCHEDULE[add_stages + 1]
+    _, adds = FOLD_SCHEDULE[add_stages + 1]
     return adds[-1] + add_stages + 1
 
 
@@ -183,8 +183,8 @@ def accumulator_control(m: Module, clear, en, threads: int) -> AccControl:
     busy slot that is neither; a new clear cancels a fold in progress."""
     if threads == 1:
         return AccControl(clear, en)
-    captures, adds = DRAIN_SCHEDULE[threads]
-    last = drain_cycles(threads - 1) - 1  # the last offset in which the loop register loads
+    captures, adds = FOLD_SCHEDULE[threads]
+    last = accumulator_fold_cycles(threads - 1) - 1  # the last offset in which the loop register loads
     was_active = Signal(name="acc_was_active")
     m.d.sync += was_active.eq(clear | en)
     fold_start = Signal(name="acc_fold_start")

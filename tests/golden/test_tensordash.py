@@ -12,7 +12,7 @@ from accelgen.golden.fp import fp_add, fp_mul
 from accelgen.golden.tensordash import (cycle_counts, delayed, fold_cycles, ideal_speedup, lane_tree_levels,
                                         pass_cycles, pattern_options, pe_latency, schedule_levels, schedule_step,
                                         simulate_pe)
-from accelgen.rtl.tensordash_datapath import DRAIN_SCHEDULE, drain_cycles
+from accelgen.rtl.tensordash_datapath import FOLD_SCHEDULE, accumulator_fold_cycles
 from accelgen.cosim.tensordash import pe_streams, pe_table, sched_table
 from accelgen.cli import main
 from accelgen.rtl.tensordash import (TensorDashPE, TensorDashPEParams, TensorDashScheduler, TensorDashTile,
@@ -258,11 +258,11 @@ def test_fold_schedule_is_the_pairwise_tree_and_its_cycles_match_the_golden(add_
     """The RTL's fold schedule, replayed slot by slot (thread ``u[k mod T]`` in slot ``k``, a sum back ``T``
     slots after its add, one hold register), computes the in-order pairwise tree over ``u[0..T-1]`` and is done
     when the golden's ``fold_cycles`` says."""
-    assert drain_cycles(add_stages) == fold_cycles(add_stages)
+    assert accumulator_fold_cycles(add_stages) == fold_cycles(add_stages)
     if not add_stages:
         return
     t = add_stages + 1
-    captures, adds = DRAIN_SCHEDULE[t]
+    captures, adds = FOLD_SCHEDULE[t]
     loop = {k: f"u{k}" for k in range(t)}  # what each thread holds
     hold, ready = None, {}  # ready: thread -> slot its pending sum is back
     for slot in range(fold_cycles(add_stages)):
