@@ -16,7 +16,9 @@ import click
 from rich.table import Table
 
 from ..family import BlockFamily
-from ..flow import cosim_config, cosim_design, emit_config, run_build, synthesize_config, synthesize_design
+from ..fit.mapped import DEFAULT_CLOCK_MHZ, check_clock
+from ..flow import (cosim_config, cosim_design, emit_config, run_build, synthesize_config, synthesize_design,
+                    time_design)
 from ..gen.config import load_build_config
 from ..gen.emit import emit, render
 from ..registry import FAMILIES
@@ -164,14 +166,40 @@ def synth_group(ctx, config_path, as_json):
     return 0
 
 
+def _print_timing(t) -> None:
+    p = t.critical_path
+    verdict = "meets" if t.meets_clock else "DOES NOT MEET"
+    click.echo(f"timing ({t.library}, mapped for {t.clock_mhz:g} MHz): delay {t.delay_ns:.3f} ns "
+               f"(fmax {t.fmax_mhz:.0f} MHz, {verdict} the target); {t.cells} cells, {t.area_um2:.1f} um^2")
+    click.echo(f"  critical path: {p['start']} ({p['start_kind']}) -> {p['end']} ({p['end_kind']}), "
+               f"{p['cells']} cells, logic {t.logic_ns:.3f} ns")
+    if t.scope != "design, flattened":
+        click.echo(f"  timed: {t.scope}")
+
+
 def _make_synth(fam: BlockFamily) -> click.Command:
-    def callback(as_json, **kwargs):
+    def callback(as_json, clock_mhz, liberty, timing, **kwargs):
         params = fam.validate(split_params(fam, kwargs), fam.name)
-        _print_synth([synthesize_design(fam, params)], as_json)
+        check_clock(clock_mhz)  # before the synthesis it would follow
+        stats = synthesize_design(fam, params)
+        mapped = time_design(fam, params, clock_mhz=clock_mhz, liberty=liberty) if timing else None
+        if as_json:
+            click.echo(json.dumps(stats.to_dict() | ({"timing": mapped.to_dict()} if mapped else {}), indent=2))
+            return 0
+        _print_synth([stats], False)
+        if mapped:
+            _print_timing(mapped)
         return 0
 
     return click.Command(fam.name, callback=callback, help=f"Synthesize a {fam.summary}.", params=[
-        *param_options(fam), click.Option(["--json", "as_json"], is_flag=True, help="Machine-readable output.")])
+        *param_options(fam),
+        click.Option(["--clock-mhz"], type=float, default=DEFAULT_CLOCK_MHZ, show_default=True,
+                     help="Target clock of the timing-driven mapping (the reference 45 nm library)."),
+        click.Option(["--liberty"], type=click.Path(dir_okay=False), default=None,
+                     help="Map to this Liberty library instead of the default technology's."),
+        click.Option(["--timing/--no-timing"], default=True, show_default=True,
+                     help="Map to the cell library and report static timing (delay, critical path)."),
+        click.Option(["--json", "as_json"], is_flag=True, help="Machine-readable output.")])
 
 
 for _fam in FAMILIES.values():

@@ -1,0 +1,169 @@
+"""Timing-driven mapping of a design to a cell library at a target clock, and static timing of the result.
+
+The generic flow (:mod:`accelgen.fit.synth`) counts Yosys' generic gates and the logic depth; its delay is
+the depth times a mean gate delay, and ABC maps for area (``dc2``), which turns Yosys' log-depth carry
+chains into ripple. This flow maps the same design with ABC to a Liberty library with the clock period as
+its delay target, and times the mapped netlist with the library's delay model (:mod:`accelgen.fit.sta`):
+
+* the library is the default technology's (NanGate45 cells in several drive strengths,
+  ``fit/tech/nangate45_cells.yaml``, written as Liberty by :mod:`accelgen.fit.liberty` into the cache)
+  or a user's Liberty file (``liberty=``), through the same script;
+* Yosys: ``synth -flatten -noabc`` (generic gates), ``dfflibmap`` (flip-flops to library cells), then
+  ABC with :data:`ABC_SCRIPT`: structural hashing and choice computation (``dch``), delay-oriented
+  mapping ``map -D period``, then ``buffer`` / ``upsize`` / ``dnsize`` at that target (gate sizing and
+  buffering: ABC's timer, the library's NLDM tables). Primary inputs are driven by the library's
+  smallest buffer and outputs loaded with :data:`OUTPUT_LOAD_FF` (:func:`constraints`);
+* static timing of the mapped netlist (:func:`accelgen.fit.sta.analyze`): the worst path from an input
+  or a flip-flop (clock-to-Q) to an output or a flip-flop (plus setup), its start and end points.
+
+``delay_ns`` is that path's delay, so ``1000 / delay_ns`` is the fastest clock of the mapped design,
+which meets the target when ``delay_ns <= 1000 / clock_mhz``. A target that cannot be met is mapped
+as fast as ABC can (the report says it misses).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..errors import ConfigError
+from ..util import cache_dir, canonical_json, sha256_hex, write_atomic
+from .liberty import DEFAULT_CELLS, liberty_text, load_cells
+from .sta import TimingLibrary, analyze
+from .synth import run_yosys, yosys_version
+
+#: what the default library is called in reports
+DEFAULT_LIBRARY = f"{DEFAULT_CELLS} (generated)"
+#: the target clock of a mapping when none is given: 1 GHz at the 45 nm reference library
+DEFAULT_CLOCK_MHZ = 1000.0
+#: load on each primary output (fF): about two X1 input pins and their wire
+OUTPUT_LOAD_FF = 3.0
+#: ABC after ``dfflibmap``: choices, delay-oriented mapping at the period, then buffering and sizing at it.
+#: Commas stand for spaces (Yosys splits a ``-script +...`` argument at spaces). ``map -D`` and not
+#: ``&nf``: in this ABC ``&nf`` ignores the delay target (the same mapping for every period; measured on a
+#: 16x16-bit MAC: &nf 1843 ps at every target, map -D 1449 ps at 400 ps and 2008 ps at 2000 ps).
+#: ``-c``: buffering, sizing and ABC's timer see the library's wire load (without it ABC sizes against a
+#: delay 5-10% below what :func:`accelgen.fit.sta.analyze` then reports). No ``&fraig -x`` / ``scorr`` / ``dc2``:
+#: the first two crash ABC in the WebAssembly build on the fp units, and ``dc2`` (area recovery) trades delay
+#: for area (16x16-bit MAC at 1000 ps: 1.12 ns without, 1.45 ns with, +26% cells without).
+ABC_SCRIPT = "+strash;dch,-f;map,-D,{period};buffer,-c;upsize,-c,-D,{period};dnsize,-c,-D,{period};stime,-c,-d"
+
+SCRIPT = """\
+read_liberty -lib {lib}
+read_verilog -sv design.v
+hierarchy -check -top {top}
+synth -flatten -top {top} -noabc
+dfflibmap -liberty {lib}
+abc -liberty {lib} -constr constr.txt -D {period} -script {abc}
+opt_clean -purge
+tee -q -o stat.json stat -json -liberty {lib}
+write_json mapped.json
+"""
+
+
+@dataclass
+class MappedTiming:
+    """A design mapped to a library at a target clock, and the static timing of the result."""
+
+    top: str
+    library: str
+    clock_mhz: float               # the mapping's delay target
+    area_um2: float                # cell area of the mapped netlist (no placement)
+    cells: int
+    cells_by_type: dict[str, int]
+    delay_ns: float                # worst path: clock-to-Q or input, logic, setup or output
+    logic_ns: float                # its combinational part
+    meets_clock: bool
+    critical_path: dict            # start, end, their kinds, cells on the path, the path itself
+    yosys_version: str
+    scope: str = "design, flattened"   # what was mapped and timed (area and cells are of that)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def fmax_mhz(self) -> float:
+        return 1000.0 / self.delay_ns if self.delay_ns > 0 else float("inf")
+
+    def to_dict(self) -> dict:
+        return asdict(self) | {"fmax_mhz": self.fmax_mhz}
+
+
+def default_liberty() -> Path:
+    """The default library as a Liberty file in the cache (written once per description)."""
+    text = liberty_text(load_cells())
+    path = cache_dir("tech") / f"{DEFAULT_CELLS}-{sha256_hex(text.encode())[:16]}.lib"
+    if not path.exists():
+        write_atomic(path, text)
+    return path
+
+
+def smallest_buffer(lib: TimingLibrary) -> str:
+    """The library's buffer with the smallest input capacitance (one input, one output, positive unate)."""
+    buffers = [(min(cell.inputs.values()), name) for name, cell in lib.cells.items()
+               if len(cell.inputs) == 1 and len(cell.outputs) == 1 and cell.clock is None
+               and all(a.sense == "positive_unate" for arcs in cell.arcs.values() for a in arcs)]
+    if not buffers:
+        raise ConfigError([("liberty", f"{lib.name}: no buffer cell (one input, positive unate); ABC needs one "
+                                       "to drive the inputs and to buffer nets")])
+    return min(buffers)[1]
+
+
+def constraints(lib: TimingLibrary) -> str:
+    """ABC's ``-constr`` file: inputs driven by the library's smallest buffer, outputs loaded."""
+    return f"set_driving_cell {smallest_buffer(lib)}\nset_load {OUTPUT_LOAD_FF}\n"
+
+
+def check_clock(clock_mhz) -> float:
+    if isinstance(clock_mhz, bool) or not isinstance(clock_mhz, (int, float)) or not 1 <= clock_mhz <= 20000:
+        raise ConfigError([("clock_mhz", f"{clock_mhz!r} is not allowed; expected a number in 1..20000 (MHz)")])
+    return float(clock_mhz)
+
+
+def map_and_time(verilog: str | Path, top: str, *, clock_mhz: float = DEFAULT_CLOCK_MHZ,
+                 liberty: str | Path | None = None, use_cache: bool = True) -> MappedTiming:
+    """Map ``verilog`` (text or a path; top module ``top``, flattened) to ``liberty`` (default: the
+    default technology's generated library) with ABC at the period of ``clock_mhz``, and time it."""
+    clock_mhz = check_clock(clock_mhz)
+    text = Path(verilog).read_text() if isinstance(verilog, Path) else verilog
+    lib_path = Path(liberty) if liberty else default_liberty()
+    if not lib_path.is_file():
+        raise ConfigError([("liberty", f"{str(lib_path)!r} is not a readable file")])
+    lib_text = lib_path.read_text()
+    lib = TimingLibrary.from_liberty(lib_path)
+    period = round(1e6 / clock_mhz)
+    script = SCRIPT.format(lib="lib.lib", top=top, period=period, abc=ABC_SCRIPT.format(period=period))
+    name = str(lib_path.name) if liberty else DEFAULT_LIBRARY
+    key = sha256_hex(canonical_json({"v": sha256_hex(text), "top": top, "script": script, "constr": constraints(lib),
+                                     "lib": sha256_hex(lib_text), "yosys": yosys_version()}))[:24]
+    cached = cache_dir("mapped") / f"{top}-{key}.json"
+    if use_cache and cached.exists():
+        return MappedTiming(**json.loads(cached.read_text()))
+    # the library sits beside the design: inside the yowasp sandbox only the working directory is visible
+    with tempfile.TemporaryDirectory(prefix="accelgen-map-") as tmp:
+        d = Path(tmp)
+        (d / "design.v").write_text(text)
+        (d / "lib.lib").write_text(lib_text)
+        (d / "constr.txt").write_text(constraints(lib))
+        (d / "flow.ys").write_text(script)
+        proc = run_yosys(["-q", "-s", "flow.ys"], d)
+        if proc.returncode != 0:
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
+            raise RuntimeError(f"yosys failed mapping {top} to {name}: " + " | ".join(tail))
+        stat = json.loads((d / "stat.json").read_text())
+        netlist = json.loads((d / "mapped.json").read_text())
+        abc_stats = (d / "stats.txt").read_text().split() if (d / "stats.txt").exists() else []
+    mod = stat.get("design") or stat["modules"][f"\\{top}"]
+    report = analyze(netlist, top, lib, output_load_ff=OUTPUT_LOAD_FF)
+    result = MappedTiming(
+        top=top, library=name, clock_mhz=clock_mhz, area_um2=float(mod.get("area", 0.0)),
+        cells=int(mod.get("num_cells", 0)), cells_by_type=dict(sorted(mod.get("num_cells_by_type", {}).items())),
+        delay_ns=report.delay_ps / 1000, logic_ns=report.logic_ps / 1000,
+        meets_clock=report.delay_ps <= 1e6 / clock_mhz,
+        critical_path={"start": report.start, "start_kind": report.start_kind, "end": report.end,
+                       "end_kind": report.end_kind, "cells": report.cells_on_path, "path": report.path},
+        yosys_version=yosys_version(),
+        extra={"abc_delay_ps": float(abc_stats[5]) if len(abc_stats) > 5 else None,
+               "loops_broken": report.loops_broken, "endpoints": report.endpoints})
+    write_atomic(cached, json.dumps(asdict(result)))
+    return result

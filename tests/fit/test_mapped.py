@@ -1,0 +1,63 @@
+"""Timing-driven mapping to the default cell library and static timing of the result (issue 20 item 1)."""
+
+import json
+
+import pytest
+
+from accelgen.cli import main
+from accelgen.errors import ConfigError
+from accelgen.fit.liberty import load_cells
+from accelgen.fit.mapped import map_and_time
+from accelgen.flow import time_design
+from accelgen.registry import FAMILIES
+
+pytestmark = pytest.mark.synth
+
+#: a 4x4-bit MAC with an 8-bit accumulator: registers on both sides of its multiply-add path
+MAC = {"a_width": 4, "b_width": 4, "acc_width": 8, "input_reg": True}
+
+
+def _mac(**kw):
+    fam = FAMILIES["mac"]
+    return fam, fam.validate(MAC | kw)
+
+
+def test_mac_is_timed_register_to_register_with_its_path():
+    fam, params = _mac()
+    t = time_design(fam, params, clock_mhz=1000)
+    path = t.critical_path
+    assert t.delay_ns > t.logic_ns > 0 and t.cells > 0 and t.area_um2 > 0
+    assert path["start_kind"] == "register" and path["end_kind"] == "register"   # clk->Q ... setup
+    assert path["cells"] >= 3 and len(path["path"]) >= path["cells"]
+    assert set(t.cells_by_type) <= set(load_cells()["cells"])
+    assert t.meets_clock == (t.delay_ns <= 1.0)
+    assert t.fmax_mhz == pytest.approx(1000 / t.delay_ns)
+
+
+def test_a_looser_target_maps_smaller_or_equal_and_the_cache_returns_the_same():
+    fam, params = _mac(a_width=8, b_width=8, acc_width=20)
+    tight = time_design(fam, params, clock_mhz=2000)
+    loose = time_design(fam, params, clock_mhz=100)
+    assert loose.area_um2 <= tight.area_um2 and loose.clock_mhz == 100 and tight.clock_mhz == 2000
+    assert time_design(fam, params, clock_mhz=2000).to_dict() == tight.to_dict()
+
+
+def test_bad_clock_and_missing_library_are_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match=r"clock_mhz: 0 is not allowed; expected a number in 1\.\.20000"):
+        map_and_time("module m(input a, output b); assign b = a; endmodule", "m", clock_mhz=0)
+    with pytest.raises(ConfigError, match="is not a readable file"):
+        map_and_time("module m(input a, output b); assign b = a; endmodule", "m", liberty=tmp_path / "none.lib")
+
+
+def test_cli_synth_json_reports_timing_and_no_timing_skips_it(capsys):
+    args = ["synth", "mac", "--a-width", "4", "--b-width", "4", "--acc-width", "8", "--input-reg", "--json"]
+    assert main(args + ["--clock-mhz", "500"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    timing = out["timing"]
+    assert timing["clock_mhz"] == 500 and timing["delay_ns"] > 0 and timing["critical_path"]["path"]
+    assert out["flip_flops"] > 0  # the generic statistics stay
+    assert main(args + ["--no-timing"]) == 0
+    assert "timing" not in json.loads(capsys.readouterr().out)
+    assert main(["synth", "mac", "--clock-mhz", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "clock_mhz: 0.0 is not allowed; expected a number in 1..20000" in err
