@@ -28,3 +28,7 @@ class ToolNotFoundError(AccelgenError):
 
 class OutputError(AccelgenError):
     """The output location cannot be written."""
+
+
+class ToolFailedError(AccelgenError):
+    """An external tool failed on a design (the message names the tool, the design and the log's tail)."""

@@ -9,7 +9,7 @@ its delay target, and times the mapped netlist with the library's delay model (:
   ``fit/tech/nangate45_cells.yaml``, written as Liberty by :mod:`accelgen.fit.liberty` into the cache)
   or a user's Liberty file (``liberty=``), through the same script;
 * Yosys: ``synth -flatten -noabc`` (generic gates), ``dfflibmap`` (flip-flops to library cells), then
-  ABC with :data:`ABC_SCRIPT`: structural hashing and choice computation (``dch``), delay-oriented
+  ABC with :data:`ABC_SCRIPTS`: structural hashing and choice computation (``dch``), delay-oriented
   mapping ``map -D period``, then ``buffer`` / ``upsize`` / ``dnsize`` at that target (gate sizing and
   buffering: ABC's timer, the library's NLDM tables). Primary inputs are driven by the library's
   smallest buffer and outputs loaded with :data:`OUTPUT_LOAD_FF` (:func:`constraints`);
@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ToolFailedError
 from ..util import cache_dir, canonical_json, sha256_hex, write_atomic
 from .liberty import DEFAULT_CELLS, liberty_text, load_cells
 from .sta import TimingLibrary, analyze
@@ -45,10 +45,15 @@ OUTPUT_LOAD_FF = 3.0
 #: ``&nf``: in this ABC ``&nf`` ignores the delay target (the same mapping for every period; measured on a
 #: 16x16-bit MAC: &nf 1843 ps at every target, map -D 1449 ps at 400 ps and 2008 ps at 2000 ps).
 #: ``-c``: buffering, sizing and ABC's timer see the library's wire load (without it ABC sizes against a
-#: delay 5-10% below what :func:`accelgen.fit.sta.analyze` then reports). No ``&fraig -x`` / ``scorr`` / ``dc2``:
-#: the first two crash ABC in the WebAssembly build on the fp units, and ``dc2`` (area recovery) trades delay
-#: for area (16x16-bit MAC at 1000 ps: 1.12 ns without, 1.45 ns with, +26% cells without).
-ABC_SCRIPT = "+strash;dch,-f;map,-D,{period};buffer,-c;upsize,-c,-D,{period};dnsize,-c,-D,{period};stime,-c,-d"
+#: delay 5-10% below what :func:`accelgen.fit.sta.analyze` then reports). No ``&fraig -x`` / ``scorr``: they
+#: crash ABC in the WebAssembly build on the fp units. ``dc2`` (area-oriented rewriting) costs delay (a
+#: 16x16-bit MAC at 1000 ps: 1.12 ns without it, 1.45 ns with it, +26% cells without), so it is left out,
+#: but ABC also crashes without it on some designs (the fp16 TensorDash PE at 3+3): the second script is
+#: the fallback, and the report names the script used.
+ABC_SCRIPTS = (
+    "+strash;dch,-f;map,-D,{period};buffer,-c;upsize,-c,-D,{period};dnsize,-c,-D,{period};stime,-c,-d",
+    "+strash;dc2;strash;dch,-f;map,-D,{period};buffer,-c;upsize,-c,-D,{period};dnsize,-c,-D,{period};stime,-c,-d",
+)
 
 SCRIPT = """\
 read_liberty -lib {lib}
@@ -132,10 +137,12 @@ def map_and_time(verilog: str | Path, top: str, *, clock_mhz: float = DEFAULT_CL
     lib_text = lib_path.read_text()
     lib = TimingLibrary.from_liberty(lib_path)
     period = round(1e6 / clock_mhz)
-    script = SCRIPT.format(lib="lib.lib", top=top, period=period, abc=ABC_SCRIPT.format(period=period))
+    scripts = [SCRIPT.format(lib="lib.lib", top=top, period=period, abc=abc.format(period=period))
+               for abc in ABC_SCRIPTS]
     name = str(lib_path.name) if liberty else DEFAULT_LIBRARY
-    key = sha256_hex(canonical_json({"v": sha256_hex(text), "top": top, "script": script, "constr": constraints(lib),
-                                     "lib": sha256_hex(lib_text), "yosys": yosys_version()}))[:24]
+    key = sha256_hex(canonical_json({"v": sha256_hex(text), "top": top, "scripts": scripts,
+                                     "constr": constraints(lib), "lib": sha256_hex(lib_text),
+                                     "yosys": yosys_version()}))[:24]
     cached = cache_dir("mapped") / f"{top}-{key}.json"
     if use_cache and cached.exists():
         return MappedTiming(**json.loads(cached.read_text()))
@@ -145,11 +152,15 @@ def map_and_time(verilog: str | Path, top: str, *, clock_mhz: float = DEFAULT_CL
         (d / "design.v").write_text(text)
         (d / "lib.lib").write_text(lib_text)
         (d / "constr.txt").write_text(constraints(lib))
-        (d / "flow.ys").write_text(script)
-        proc = run_yosys(["-q", "-s", "flow.ys"], d)
-        if proc.returncode != 0:
-            tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
-            raise RuntimeError(f"yosys failed mapping {top} to {name}: " + " | ".join(tail))
+        for used, script in enumerate(scripts):
+            (d / "flow.ys").write_text(script)
+            (d / "stats.txt").unlink(missing_ok=True)
+            proc = run_yosys(["-q", "-s", "flow.ys"], d)
+            if proc.returncode == 0:
+                break
+        else:
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-2:]
+            raise ToolFailedError(f"yosys/abc failed mapping {top} to {name} with every script: " + " | ".join(tail))
         stat = json.loads((d / "stat.json").read_text())
         netlist = json.loads((d / "mapped.json").read_text())
         abc_stats = (d / "stats.txt").read_text().split() if (d / "stats.txt").exists() else []
@@ -163,7 +174,8 @@ def map_and_time(verilog: str | Path, top: str, *, clock_mhz: float = DEFAULT_CL
         critical_path={"start": report.start, "start_kind": report.start_kind, "end": report.end,
                        "end_kind": report.end_kind, "cells": report.cells_on_path, "path": report.path},
         yosys_version=yosys_version(),
-        extra={"abc_delay_ps": float(abc_stats[5]) if len(abc_stats) > 5 else None,
+        extra={"abc_script": ABC_SCRIPTS[used].format(period=period),
+               "abc_delay_ps": float(abc_stats[5]) if len(abc_stats) > 5 else None,
                "loops_broken": report.loops_broken, "endpoints": report.endpoints})
     write_atomic(cached, json.dumps(asdict(result)))
     return result
