@@ -165,11 +165,32 @@ class TargetModel:
         y = X @ self.coef
         if self.link == "log":
             y = np.exp(y)
+        # area, leakage and delay are positive; an energy may be 0 (a block whose inputs do not change)
+        physical = (y >= 0) if self.name.startswith("energy") else (y > 0)
+        if not np.all(np.isfinite(y) & physical):
+            raise ConfigError([(f"{self.family}.{self.name}", self._unphysical(env, y))])
         if node_nm is not None:
             y = y * tech_factor(self.tech, node_nm, TARGET_SCALING.get(self.name, "area"))
         return y
 
     __call__ = predict
+
+    def _unphysical(self, env: Mapping[str, np.ndarray], y: np.ndarray) -> str:
+        """Why a prediction is not a positive number: the inputs outside the fitted range, or a defect."""
+        outside = []
+        for name, arr in env.items():
+            rng = self.inputs.get(name, {}).get("range")
+            if rng is not None and arr.size and arr.dtype.kind in "fiu":
+                lo, hi = float(np.min(arr)), float(np.max(arr))
+                if lo < rng[0] - 1e-12 or hi > rng[1] + 1e-12:
+                    shown = f"{lo:g}" if lo == hi else f"{lo:g}..{hi:g}"
+                    outside.append(f"{name}={shown} (fitted {rng[0]:g}..{rng[1]:g})")
+        worst = float(np.nanmin(np.where(np.isfinite(y), y, -np.inf)))
+        got = f"the fitted form gives {worst:g} {self.unit}".rstrip()
+        if outside:
+            return (f"{got} at {', '.join(outside)}: the model cannot extrapolate that far; allowed: the fitted "
+                    "range, or values near it where the result stays physical (positive; energy >= 0)")
+        return f"{got} inside the fitted range (a defect of this model's fit: refit it)"
 
 
 def prepare_inputs(family: str, spec: dict[str, dict], given: Mapping[str, Any]) -> dict[str, np.ndarray]:
@@ -264,7 +285,12 @@ class FittedModel:
         if unknown:
             raise ConfigError([(f"{self.family}.{unknown[0]}", f"unknown model input; allowed: "
                                                                f"{', '.join(self.inputs)}")])
-        return {name: t.predict(node_nm=node_nm, **_only(t, inputs)) for name, t in self.targets.items()}
+        # out-of-range warnings once per input, not once per target
+        spec = {name: info for t in self.targets.values() for name, info in t.inputs.items()}
+        prepare_inputs(self.family, spec, {k: v for k, v in inputs.items() if k in spec})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FitRangeWarning)
+            return {name: t.predict(node_nm=node_nm, **_only(t, inputs)) for name, t in self.targets.items()}
 
     def errors(self) -> dict[str, dict]:
         """Held-out error per target (``{"area_um2": {"n", "mape_pct", "max_err_pct"}, ...}``)."""
