@@ -48,11 +48,16 @@ OUTPUT_LOAD_FF = 3.0
 #: delay 5-10% below what :func:`accelgen.fit.sta.analyze` then reports). No ``&fraig -x`` / ``scorr``: they
 #: crash ABC in the WebAssembly build on the fp units. ``dc2`` (area-oriented rewriting) costs delay (a
 #: 16x16-bit MAC at 1000 ps: 1.12 ns without it, 1.45 ns with it, +26% cells without), so it is left out,
-#: but ABC also crashes without it on some designs (the fp16 TensorDash PE at 3+3): the second script is
-#: the fallback, and the report names the script used.
+#: but ABC (WebAssembly build) crashes on some designs with some scripts: without ``dc2`` on the fp16
+#: TensorDash PE at 3+3; with ``dch`` or plain ``map`` on the integer TensorDash PE. The scripts are tried in
+#: order (best delay first; ``&nf``, which ignores the target but has not crashed, last), and the report
+#: names the one used.
+_SIZE = "buffer,-c;upsize,-c,-D,{period};dnsize,-c,-D,{period};stime,-c,-d"
 ABC_SCRIPTS = (
-    "+strash;dch,-f;map,-D,{period};buffer,-c;upsize,-c,-D,{period};dnsize,-c,-D,{period};stime,-c,-d",
-    "+strash;dc2;strash;dch,-f;map,-D,{period};buffer,-c;upsize,-c,-D,{period};dnsize,-c,-D,{period};stime,-c,-d",
+    "+strash;dch,-f;map,-D,{period};" + _SIZE,
+    "+strash;dc2;strash;dch,-f;map,-D,{period};" + _SIZE,
+    "+strash;dc2;map,-D,{period};" + _SIZE,
+    "+strash;&get,-n;&nf,-D,{period};&put;" + _SIZE,
 )
 
 SCRIPT = """\
