@@ -18,7 +18,7 @@ from .cosim.check import cosim_emitted
 from .cosim.run import CosimResult
 from .cosim.simulators import resolve_opt, simulator_version
 from .family import BlockFamily
-from .fit.mapped import DEFAULT_CLOCK_MHZ, MappedTiming, map_and_time
+from .fit.mapped import DEFAULT_CLOCK_MHZ, MappedTiming, map_and_time_design
 from .fit.synth import SynthStats, synthesize
 from .gen.config import BlockConfig, BuildConfig
 from .gen.emit import Emitted, emit, render, write
@@ -70,19 +70,10 @@ def time_design(fam: BlockFamily, params, name: str | None = None, *, clock_mhz:
 
 def time_emitted(emitted: Emitted, *, clock_mhz: float = DEFAULT_CLOCK_MHZ,
                  liberty: str | Path | None = None) -> MappedTiming:
-    """:func:`time_design` of an emitted design. A design whose top only wires registered cells (the
-    manifest's ``registered_modules``, e.g. a systolic array of PEs) is timed one cell module at a time, each
-    flattened, and the slowest is reported (the wiring between registered cells holds no logic); anything
-    else is flattened whole."""
-    cells, registered = emitted.manifest.get("cells", []), set(emitted.manifest.get("registered_modules", []))
-    timed = [c for c in cells if c not in registered]
-    if emitted.name not in registered or not timed:
-        return map_and_time(emitted.verilog, emitted.name, clock_mhz=clock_mhz, liberty=liberty)
-    results = [map_and_time(emitted.verilog, c, clock_mhz=clock_mhz, liberty=liberty) for c in timed]
-    worst = max(results, key=lambda r: r.delay_ns)
-    worst.scope = (f"module {worst.top} of {emitted.name} (its registered cells timed one module at a time: "
-                   + ", ".join(f"{r.top} {r.delay_ns:.3f} ns" for r in results) + ")")
-    return worst
+    """:func:`time_design` of an emitted design (:func:`accelgen.fit.mapped.map_and_time_design`)."""
+    return map_and_time_design(emitted.verilog, emitted.name, cells=emitted.manifest.get("cells", []),
+                               registered=emitted.manifest.get("registered_modules", []), clock_mhz=clock_mhz,
+                               liberty=liberty)
 
 
 def synthesize_config(config: BuildConfig) -> Iterator[SynthStats]:
