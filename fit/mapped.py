@@ -146,7 +146,7 @@ def map_and_time(verilog: str | Path, top: str, *, clock_mhz: float = DEFAULT_CL
                for abc in ABC_SCRIPTS]
     name = str(lib_path.name) if liberty else DEFAULT_LIBRARY
     key = sha256_hex(canonical_json({"v": sha256_hex(text), "top": top, "scripts": scripts,
-                                     "constr": constraints(lib), "lib": sha256_hex(lib_text),
+                                     "constr": constraints(lib), "lib": sha256_hex(lib_text), "name": name,
                                      "yosys": yosys_version()}))[:24]
     cached = cache_dir("mapped") / f"{top}-{key}.json"
     if use_cache and cached.exists():

@@ -6,7 +6,7 @@ import pytest
 
 from accelgen.cli import main
 from accelgen.errors import ConfigError
-from accelgen.fit.liberty import load_cells
+from accelgen.fit.liberty import load_cells, write_liberty
 from accelgen.fit.mapped import map_and_time
 from accelgen.flow import time_design
 from accelgen.registry import FAMILIES
@@ -61,3 +61,16 @@ def test_cli_synth_json_reports_timing_and_no_timing_skips_it(capsys):
     assert main(["synth", "mac", "--clock-mhz", "0"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "clock_mhz: 0.0 is not allowed; expected a number in 1..20000" in err
+
+
+def test_cli_liberty_goes_through_the_same_path(tmp_path, capsys):
+    """``--liberty FILE`` with the default library written to a file gives the same keys and the same timing
+    as the default (same cells, same script), named after the file."""
+    lib = write_liberty(load_cells(), tmp_path / "mine.lib")
+    args = ["synth", "mac", "--a-width", "4", "--b-width", "4", "--acc-width", "8", "--input-reg", "--json"]
+    assert main(args) == 0
+    default = json.loads(capsys.readouterr().out)["timing"]
+    assert main(args + ["--liberty", str(lib)]) == 0
+    mine = json.loads(capsys.readouterr().out)["timing"]
+    assert mine["library"] == "mine.lib" and set(mine) == set(default)
+    assert mine["delay_ns"] == pytest.approx(default["delay_ns"]) and mine["cells"] == default["cells"]
