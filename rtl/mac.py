@@ -21,13 +21,13 @@ from pydantic import Field, model_validator
 
 from ..fpformat import ACC_WIDTH
 from ._params import AccWidth, AddStages, AWidth, BWidth, FPOperandParams, FromParams, MacDtype, MulStages, Signed
-from .fp import FPAdder, FPMultiplier
+from .fp import FP32_NEG_ZERO, FPAdder, FPMultiplier
 from .intarith import PipelinedAdder, PipelinedMultiplier
 
 __all__ = ["MACParams", "MAC"]
 
-#: fp32 -0.0: the addend that leaves every accumulator value of an fp MAC without ``addend_input`` unchanged
-FP32_NEG_ZERO = 0x80000000
+# FP32_NEG_ZERO (fp32 -0.0, from .fp): the addend that leaves every accumulator value of an fp MAC without
+# ``addend_input`` unchanged
 
 
 def _delay(m: Module, value, cycles: int, name: str) -> Value:

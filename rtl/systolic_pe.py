@@ -12,8 +12,7 @@ from amaranth import Module, Mux, Shape, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..fpformat import ACC_WIDTH
-from .fp import FPAdder, FPMultiplier
+from .fp import FP32_NEG_ZERO, FPAdder, FPMultiplier
 from .intarith import PipelinedAdder, PipelinedMultiplier
 from .mac import MAC
 
@@ -40,9 +39,8 @@ def _fp_units(m: Module, p: SystolicParams):
 
 #: fp32 -0.0: the adder operand of a cycle without a product. ``x + -0.0 = x`` in round to nearest
 #: even for every x but a NaN payload (+0 + -0 = +0, -0 + -0 = -0, Inf and subnormals unchanged), and
-#: every value a pipelined PE adds it to is +0.0 or an FPAdder result (canonical NaN), so it is an
-#: exact identity there and saves carrying the bypassed value beside the pipelined adder.
-_FP_NEG_ZERO = 1 << (ACC_WIDTH - 1)
+# FP32_NEG_ZERO (from .fp): every value a pipelined PE adds it to is +0.0 or an FPAdder result (canonical
+# NaN), so it is an exact identity there and saves carrying the bypassed value beside the pipelined adder.
 
 
 def _delayed(m: Module, value, cycles: int, name: str):
@@ -58,11 +56,11 @@ def _pipelined_units(m: Module, p: SystolicParams, x, y, valid, first=None):
     """The pipelined multiply-add of a PE: the product of ``x`` and ``y`` (``mul_stages`` registers),
     with ``valid`` (and ``first``) delayed alongside, and an adder of ``add_stages`` registers whose
     ``b`` operand is the product when valid, else the additive identity (0, or fp32 -0.0, see
-    :data:`_FP_NEG_ZERO`). Returns ``(adder, valid, first)`` with the adder's ``a`` left to the caller."""
+    :data:`~accelgen.rtl.fp.FP32_NEG_ZERO`). Returns ``(adder, valid, first)`` with the adder's ``a`` left to the caller."""
     if p.is_fp:
         m.submodules.mul = mul = FPMultiplier(p.dtype, stages=p.mul_stages)
         m.submodules.add = add = FPAdder(stages=p.add_stages)
-        identity = _FP_NEG_ZERO
+        identity = FP32_NEG_ZERO
     else:
         m.submodules.mul = mul = PipelinedMultiplier(x.shape(), y.shape(), stages=p.mul_stages)
         m.submodules.add = add = PipelinedAdder(p.acc_width, signed=p.signed, stages=p.add_stages)
