@@ -29,10 +29,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError, ToolFailedError
-from ..util import cache_dir, canonical_json, sha256_hex, write_atomic
+from ..util import cache_dir, sha256_hex, write_atomic
 from .liberty import DEFAULT_CELLS, liberty_text, load_cells
 from .sta import TimingLibrary, analyze
-from .synth import run_yosys, yosys_version
+from .synth import result_cache_path, run_yosys, yosys_version
 
 #: what the default library is called in reports
 DEFAULT_LIBRARY = f"{DEFAULT_CELLS} (generated)"
@@ -145,10 +145,8 @@ def map_and_time(verilog: str | Path, top: str, *, clock_mhz: float = DEFAULT_CL
     scripts = [SCRIPT.format(lib="lib.lib", top=top, period=period, abc=abc.format(period=period))
                for abc in ABC_SCRIPTS]
     name = str(lib_path.name) if liberty else DEFAULT_LIBRARY
-    key = sha256_hex(canonical_json({"v": sha256_hex(text), "top": top, "scripts": scripts,
-                                     "constr": constraints(lib), "lib": sha256_hex(lib_text), "name": name,
-                                     "yosys": yosys_version()}))[:24]
-    cached = cache_dir("mapped") / f"{top}-{key}.json"
+    cached = result_cache_path("mapped", text, top, scripts=scripts, constr=constraints(lib),
+                               lib=sha256_hex(lib_text), name=name)
     if use_cache and cached.exists():
         return MappedTiming(**json.loads(cached.read_text()))
     # the library sits beside the design: inside the yowasp sandbox only the working directory is visible

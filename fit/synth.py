@@ -182,6 +182,13 @@ def parse_stats(stat: dict, ltp_text: str, top: str) -> SynthStats:
     )
 
 
+def result_cache_path(kind: str, verilog: str, top: str, **inputs) -> Path:
+    """Where the result of a Yosys run of kind ``kind`` on ``verilog`` (top ``top``) is cached: keyed by the
+    Verilog, the top, every other input given (script, library, ...) and the Yosys version."""
+    key = sha256_hex(canonical_json({"v": sha256_hex(verilog), "top": top, **inputs, "yosys": yosys_version()}))
+    return cache_dir(kind) / f"{top}-{key[:24]}.json"
+
+
 def synthesize(verilog: str | Path, top: str, *, cells: list[str] = (), registered: list[str] = (),
                use_cache: bool = True) -> SynthStats:
     """Synthesize Verilog (text, or a path to a file) with top module ``top``.
@@ -192,9 +199,7 @@ def synthesize(verilog: str | Path, top: str, *, cells: list[str] = (), register
     """
     text = Path(verilog).read_text() if isinstance(verilog, Path) else verilog
     script = synthesis_script(top, cells, registered)
-    key = sha256_hex(canonical_json({"v": sha256_hex(text), "top": top, "script": script,
-                                     "yosys": yosys_version()}))[:24]
-    cached = cache_dir("synth") / f"{top}-{key}.json"
+    cached = result_cache_path("synth", text, top, script=script)
     if use_cache and cached.exists():
         return SynthStats(**json.loads(cached.read_text()))
     with tempfile.TemporaryDirectory(prefix="accelgen-synth-") as tmp:
