@@ -18,7 +18,7 @@ from .cosim.check import cosim_emitted
 from .cosim.run import CosimResult
 from .cosim.simulators import resolve_opt, simulator_version
 from .family import BlockFamily
-from .fit.mapped import DEFAULT_CLOCK_MHZ, MappedTiming, map_and_time_design
+from .fit.mapped import DEFAULT_CLOCK_MHZ, MappedTiming, map_and_time
 from .fit.synth import SynthStats, synthesize
 from .gen.config import BlockConfig, BuildConfig
 from .gen.emit import Emitted, emit, render, write
@@ -70,10 +70,10 @@ def time_design(fam: BlockFamily, params, name: str | None = None, *, clock_mhz:
 
 def time_emitted(emitted: Emitted, *, clock_mhz: float = DEFAULT_CLOCK_MHZ,
                  liberty: str | Path | None = None) -> MappedTiming:
-    """:func:`time_design` of an emitted design (:func:`accelgen.fit.mapped.map_and_time_design`)."""
-    return map_and_time_design(emitted.verilog, emitted.name, cells=emitted.manifest.get("cells", []),
-                               registered=emitted.manifest.get("registered_modules", []), clock_mhz=clock_mhz,
-                               liberty=liberty)
+    """:func:`time_design` of an emitted design (:func:`accelgen.fit.mapped.map_and_time`; its cell modules are
+    mapped once each)."""
+    return map_and_time(emitted.verilog, emitted.name, cells=emitted.manifest.get("cells", []), clock_mhz=clock_mhz,
+                        liberty=liberty)
 
 
 def synthesize_config(config: BuildConfig) -> Iterator[SynthStats]:

@@ -139,8 +139,8 @@ def _settle(loop: list, val: np.ndarray, lane_mask) -> None:
     changing is a real combinational loop (an oscillator or a latch), which the simulator cannot model."""
     for _ in range(len(loop) + 2):
         changed = False
-        for kind, ins, out in loop:
-            new = _eval(kind, [val[i] for i in ins]) & lane_mask
+        for fn, ins, out in loop:
+            new = fn([val[i] for i in ins]) & lane_mask
             if new != val[out]:
                 val[out] = new
                 changed = True
@@ -149,31 +149,124 @@ def _settle(loop: list, val: np.ndarray, lane_mask) -> None:
     raise ValueError(f"combinational loop of {len(loop)} gates does not settle")
 
 
-class GateSim:
-    """Bit-parallel zero-delay simulator of a flattened Yosys generic-gate netlist (JSON)."""
+def compile_function(tree, pins):
+    """A Liberty function tree (:func:`accelgen.fit.liberty.parse_function`) of ``pins`` as a function of the
+    list of their uint64 words (one array per pin, as the schedule passes them)."""
+    index = {p: i for i, p in enumerate(pins)}
 
-    def __init__(self, netlist: dict, top: str):
+    def build(t):
+        op = t[0]
+        if op == "var":
+            i = index[t[1]]
+            return lambda v: v[i]
+        if op == "const":
+            word = _ONES if t[1] else np.uint64(0)
+            return lambda v: word
+        if op == "not":
+            f = build(t[1])
+            return lambda v: ~f(v)
+        a, b = build(t[1]), build(t[2])
+        if op == "and":
+            return lambda v: a(v) & b(v)
+        if op == "or":
+            return lambda v: a(v) | b(v)
+        return lambda v: a(v) ^ b(v)
+
+    return build(tree)
+
+
+def _generic_fn(kind):
+    return lambda v: _eval(kind, v)
+
+
+def _tree_vars(tree) -> list[str]:
+    if tree[0] == "var":
+        return [tree[1]]
+    return [x for t in tree[1:] if isinstance(t, tuple) for x in _tree_vars(t)]
+
+
+class GateSim:
+    """Bit-parallel zero-delay simulator of a flattened netlist (JSON): Yosys' generic gates, or the cells of a
+    library (``library``: an object whose ``cells`` map cell types to objects with ``inputs`` (pin names),
+    ``outputs`` (pin -> Liberty function tree) and ``ff`` (None, or ``(clock pin, next state, clear, preset,
+    state variable, inverted state variable)`` trees and names), e.g. :class:`accelgen.fit.power.PowerLibrary`).
+    Nets are Yosys' bit numbers; toggles are attributed to the driving cell type."""
+
+    def __init__(self, netlist: dict, top: str, library=None):
         mod = netlist["modules"][top]
         self.ports = {name: (p["direction"], [_bit(b) for b in p["bits"]]) for name, p in mod["ports"].items()}
         n = 2
         for p in mod["ports"].values():
             n = max(n, *[_bit(b) + 1 for b in p["bits"]])
-        gates, dffs = [], []
-        for cell in mod["cells"].values():
-            t, conn = cell["type"], cell["connections"]
+        cells = [(c["type"].lstrip("\\") if c["type"].startswith("\\") else c["type"], c["connections"])
+                 for c in mod["cells"].values() if c["type"] != "$scopeinfo"]
+        for _, conn in cells:
             for bits in conn.values():
                 n = max(n, *[_bit(b) + 1 for b in bits])
+        lib_cells = library.cells if library is not None else {}
+        gates, dffs, self._fn, counts = [], [], {}, Counter()
+        for t, conn in cells:
+            counts[t] += 1
             if t == "$_DFF_P_":
-                dffs.append((_bit(conn["D"][0]), _bit(conn["Q"][0])))
+                dffs.append((_bit(conn["D"][0]), [(_bit(conn["Q"][0]), False)]))
             elif t in _COMB:
                 pins = _PINS[_COMB[t]] if t not in ("$_AOI3_", "$_OAI3_") else ("A", "B", "C")
+                self._fn.setdefault(t, _generic_fn(t))
                 gates.append((t, [_bit(conn[p][0]) for p in pins], _bit(conn["Y"][0])))
+            elif t in lib_cells:
+                n = self._add_library_cell(t, lib_cells[t], conn, gates, dffs, n)
             else:
                 raise ValueError(f"{top}: cell type {t!r} is not supported by the gate simulator")
         self.n_nets = n
-        self.cell_counts = Counter(t for t, _, _ in gates) + Counter({"$_DFF_P_": len(dffs)} if dffs else {})
+        self.cell_counts = counts
         self.d_idx = np.array([d for d, _ in dffs], dtype=np.int64)
-        self.q_idx = np.array([q for _, q in dffs], dtype=np.int64)
+        outs = [(q, i, inv) for i, (_, qs) in enumerate(dffs) for q, inv in qs]
+        self.q_idx = np.array([q for q, _, _ in outs], dtype=np.int64)
+        self.q_ff = np.array([i for _, i, _ in outs], dtype=np.int64)
+        self.q_inv = np.array([inv for *_, inv in outs], dtype=bool)
+        self._levelize(gates, dffs, cells, lib_cells)
+
+    def _add_library_cell(self, t, cell, conn, gates, dffs, n) -> int:
+        """Append the gates (and flip-flop) of one library cell; return the net count (virtual nets added)."""
+        pins = list(cell.inputs)
+        net = {p: _bit(conn[p][0]) if p in conn else 0 for p in pins}
+        if cell.ff:
+            clock, nxt, clear, preset, state, state_n = cell.ff
+            tree = nxt
+            if clear is not None:
+                tree = ("and", tree, ("not", clear))
+            if preset is not None:
+                tree = ("or", tree, preset)
+            if tree[0] == "var":
+                d = net[tree[1]]
+            else:   # the next state through a virtual net (not counted as a toggle: it is inside the cell)
+                used = sorted(set(_tree_vars(tree)))
+                kind = f"{t}:next"
+                self._fn.setdefault(kind, compile_function(tree, used))
+                d, n = n, n + 1
+                gates.append((kind, [net[p] for p in used], d))
+            qs = []
+            for pin, f in cell.outputs.items():
+                if pin not in conn:
+                    continue
+                if f == ("var", state) or f == ("not", ("var", state_n)):
+                    qs.append((_bit(conn[pin][0]), False))
+                elif f == ("var", state_n) or f == ("not", ("var", state)):
+                    qs.append((_bit(conn[pin][0]), True))
+                else:
+                    raise ValueError(f"flip-flop {t}: output {pin} function {f} is not its state or its inverse")
+            dffs.append((d, qs))
+            return n
+        for pin, f in cell.outputs.items():
+            if pin not in conn:
+                continue
+            kind = t if len(cell.outputs) == 1 else f"{t}:{pin}"
+            self._fn.setdefault(kind, compile_function(f, pins))
+            gates.append((kind, [net[p] for p in pins], _bit(conn[pin][0])))
+        return n
+
+    def _levelize(self, gates, dffs, cells, lib_cells):
+        n = self.n_nets
         # levelize: sources are constants, input ports, flip-flop outputs
         driver = {}
         for i, (_, ins, out) in enumerate(gates):
@@ -192,22 +285,24 @@ class GateSim:
             else:
                 # a structural loop (ABC can leave one across the parts it maps separately: a path that
                 # no input value sensitizes); it is evaluated gate by gate until it settles
-                loop_steps.setdefault(lv, []).append([gates[g] for g in comp])
+                loop_steps.setdefault(lv, []).append([(self._fn[gates[g][0]], *gates[g][1:]) for g in comp])
                 self.loops.append(len(comp))
         steps = []   # (level, then the gate groups by type, then the loops of that level)
         for (lv, t), idx in groups.items():
             ins = np.array([gates[i][1] for i in idx], dtype=np.int64).T
             out = np.array([gates[i][2] for i in idx], dtype=np.int64)
-            steps.append(((lv, 0, t, 0), (t, list(ins), out)))
+            steps.append(((lv, 0, t, 0), (self._fn[t], list(ins), out)))
         for lv, loops in loop_steps.items():
-            steps += [((lv, 1, "", i), ("loop", loop, None)) for i, loop in enumerate(loops)]
+            steps += [((lv, 1, "", i), (None, loop, None)) for i, loop in enumerate(loops)]
         self.schedule = [step for _, step in sorted(steps, key=lambda e: e[0])]
         self.depth = max(level.values(), default=0)
-        # who drives each net, for attributing toggles
+        # who drives each net, for attributing toggles (a multi-output cell's outputs count as the cell)
         kind = np.full(n, "", dtype=object)
         for t, _, out in gates:
-            kind[out] = t
-        kind[self.q_idx] = "$_DFF_P_"
+            kind[out] = "" if t.endswith(":next") else t.split(":")[0]
+        ff_types = [t for t, conn in cells if t == "$_DFF_P_" or (t in lib_cells and lib_cells[t].ff)]
+        q_types = [ff_types[i] for i in self.q_ff]
+        kind[self.q_idx] = np.array(q_types, dtype=object) if q_types else kind[self.q_idx]
         for name, (direction, bits) in self.ports.items():
             if direction == "input":
                 for b in bits:
@@ -250,12 +345,14 @@ class GateSim:
             words[:, j] = np.bitwise_or.reduce(bit << shifts, axis=1)
         return words
 
-    def run(self, stimuli: list[Activity], record: tuple[str, ...] = ()) -> dict:
+    def run(self, stimuli: list[Activity], record: tuple[str, ...] = (),
+            weights: dict[str, np.ndarray] | None = None) -> dict:
         """Simulate up to 64 stimuli in parallel lanes; return mean toggles per counted cycle by driver kind.
 
         Returns ``{"cycles": counted cycles per lane, "lanes": n, "toggles_per_cycle": {kind: mean},
         "ops_per_cycle": mean operations per counted cycle}``; with ``record``, also
-        ``"recorded": {port: (cycles, lanes) uint64 settled values}``.
+        ``"recorded": {port: (cycles, lanes) uint64 settled values}``; with ``weights`` (name -> a value per
+        toggle of each net, indexed by net bit, e.g. its energy), ``"weighted_per_cycle": {name: mean sum}``.
         """
         if not 1 <= len(stimuli) <= LANES:
             raise ValueError(f"stimuli: {len(stimuli)} streams; allowed 1..{LANES}")
@@ -281,6 +378,9 @@ class GateSim:
         state = np.zeros(len(self.q_idx), dtype=np.uint64)
         prev = None
         counts = {k: 0 for k in self.kinds}
+        w = {k: np.pad(np.asarray(v, dtype=float), (0, max(0, self.n_nets - len(v))))[:self.n_nets]
+             for k, v in (weights or {}).items()}
+        weighted = {k: 0.0 for k in w}
         recorded = {p: np.zeros((cycles, lanes), dtype=np.uint64) for p in record}
         lane_bits = np.arange(lanes, dtype=np.uint64)
         for step in range(cycles + 1):
@@ -290,12 +390,13 @@ class GateSim:
                 for j, b in enumerate(bits):
                     if b >= 2:
                         val[b] = words[step, j]
-            val[self.q_idx] = state
-            for kind, ins, out in self.schedule:
-                if kind == "loop":
+            q = state[self.q_ff]
+            val[self.q_idx] = np.where(self.q_inv, ~q & lane_mask, q)
+            for fn, ins, out in self.schedule:
+                if fn is None:
                     _settle(ins, val, lane_mask)
                 else:
-                    val[out] = _eval(kind, [val[i] for i in ins]) & lane_mask
+                    val[out] = fn([val[i] for i in ins]) & lane_mask
             if t < 0:
                 state = val[self.d_idx].copy()
                 continue
@@ -306,6 +407,8 @@ class GateSim:
                 flips = np.bitwise_count(val ^ prev)
                 for k, idx in self.kind_masks.items():
                     counts[k] += int(flips[idx].sum())
+                for k, vec in w.items():
+                    weighted[k] += float(flips @ vec)
             prev = val.copy()
             state = val[self.d_idx].copy()
         counted = (cycles - max(warm, 1)) * lanes
@@ -313,4 +416,5 @@ class GateSim:
         return {"cycles": cycles - max(warm, 1), "lanes": lanes,
                 "toggles_per_cycle": {k: c / counted for k, c in counts.items()},
                 "ops_per_cycle": ops / (cycles - max(warm, 1)),
-                "cell_counts": dict(self.cell_counts), "recorded": recorded}
+                "cell_counts": dict(self.cell_counts), "recorded": recorded,
+                "weighted_per_cycle": {k: v / counted for k, v in weighted.items()}}

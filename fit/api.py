@@ -28,7 +28,7 @@ import pandas as pd
 from ..errors import ConfigError
 from ..family import BlockFamily
 from ..util import atomic_files
-from .celllib import liberty_tech, load_tech
+from .celllib import load_tech
 from .fitting import fit_family, save_model
 from .model import FittedModel
 from .sweep import dataset_rows, load_sweep, run_sweep, write_dataset
@@ -78,15 +78,14 @@ def sweep_dataset(name: str, grid: str | Path | None = None, *, families: Mappin
     """Run (or resume) the sweep ``name`` and write its dataset.
 
     ``grid`` is the sweep file (default: the shipped ``fit/sweeps/NAME.yaml``); ``jobs`` parallel
-    processes (default: all cores); with ``liberty`` the netlists are mapped with ABC to that Liberty
-    library and area / leakage / delay come from it (default: the generic cell costs); ``out`` is the
-    dataset CSV (default :func:`default_dataset`); ``limit`` runs at most that many new points.
+    processes (default: all cores); every point is mapped to a cell library at the sweep's clock (default: the
+    default technology's; ``liberty``: that Liberty file), timed and simulated (:func:`accelgen.fit.sweep.run_point`);
+    ``out`` is the dataset CSV (default :func:`default_dataset`); ``limit`` runs at most that many new points.
     """
     spec = load_sweep(name, grid, families=families)
-    tech = liberty_tech(liberty) if liberty else load_tech()
     records = run_sweep(spec, jobs=jobs, liberty=str(liberty) if liberty else None, limit=limit,
                         progress=progress)
-    path = write_dataset(dataset_rows(records, tech, spec.block), out or default_dataset(name))
+    path = write_dataset(dataset_rows(records, spec.block), out or default_dataset(name))
     return SweepResult(records=records, points=len(spec.points()), dataset=path)
 
 

@@ -64,13 +64,26 @@ SCRIPT = """\
 read_liberty -lib {lib}
 read_verilog -sv design.v
 hierarchy -check -top {top}
-synth -flatten -top {top} -noabc
+{keep}synth -flatten -top {top} -noabc
 dfflibmap -liberty {lib}
 abc -liberty {lib} -constr constr.txt -D {period} -script {abc}
+opt_clean -purge
+setattr -mod -unset keep_hierarchy
+flatten
 opt_clean -purge
 tee -q -o stat.json stat -json -liberty {lib}
 write_json mapped.json
 """
+
+
+def mapping_scripts(top: str, cells=(), period: int = 1000) -> list[str]:
+    """The Yosys scripts of :data:`SCRIPT`, one per entry of :data:`ABC_SCRIPTS`. ``cells`` (the manifest's cell
+    modules: PEs, tree levels, switches) keep their hierarchy through mapping, so ABC maps each distinct one once,
+    as a block of its own (inputs driven, outputs loaded as by :func:`constraints`); the netlist is flattened after
+    mapping, for area, static timing and simulation of the whole design."""
+    keep = "".join(f"setattr -mod -set keep_hierarchy 1 {c}\n" for c in sorted(cells))
+    return [SCRIPT.format(lib="lib.lib", top=top, keep=keep, period=period, abc=abc.format(period=period))
+            for abc in ABC_SCRIPTS]
 
 
 @dataclass
@@ -130,32 +143,45 @@ def check_clock(clock_mhz) -> float:
     return float(clock_mhz)
 
 
-def map_and_time(verilog: str | Path, top: str, *, clock_mhz: float = DEFAULT_CLOCK_MHZ,
-                 liberty: str | Path | None = None, use_cache: bool = True) -> MappedTiming:
-    """Map ``verilog`` (text or a path; top module ``top``, flattened) to ``liberty`` (default: the
-    default technology's generated library) with ABC at the period of ``clock_mhz``, and time it."""
-    clock_mhz = check_clock(clock_mhz)
-    text = Path(verilog).read_text() if isinstance(verilog, Path) else verilog
+@dataclass
+class MappedNetlist:
+    """What one mapping run produced: the flat mapped netlist (Yosys JSON), its ``stat -liberty`` entry, the
+    library it was mapped to and the ABC script that succeeded."""
+
+    top: str
+    netlist: dict
+    stat: dict
+    library_path: Path
+    library_name: str
+    timing_library: TimingLibrary
+    clock_mhz: float
+    abc_script: str
+    abc_delay_ps: float | None
+
+
+def resolve_library(liberty: str | Path | None) -> tuple[Path, str]:
+    """The Liberty file to map to (a user's, or the default technology's generated one) and its report name."""
     lib_path = Path(liberty) if liberty else default_liberty()
     if not lib_path.is_file():
         raise ConfigError([("liberty", f"{str(lib_path)!r} is not a readable file")])
-    lib_text = lib_path.read_text()
+    return lib_path, (str(lib_path.name) if liberty else DEFAULT_LIBRARY)
+
+
+def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_CLOCK_MHZ,
+                liberty: str | Path | None = None) -> MappedNetlist:
+    """Map ``verilog`` (top ``top``; ``cells`` mapped once each, see :func:`mapping_scripts`) to ``liberty`` with ABC
+    at the period of ``clock_mhz``, trying :data:`ABC_SCRIPTS` in order; not cached."""
+    clock_mhz = check_clock(clock_mhz)
+    lib_path, name = resolve_library(liberty)
     lib = TimingLibrary.from_liberty(lib_path)
     period = round(1e6 / clock_mhz)
-    scripts = [SCRIPT.format(lib="lib.lib", top=top, period=period, abc=abc.format(period=period))
-               for abc in ABC_SCRIPTS]
-    name = str(lib_path.name) if liberty else DEFAULT_LIBRARY
-    cached = result_cache_path("mapped", text, top, scripts=scripts, constr=constraints(lib),
-                               lib=sha256_hex(lib_text), name=name)
-    if use_cache and cached.exists():
-        return MappedTiming(**json.loads(cached.read_text()))
     # the library sits beside the design: inside the yowasp sandbox only the working directory is visible
-    with tempfile.TemporaryDirectory(prefix="accelgen-map-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="accelgen-map-", dir=cache_dir("map-work")) as tmp:
         d = Path(tmp)
-        (d / "design.v").write_text(text)
-        (d / "lib.lib").write_text(lib_text)
+        (d / "design.v").write_text(verilog)
+        (d / "lib.lib").write_text(lib_path.read_text())
         (d / "constr.txt").write_text(constraints(lib))
-        for used, script in enumerate(scripts):
+        for used, script in enumerate(mapping_scripts(top, cells, period)):
             (d / "flow.ys").write_text(script)
             (d / "stats.txt").unlink(missing_ok=True)
             proc = run_yosys(["-q", "-s", "flow.ys"], d)
@@ -168,34 +194,42 @@ def map_and_time(verilog: str | Path, top: str, *, clock_mhz: float = DEFAULT_CL
         netlist = json.loads((d / "mapped.json").read_text())
         abc_stats = (d / "stats.txt").read_text().split() if (d / "stats.txt").exists() else []
     mod = stat.get("design") or stat["modules"][f"\\{top}"]
-    report = analyze(netlist, top, lib, output_load_ff=OUTPUT_LOAD_FF)
-    result = MappedTiming(
-        top=top, library=name, clock_mhz=clock_mhz, area_um2=float(mod.get("area", 0.0)),
-        cells=int(mod.get("num_cells", 0)), cells_by_type=dict(sorted(mod.get("num_cells_by_type", {}).items())),
+    return MappedNetlist(top, netlist, mod, lib_path, name, lib, clock_mhz, ABC_SCRIPTS[used].format(period=period),
+                         float(abc_stats[5]) if len(abc_stats) > 5 else None)
+
+
+def timing_of(m: MappedNetlist, scope: str = "design, flattened") -> MappedTiming:
+    """Static timing of a mapping run (:func:`accelgen.fit.sta.analyze`) and its area."""
+    report = analyze(m.netlist, m.top, m.timing_library, output_load_ff=OUTPUT_LOAD_FF)
+    return MappedTiming(
+        top=m.top, library=m.library_name, clock_mhz=m.clock_mhz, area_um2=float(m.stat.get("area", 0.0)),
+        cells=int(m.stat.get("num_cells", 0)), cells_by_type=dict(sorted(m.stat.get("num_cells_by_type", {}).items())),
         delay_ns=report.delay_ps / 1000, logic_ns=report.logic_ps / 1000,
-        meets_clock=report.delay_ps <= 1e6 / clock_mhz,
+        meets_clock=report.delay_ps <= 1e6 / m.clock_mhz,
         critical_path={"start": report.start, "start_kind": report.start_kind, "end": report.end,
                        "end_kind": report.end_kind, "cells": report.cells_on_path, "path": report.path},
-        yosys_version=yosys_version(),
-        extra={"abc_script": ABC_SCRIPTS[used].format(period=period),
-               "abc_delay_ps": float(abc_stats[5]) if len(abc_stats) > 5 else None,
+        yosys_version=yosys_version(), scope=scope,
+        extra={"abc_script": m.abc_script, "abc_delay_ps": m.abc_delay_ps,
                "loops_broken": report.loops_broken, "endpoints": report.endpoints})
+
+
+def map_and_time(verilog: str | Path, top: str, *, cells=(), clock_mhz: float = DEFAULT_CLOCK_MHZ,
+                 liberty: str | Path | None = None, use_cache: bool = True) -> MappedTiming:
+    """Map ``verilog`` (text or a path; top module ``top``; ``cells`` mapped once each) to ``liberty`` (default:
+    the default technology's generated library) with ABC at the period of ``clock_mhz``, and time it; cached."""
+    clock_mhz = check_clock(clock_mhz)
+    text = Path(verilog).read_text() if isinstance(verilog, Path) else verilog
+    lib_path, name = resolve_library(liberty)
+    lib_text = lib_path.read_text()
+    period = round(1e6 / clock_mhz)
+    constr = constraints(TimingLibrary.from_liberty(lib_path))
+    cached = result_cache_path("mapped", text, top, scripts=mapping_scripts(top, cells, period), constr=constr,
+                               lib=sha256_hex(lib_text), name=name)
+    if use_cache and cached.exists():
+        return MappedTiming(**json.loads(cached.read_text()))
+    scope = ("design, flattened" if not cells else
+             f"design; cell modules {', '.join(sorted(cells))} mapped once each, then flattened and timed whole")
+    result = timing_of(map_netlist(text, top, cells=cells, clock_mhz=clock_mhz, liberty=liberty), scope)
     write_atomic(cached, json.dumps(asdict(result)))
     return result
 
-
-def map_and_time_design(verilog: str, top: str, *, cells=(), registered=(), clock_mhz: float = DEFAULT_CLOCK_MHZ,
-                        liberty: str | Path | None = None) -> MappedTiming:
-    """:func:`map_and_time` of a design with the manifest's ``cells`` and ``registered_modules``. A design
-    whose top only wires registered cells (e.g. a systolic array of PEs) is timed one cell module at a time,
-    each flattened, and the slowest is reported (the wiring between registered cells holds no logic); anything
-    else is flattened whole."""
-    registered = set(registered)
-    timed = [c for c in cells if c not in registered]
-    if top not in registered or not timed:
-        return map_and_time(verilog, top, clock_mhz=clock_mhz, liberty=liberty)
-    results = [map_and_time(verilog, c, clock_mhz=clock_mhz, liberty=liberty) for c in timed]
-    worst = max(results, key=lambda r: r.delay_ns)
-    worst.scope = (f"module {worst.top} of {top} (its registered cells timed one module at a time: "
-                   + ", ".join(f"{r.top} {r.delay_ns:.3f} ns" for r in results) + ")")
-    return worst

@@ -45,7 +45,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import tempfile
 from dataclasses import dataclass, field
 from importlib import metadata, resources
 from pathlib import Path
@@ -63,17 +62,9 @@ from ..fpformat import FP_DTYPES
 from ..gen.emit import render
 from ..util import cache_dir, canonical_json, module_digest, sha256_hex, write_atomic
 from .activity import GateSim
-from .celllib import costs
+from .mapped import DEFAULT_CLOCK_MHZ, OUTPUT_LOAD_FF, check_clock, map_netlist, resolve_library, timing_of
 from .model import compile_feature
-from .synth import NETLIST_TAIL, netlist_script, parse_stats, read_stats, run_yosys
-
-LIBERTY_TAIL = """\
-dfflibmap -liberty {lib}
-abc -liberty {lib}
-opt_clean -purge
-tee -q -o libstat.json stat -json -liberty {lib}
-tee -q -o libltp.txt ltp -noff
-"""
+from .power import PowerLibrary, clock_network, net_energy
 
 
 _NAME_RE = r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)?$"
@@ -98,6 +89,7 @@ class SweepSpec:
     cycles: int = 192
     lanes: int = 32
     seed: int = 1
+    clock_mhz: float = DEFAULT_CLOCK_MHZ   # the target clock every point is mapped at
     targets: dict[str, dict] = field(default_factory=dict)
     source: str = ""
     name: str = ""          # model name: the family or "<family>-<variant>" (default: the family)
@@ -159,7 +151,7 @@ def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str,
         raise ConfigError([(src, f"malformed YAML: {exc}")]) from None
     if not isinstance(data, dict):
         raise ConfigError([(src, "expected a mapping")])
-    allowed = {"family", "grid", "heldout", "derived", "densities", "cycles", "lanes", "seed", "targets"}
+    allowed = {"family", "grid", "heldout", "derived", "densities", "cycles", "lanes", "seed", "clock_mhz", "targets"}
     problems = [(f"{src}.{k}", f"unknown key; allowed: {', '.join(sorted(allowed))}") for k in data if k not in allowed]
     if variant is not None and "family" not in data:
         problems.append((f"{src}.family", f"missing; the sweep of variant {name!r} must name its block family "
@@ -176,12 +168,17 @@ def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str,
         v = data.get(key, 8)
         if not isinstance(v, int) or not lo <= v <= hi:
             problems.append((f"{src}.{key}", f"{v!r} is not allowed; expected an integer in {lo}..{hi}"))
+    clock = data.get("clock_mhz", DEFAULT_CLOCK_MHZ)
+    try:
+        check_clock(clock)
+    except ConfigError as exc:
+        problems += [(f"{src}.clock_mhz", msg) for _, msg in exc.problems]
     if problems:
         raise ConfigError(problems)
     spec = SweepSpec(family=fam_name, grid=data["grid"], heldout=data.get("heldout") or [],
                      derived=data.get("derived") or {}, densities=[float(d) for d in dens],
                      cycles=data.get("cycles", 192), lanes=data.get("lanes", 32), seed=data.get("seed", 1),
-                     targets=data.get("targets") or {}, source=src, name=name,
+                     clock_mhz=float(clock), targets=data.get("targets") or {}, source=src, name=name,
                      block=find_family(families, fam_name, f"{src}.family"))
     fam = spec.block
     for i, (split, params) in enumerate(spec.points()):
@@ -195,12 +192,12 @@ def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str,
 
 def _source_digest(fam: BlockFamily) -> str:
     """Hash of the code that determines a point's result: the family's schema, generator, cosim
-    stimulus and activity stimulus, the modules they import, and this flow (activity simulator,
-    synthesis script), found through imports (:func:`~accelgen.util.module_digest`). Edits of
+    stimulus and activity stimulus, the modules they import, and this flow (mapping, static timing, library
+    energy, gate simulator), found through imports (:func:`~accelgen.util.module_digest`). Edits of
     other families do not invalidate the cache."""
     code = module_digest(fam.params_model, fam.build_component, fam.cycle_table, fam.activity_table,
-                         GateSim, run_yosys, render)
-    return sha256_hex(code + NETLIST_TAIL + LIBERTY_TAIL)[:16]
+                         GateSim, map_netlist, timing_of, net_energy, render)
+    return sha256_hex(code)[:16]
 
 
 def versions() -> dict[str, str]:
@@ -214,70 +211,63 @@ def versions() -> dict[str, str]:
 
 
 def point_key(family: str, params: dict, spec: SweepSpec, digest: str, liberty: str | None) -> str:
+    lib_path, _ = resolve_library(liberty)
     return sha256_hex(canonical_json({
         "family": family, "params": params, "densities": spec.densities, "cycles": spec.cycles,
-        "lanes": spec.lanes, "seed": spec.seed, "src": digest, "versions": versions(),
-        "liberty": sha256_hex(Path(liberty).read_bytes()) if liberty else None}))[:32]
+        "lanes": spec.lanes, "seed": spec.seed, "clock_mhz": spec.clock_mhz, "src": digest, "versions": versions(),
+        "liberty": sha256_hex(lib_path.read_bytes())}))[:32]
+
+
+def _stimuli(fam: BlockFamily, params, dens: float, job: dict) -> list[Activity]:
+    act = getattr(fam, "activity_table", None)
+    stims = [(act(params, dens, job["cycles"], job["seed"] * 1000 + i) if act else
+              cosim_activity(fam.cycle_table, params, dens, job["cycles"], job["seed"] * 1000 + i))
+             for i in range(job["lanes"])]
+    if not act and len({s.cycles for s in stims}) > 1:
+        # cosim tables of different seeds can differ in length (e.g. Benes configurations): the lanes
+        # of one bit-parallel run need equal lengths, so every stream is cut to the shortest
+        n = min(s.cycles for s in stims)
+        stims = [Activity({k: v[:n] for k, v in s.inputs.items()}, ops=n - 1, per=s.per, warmup=s.warmup)
+                 for s in stims]
+    return stims
 
 
 def run_point(job: dict) -> dict:
-    """Generate, synthesize and simulate one point (runs in a worker process); return the record."""
+    """Generate, map, time and simulate one point (runs in a worker process); return the record.
+
+    The design is mapped to the library at the sweep's clock (:func:`accelgen.fit.mapped.map_netlist`: the
+    manifest's cell modules once each), statically timed, and its flat mapped netlist simulated with the
+    library's cell functions at every density; each toggle costs its net's energy
+    (:func:`accelgen.fit.power.net_energy`), and the clock network (:func:`accelgen.fit.power.clock_network`)
+    its energy every cycle."""
     fam = job["block"]
     params = fam.validate(job["params"])
     top = "dut"
     e = render(fam, params, top)
-    cells = e.manifest.get("cells", [])
-    script = netlist_script(top, cells, e.manifest.get("registered_modules", []))
-    lib = job.get("liberty")
-    lib_abs = str(Path(lib).resolve()) if lib else None
-    # inside the yowasp sandbox /tmp is private: a Liberty file under /tmp is copied beside the design
-    lib_arg = "lib.lib" if lib and lib_abs.startswith("/tmp/") else lib_abs
-    if lib:
-        script += LIBERTY_TAIL.format(lib=lib_arg)
-    # not under /tmp: inside the yowasp sandbox /tmp is a private directory, so absolute paths
-    # that Yosys derives from the working directory (the Liberty file given to ABC) must lie elsewhere
-    with tempfile.TemporaryDirectory(prefix="run-", dir=cache_dir("sweep-work")) as tmp:
-        d = Path(tmp)
-        (d / "design.v").write_text(e.verilog)
-        if lib and lib_arg == "lib.lib":
-            (d / "lib.lib").write_text(Path(lib).read_text())
-        (d / "flow.ys").write_text(script)
-        # no "-l logfile": with a log file, ABC's Liberty mapping fails inside the yowasp sandbox
-        proc = run_yosys(["-q", "-s", "flow.ys"], d)
-        if proc.returncode != 0:
-            tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
-            hint = (" (--liberty: ABC needs a library with NLDM timing tables, a buffer and an inverter cell)"
-                    if lib else "")
-            raise RuntimeError(f"yosys failed on {job['family']} {job['params']}{hint}: " + " | ".join(tail))
-        stats = read_stats(d, top, cells)
-        libstats = None
-        if lib:
-            ls = parse_stats(json.loads((d / "libstat.json").read_text()), (d / "libltp.txt").read_text(), top)
-            raw = json.loads((d / "libstat.json").read_text())
-            mod = raw.get("design") or next(iter(raw["modules"].values()))
-            libstats = {"cells_by_type": {k: v for k, v in mod.get("num_cells_by_type", {}).items()},
-                        "logic_depth": ls.logic_depth, "area": mod.get("area")}
-        sim = GateSim.from_file(d / "net.json", top)
-    act = getattr(fam, "activity_table", None)
+    mapped = map_netlist(e.verilog, top, cells=e.manifest.get("cells", []), clock_mhz=job["clock_mhz"],
+                         liberty=job.get("liberty"))
+    timing = timing_of(mapped)
+    plib = PowerLibrary.from_liberty(mapped.library_path)
+    energy = net_energy(mapped.netlist, top, plib, output_load_ff=OUTPUT_LOAD_FF)
+    clock = clock_network(plib, energy.flip_flops, energy.clock_pin_ff, energy.clock_internal_fj, energy.area_um2)
+    buf = plib.buffer()
+    sim = GateSim(mapped.netlist, top, library=plib)
     runs = {}
     for dens in job["densities"]:
-        stims = [(act(params, dens, job["cycles"], job["seed"] * 1000 + i) if act else
-                  cosim_activity(fam.cycle_table, params, dens, job["cycles"], job["seed"] * 1000 + i))
-                 for i in range(job["lanes"])]
-        if not act and len({s.cycles for s in stims}) > 1:
-            # cosim tables of different seeds can differ in length (e.g. Benes configurations): the lanes
-            # of one bit-parallel run need equal lengths, so every stream is cut to the shortest
-            n = min(s.cycles for s in stims)
-            stims = [Activity({k: v[:n] for k, v in s.inputs.items()}, ops=n - 1, per=s.per, warmup=s.warmup)
-                     for s in stims]
-        r = sim.run(stims)
+        stims = _stimuli(fam, params, dens, job)
+        r = sim.run(stims, weights={"switching_fj": energy.per_toggle_fj, "internal_fj": energy.internal_fj})
         runs[str(dens)] = {"toggles_per_cycle": r["toggles_per_cycle"], "ops_per_cycle": r["ops_per_cycle"],
-                           "per": stims[0].per, "cycles": r["cycles"], "lanes": r["lanes"]}
-        if not act:
+                           **r["weighted_per_cycle"], "per": stims[0].per, "cycles": r["cycles"], "lanes": r["lanes"]}
+        if not getattr(fam, "activity_table", None):
             break  # the cosim stimulus does not depend on density
     return {"family": job["family"], "params": job["params"], "split": job["split"], "key": job["key"],
-            "synth": stats.to_dict(), "liberty": libstats, "gate_cells": sim.cell_counts, "activity": runs,
-            "versions": versions(), "density_aware": bool(act)}
+            "mapped": {"library": mapped.library_name, "clock_mhz": mapped.clock_mhz, "abc_script": mapped.abc_script,
+                       "area_um2": energy.area_um2, "leakage_nw": energy.leakage_nw, "cells": timing.cells,
+                       "cells_by_type": energy.cells_by_type, "flip_flops": energy.flip_flops,
+                       "delay_ns": timing.delay_ns, "logic_ns": timing.logic_ns,
+                       "critical_path": {k: timing.critical_path[k] for k in ("start", "end", "cells")}},
+            "clock": {**clock, "leakage_nw": clock["buffers"] * buf.leakage_nw},
+            "activity": runs, "versions": versions(), "density_aware": bool(getattr(fam, "activity_table", None))}
 
 
 def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = None,
@@ -300,7 +290,7 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
         else:
             todo.append({"family": spec.family, "block": spec.block, "params": params, "split": split, "key": key,
                          "densities": spec.densities, "cycles": spec.cycles, "lanes": spec.lanes,
-                         "seed": spec.seed, "liberty": liberty})
+                         "seed": spec.seed, "clock_mhz": spec.clock_mhz, "liberty": liberty})
     if limit is not None:
         todo = todo[:limit]
     cols = [TextColumn(f"sweep {spec.name}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -317,29 +307,37 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
     return records
 
 
-def dataset_rows(records: list[dict], tech: dict, fam: BlockFamily) -> list[dict[str, Any]]:
-    """Tidy rows, one per (point, density) of family ``fam``, with the technology-mapped targets."""
+def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
+    """Tidy rows, one per (point, density) of family ``fam``, with the targets:
+
+    * ``area_um2``: mapped cell area plus the clock tree's buffers;
+    * ``leakage_uw``: the cells' and clock buffers' ``cell_leakage_power``;
+    * ``energy_pj``: per operation (or cycle, ``energy_per``), the simulated toggles of every net at that net's
+      energy plus the clock network's energy per cycle;
+    * ``delay_ns``: static timing of the mapped netlist (clock-to-Q or input, logic, setup or output).
+    """
     rows = []
     for rec in records:
-        s = rec["synth"]
+        m, clk = rec["mapped"], rec["clock"]
         base = fam.validate(rec["params"]).model_dump()
         base["split"] = rec["split"]
-        base.update({f"cell:{k}": v for k, v in s["cells_by_type"].items()})
-        base.update(cells=s["cells"], flip_flops=s["flip_flops"], transistors=s["transistors"],
-                    logic_depth=s["logic_depth"])
-        lib = rec.get("liberty")
-        cells_by_type, depth = (lib["cells_by_type"], lib["logic_depth"]) if lib else \
-            (s["cells_by_type"], s["logic_depth"])
-        if lib:
-            base.update({f"libcell:{k}": v for k, v in cells_by_type.items()})
+        base.update({f"cell:{k}": v for k, v in m["cells_by_type"].items()})
+        base.update(cells=m["cells"], flip_flops=m["flip_flops"], logic_ns=m["logic_ns"],
+                    clock_mhz=m["clock_mhz"], library=m["library"], abc_script=m["abc_script"],
+                    clock_area_um2=clk["area_um2"], clock_wire_um=clk["wire_um"])
         for dens, act in rec["activity"].items():
             row = dict(base, density=float(dens))
             row.update({f"tog:{k}": v for k, v in act["toggles_per_cycle"].items()})
             row["toggles_per_cycle"] = sum(act["toggles_per_cycle"].values())
-            row["ops_per_cycle"] = act["ops_per_cycle"]
+            row["ops_per_cycle"] = ops = act["ops_per_cycle"]
             row["energy_per"] = act["per"]
-            row.update(costs(tech, cells_by_type, s["flip_flops"], depth, act["toggles_per_cycle"],
-                             act["ops_per_cycle"]))
+            row["clock_energy_pj"] = clk["energy_fj"] / 1000.0 / ops if ops else float("nan")
+            row["internal_energy_pj"] = act["internal_fj"] / 1000.0 / ops if ops else float("nan")
+            row.update(area_um2=m["area_um2"] + clk["area_um2"],
+                       leakage_uw=(m["leakage_nw"] + clk["leakage_nw"]) / 1000.0,
+                       delay_ns=m["delay_ns"])
+            if ops:
+                row["energy_pj"] = (act["switching_fj"] + clk["energy_fj"]) / 1000.0 / ops
             row.update({f"v:{k}": v for k, v in rec["versions"].items()})
             row["key"] = rec["key"]
             rows.append(row)
@@ -353,7 +351,7 @@ def write_dataset(rows: list[dict], path: str | Path) -> Path:
     rest = sorted(c for c in df.columns if ":" in c)
     df = df[lead + rest]
     for c in df.columns:
-        if c.startswith(("cell:", "libcell:", "tog:")):
+        if c.startswith(("cell:", "tog:")):
             df[c] = df[c].fillna(0)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

