@@ -224,6 +224,7 @@ class GateSim:
         self.q_idx = np.array([q for q, _, _ in outs], dtype=np.int64)
         self.q_ff = np.array([i for _, i, _ in outs], dtype=np.int64)
         self.q_inv = np.array([inv for *_, inv in outs], dtype=bool)
+        self.gates = gates          # (kind, input nets, output net), for timed simulation (fit/glitch.py)
         self._levelize(gates, dffs, cells, lib_cells)
 
     def _add_library_cell(self, t, cell, conn, gates, dffs, n) -> int:
@@ -345,20 +346,12 @@ class GateSim:
             words[:, j] = np.bitwise_or.reduce(bit << shifts, axis=1)
         return words
 
-    def run(self, stimuli: list[Activity], record: tuple[str, ...] = (),
-            weights: dict[str, np.ndarray] | None = None) -> dict:
-        """Simulate up to 64 stimuli in parallel lanes; return mean toggles per counted cycle by driver kind.
-
-        Returns ``{"cycles": counted cycles per lane, "lanes": n, "toggles_per_cycle": {kind: mean},
-        "ops_per_cycle": mean operations per counted cycle}``; with ``record``, also
-        ``"recorded": {port: (cycles, lanes) uint64 settled values}``; with ``weights`` (name -> a value per
-        toggle of each net, indexed by net bit, e.g. its energy), ``"weighted_per_cycle": {name: mean sum}``.
-        """
+    def input_words(self, stimuli: list[Activity]) -> dict[str, np.ndarray]:
+        """Each input port's (1 + cycles, width) words of up to 64 stimuli: a reset cycle (``rst`` = 1, other
+        inputs 0, as the cosim testbench does) then the stimulus."""
         if not 1 <= len(stimuli) <= LANES:
             raise ValueError(f"stimuli: {len(stimuli)} streams; allowed 1..{LANES}")
         cycles = stimuli[0].cycles
-        warm = stimuli[0].warmup
-        lanes = len(stimuli)
         inputs = {}
         for name, (direction, bits) in self.ports.items():
             if direction != "input" or name == "clk":
@@ -368,10 +361,24 @@ class GateSim:
                 col = np.asarray(s.inputs[name]) if name in s.inputs else np.zeros(cycles, dtype=np.int64)
                 if len(col) != cycles:
                     raise ValueError(f"stimulus {name}: {len(col)} cycles, expected {cycles}")
-                # one reset cycle (rst = 1, other inputs 0) before the stimulus, as the cosim testbench does
                 pre = 1 if name == "rst" and name not in s.inputs else 0
                 cols.append(np.concatenate([np.array([pre], dtype=col.dtype), col]))
             inputs[name] = self._port_words(name, np.stack(cols, axis=1))
+        return inputs
+
+    def run(self, stimuli: list[Activity], record: tuple[str, ...] = (),
+            weights: dict[str, np.ndarray] | None = None) -> dict:
+        """Simulate up to 64 stimuli in parallel lanes; return mean toggles per counted cycle by driver kind.
+
+        Returns ``{"cycles": counted cycles per lane, "lanes": n, "toggles_per_cycle": {kind: mean},
+        "ops_per_cycle": mean operations per counted cycle}``; with ``record``, also
+        ``"recorded": {port: (cycles, lanes) uint64 settled values}``; with ``weights`` (name -> a value per
+        toggle of each net, indexed by net bit, e.g. its energy), ``"weighted_per_cycle": {name: mean sum}``.
+        """
+        inputs = self.input_words(stimuli)
+        cycles = stimuli[0].cycles
+        warm = stimuli[0].warmup
+        lanes = len(stimuli)
         lane_mask = _ONES if lanes == 64 else np.uint64((1 << lanes) - 1)
         val = np.zeros(self.n_nets, dtype=np.uint64)
         val[1] = lane_mask

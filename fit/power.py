@@ -197,6 +197,7 @@ class NetEnergy:
     clock_pin_ff: float           # total flip-flop clock pin capacitance
     clock_internal_fj: float      # the flip-flops' clock-pin internal energy per cycle (both edges)
     cells_by_type: dict[str, int]
+    load_ff: np.ndarray           # each net's load: sink pins, wire, output load
 
 
 def net_energy(netlist: dict, top: str, plib: PowerLibrary, *, output_load_ff: float = 0.0,
@@ -249,7 +250,7 @@ def net_energy(netlist: dict, top: str, plib: PowerLibrary, *, output_load_ff: f
     for cell, _ in insts:
         counts[cell.name] = counts.get(cell.name, 0) + 1
     return NetEnergy(per + own, own, sum(c.area_um2 for c, _ in insts), sum(c.leakage_nw for c, _ in insts), ffs,
-                     pin_ff, internal, dict(sorted(counts.items())))
+                     pin_ff, internal, dict(sorted(counts.items())), load)
 
 
 def clock_network(plib: PowerLibrary, flip_flops: int, clock_pin_ff: float, clock_internal_fj: float,

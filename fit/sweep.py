@@ -62,10 +62,14 @@ from ..fpformat import FP_DTYPES
 from ..gen.emit import render
 from ..util import cache_dir, canonical_json, module_digest, sha256_hex, write_atomic
 from .activity import GateSim
+from .glitch import TimedSim, cell_delays
 from .mapped import DEFAULT_CLOCK_MHZ, OUTPUT_LOAD_FF, check_clock, map_netlist, resolve_library, timing_of
 from .model import compile_feature
 from .power import PowerLibrary, clock_network, net_energy
 
+
+#: cycles of the timed (glitch) simulation at a sampled point: its cost grows with the design's delay in steps
+GLITCH_CYCLES = 24
 
 _NAME_RE = r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)?$"
 
@@ -90,6 +94,7 @@ class SweepSpec:
     lanes: int = 32
     seed: int = 1
     clock_mhz: float = DEFAULT_CLOCK_MHZ   # the target clock every point is mapped at
+    glitch_samples: int = 4                # training points that also get a timed (glitch) simulation
     targets: dict[str, dict] = field(default_factory=dict)
     source: str = ""
     name: str = ""          # model name: the family or "<family>-<variant>" (default: the family)
@@ -151,7 +156,8 @@ def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str,
         raise ConfigError([(src, f"malformed YAML: {exc}")]) from None
     if not isinstance(data, dict):
         raise ConfigError([(src, "expected a mapping")])
-    allowed = {"family", "grid", "heldout", "derived", "densities", "cycles", "lanes", "seed", "clock_mhz", "targets"}
+    allowed = {"family", "grid", "heldout", "derived", "densities", "cycles", "lanes", "seed", "clock_mhz",
+               "glitch_samples", "targets"}
     problems = [(f"{src}.{k}", f"unknown key; allowed: {', '.join(sorted(allowed))}") for k in data if k not in allowed]
     if variant is not None and "family" not in data:
         problems.append((f"{src}.family", f"missing; the sweep of variant {name!r} must name its block family "
@@ -164,7 +170,7 @@ def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str,
     dens = data.get("densities", [1.0])
     if not isinstance(dens, list) or not all(isinstance(d, (int, float)) and 0 <= d <= 1 for d in dens):
         problems.append((f"{src}.densities", f"{dens!r} is not allowed; expected a list of numbers in 0..1"))
-    for key, lo, hi in (("cycles", 8, 100_000), ("lanes", 1, 64)):
+    for key, lo, hi in (("cycles", 8, 100_000), ("lanes", 1, 64), ("glitch_samples", 0, 1000)):
         v = data.get(key, 8)
         if not isinstance(v, int) or not lo <= v <= hi:
             problems.append((f"{src}.{key}", f"{v!r} is not allowed; expected an integer in {lo}..{hi}"))
@@ -178,7 +184,7 @@ def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str,
     spec = SweepSpec(family=fam_name, grid=data["grid"], heldout=data.get("heldout") or [],
                      derived=data.get("derived") or {}, densities=[float(d) for d in dens],
                      cycles=data.get("cycles", 192), lanes=data.get("lanes", 32), seed=data.get("seed", 1),
-                     clock_mhz=float(clock), targets=data.get("targets") or {}, source=src, name=name,
+                     clock_mhz=float(clock), glitch_samples=data.get("glitch_samples", 4), targets=data.get("targets") or {}, source=src, name=name,
                      block=find_family(families, fam_name, f"{src}.family"))
     fam = spec.block
     for i, (split, params) in enumerate(spec.points()):
@@ -196,7 +202,7 @@ def _source_digest(fam: BlockFamily) -> str:
     energy, gate simulator), found through imports (:func:`~accelgen.util.module_digest`). Edits of
     other families do not invalidate the cache."""
     code = module_digest(fam.params_model, fam.build_component, fam.cycle_table, fam.activity_table,
-                         GateSim, map_netlist, timing_of, net_energy, render)
+                         GateSim, TimedSim, map_netlist, timing_of, net_energy, render)
     return sha256_hex(code)[:16]
 
 
@@ -210,12 +216,25 @@ def versions() -> dict[str, str]:
             "numpy": v("numpy")}
 
 
-def point_key(family: str, params: dict, spec: SweepSpec, digest: str, liberty: str | None) -> str:
+def point_key(family: str, params: dict, spec: SweepSpec, digest: str, liberty: str | None,
+              glitch: bool = False) -> str:
     lib_path, _ = resolve_library(liberty)
     return sha256_hex(canonical_json({
         "family": family, "params": params, "densities": spec.densities, "cycles": spec.cycles,
         "lanes": spec.lanes, "seed": spec.seed, "clock_mhz": spec.clock_mhz, "src": digest, "versions": versions(),
-        "liberty": sha256_hex(lib_path.read_bytes())}))[:32]
+        "liberty": sha256_hex(lib_path.read_bytes()), "glitch": glitch}))[:32]
+
+
+def glitch_points(spec: SweepSpec) -> set[str]:
+    """The training points (canonical JSON of their parameters) that get a timed simulation: ``glitch_samples`` of
+    them, evenly spaced through the grid in its order (first and last included)."""
+    train = [canonical_json(p) for split, p in spec.points() if split == "train"]
+    n = min(spec.glitch_samples, len(train))
+    if n == 0:
+        return set()
+    if n == 1:
+        return {train[0]}
+    return {train[round(i * (len(train) - 1) / (n - 1))] for i in range(n)}
 
 
 def _stimuli(fam: BlockFamily, params, dens: float, job: dict) -> list[Activity]:
@@ -260,6 +279,17 @@ def run_point(job: dict) -> dict:
                            **r["weighted_per_cycle"], "per": stims[0].per, "cycles": r["cycles"], "lanes": r["lanes"]}
         if not getattr(fam, "activity_table", None):
             break  # the cosim stimulus does not depend on density
+    glitch = None
+    if job.get("glitch"):
+        # the timed simulation of the first density's stimulus (at most GLITCH_CYCLES cycles)
+        dens = job["densities"][0]
+        stims = _stimuli(fam, params, dens, job)
+        n = GLITCH_CYCLES + max(s.warmup for s in stims)
+        # (the operation count is not used: the ratio is of energies per cycle of the same stimulus)
+        stims = [Activity({k: v[:n] for k, v in s.inputs.items()}, ops=s.ops, per=s.per, warmup=s.warmup)
+                 if s.cycles > n else s for s in stims]
+        timed = TimedSim(sim, cell_delays(mapped.netlist, top, mapped.timing_library, energy.load_ff))
+        glitch = {"density": dens, **timed.run(stims, energy.per_toggle_fj)}
     return {"family": job["family"], "params": job["params"], "split": job["split"], "key": job["key"],
             "mapped": {"library": mapped.library_name, "clock_mhz": mapped.clock_mhz, "abc_script": mapped.abc_script,
                        "area_um2": energy.area_um2, "leakage_nw": energy.leakage_nw, "cells": timing.cells,
@@ -267,7 +297,8 @@ def run_point(job: dict) -> dict:
                        "delay_ns": timing.delay_ns, "logic_ns": timing.logic_ns,
                        "critical_path": {k: timing.critical_path[k] for k in ("start", "end", "cells")}},
             "clock": {**clock, "leakage_nw": clock["buffers"] * buf.leakage_nw},
-            "activity": runs, "versions": versions(), "density_aware": bool(getattr(fam, "activity_table", None))}
+            "activity": runs, "glitch": glitch, "versions": versions(),
+            "density_aware": bool(getattr(fam, "activity_table", None))}
 
 
 def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = None,
@@ -282,15 +313,17 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
     digest = _source_digest(spec.block)
     store = cache_dir("sweep", spec.family)
     todo, records = [], []
+    sampled = glitch_points(spec)
     for split, params in spec.points():
-        key = point_key(spec.family, params, spec, digest, liberty)
+        glitch = canonical_json(params) in sampled
+        key = point_key(spec.family, params, spec, digest, liberty, glitch)
         path = store / f"{key}.json"
         if path.exists():
             records.append({**json.loads(path.read_text()), "split": split})  # the sweep file decides the split
         else:
             todo.append({"family": spec.family, "block": spec.block, "params": params, "split": split, "key": key,
                          "densities": spec.densities, "cycles": spec.cycles, "lanes": spec.lanes,
-                         "seed": spec.seed, "clock_mhz": spec.clock_mhz, "liberty": liberty})
+                         "seed": spec.seed, "clock_mhz": spec.clock_mhz, "liberty": liberty, "glitch": glitch})
     if limit is not None:
         todo = todo[:limit]
     cols = [TextColumn(f"sweep {spec.name}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -313,10 +346,12 @@ def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
     * ``area_um2``: mapped cell area plus the clock tree's buffers;
     * ``leakage_uw``: the cells' and clock buffers' ``cell_leakage_power``;
     * ``energy_pj``: per operation (or cycle, ``energy_per``), the simulated toggles of every net at that net's
-      energy plus the clock network's energy per cycle;
+      energy, times the sweep's glitch ratio (:func:`glitch_ratio`), plus the clock network's energy per cycle
+      (``energy_zero_delay_pj``: without the glitch ratio);
     * ``delay_ns``: static timing of the mapped netlist (clock-to-Q or input, logic, setup or output).
     """
     rows = []
+    ratio = glitch_ratio(records)
     for rec in records:
         m, clk = rec["mapped"], rec["clock"]
         base = fam.validate(rec["params"]).model_dump()
@@ -337,11 +372,20 @@ def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
                        leakage_uw=(m["leakage_nw"] + clk["leakage_nw"]) / 1000.0,
                        delay_ns=m["delay_ns"])
             if ops:
-                row["energy_pj"] = (act["switching_fj"] + clk["energy_fj"]) / 1000.0 / ops
+                row["energy_zero_delay_pj"] = (act["switching_fj"] + clk["energy_fj"]) / 1000.0 / ops
+                row["energy_pj"] = (act["switching_fj"] * ratio + clk["energy_fj"]) / 1000.0 / ops
+            row["glitch_ratio"] = ratio
+            row["glitch_sample_ratio"] = rec["glitch"]["ratio"] if rec.get("glitch") else float("nan")
             row.update({f"v:{k}": v for k, v in rec["versions"].items()})
             row["key"] = rec["key"]
             rows.append(row)
     return rows
+
+
+def glitch_ratio(records: list[dict]) -> float:
+    """Timed over zero-delay switching energy, the mean over the sweep's sampled points (1 without samples)."""
+    ratios = [rec["glitch"]["ratio"] for rec in records if rec.get("glitch")]
+    return sum(ratios) / len(ratios) if ratios else 1.0
 
 
 def write_dataset(rows: list[dict], path: str | Path) -> Path:
