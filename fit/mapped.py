@@ -24,6 +24,7 @@ as fast as ABC can (the report says it misses).
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -60,30 +61,44 @@ ABC_SCRIPTS = (
     "+strash;&get,-n;&nf,-D,{period};&put;" + _SIZE,
 )
 
-SCRIPT = """\
-read_liberty -lib {lib}
+#: modules whose generic logic Yosys estimates at more than this many gates (floating-point units, a TensorDash
+#: scheduler) keep their hierarchy through mapping and are each mapped by their own ABC run: ABC (WebAssembly build)
+#: crashes on some large flat networks with every delay-oriented script (measured: the fp16 TensorDash PE flattened,
+#: 25,510 generic cells), and mapping a 32-input fp32 FAN flat took 613 s against 39 s with its levels kept.
+MODULE_MIN_COST = 4000
+
+_FRONT = """\
+read_liberty -lib lib.lib
 read_verilog -sv design.v
 hierarchy -check -top {top}
-{keep}synth -flatten -top {top} -noabc
-dfflibmap -liberty {lib}
-abc -liberty {lib} -constr constr.txt -D {period} -script {abc}
-opt_clean -purge
+proc
+{keep}keep_hierarchy -min_cost {min_cost}
+synth -flatten -top {top} -noabc
+dfflibmap -liberty lib.lib
+"""
+_ABC = "abc -liberty lib.lib -constr constr.txt -D {period} -script {abc}{sel}\nopt_clean -purge{sel}\n"
+_BACK = """\
 setattr -mod -unset keep_hierarchy
 flatten
 opt_clean -purge
-tee -q -o stat.json stat -json -liberty {lib}
+tee -q -o stat.json stat -json -liberty lib.lib
 write_json mapped.json
 """
 
 
 def mapping_scripts(top: str, cells=(), period: int = 1000) -> list[str]:
-    """The Yosys scripts of :data:`SCRIPT`, one per entry of :data:`ABC_SCRIPTS`. ``cells`` (the manifest's cell
-    modules: PEs, tree levels, switches) keep their hierarchy through mapping, so ABC maps each distinct one once,
-    as a block of its own (inputs driven, outputs loaded as by :func:`constraints`); the netlist is flattened after
-    mapping, for area, static timing and simulation of the whole design."""
+    """The one-run Yosys scripts, one per entry of :data:`ABC_SCRIPTS`: generic synthesis, flip-flops to library cells,
+    ABC on every module, then the flat mapped netlist. ``cells`` (the manifest's cell modules: PEs, tree levels,
+    switches) and modules above :data:`MODULE_MIN_COST` keep their hierarchy through mapping, so ABC maps each as a
+    block of its own (inputs driven, outputs loaded as by :func:`constraints`) and each distinct cell once; the
+    netlist is flattened after mapping, for area, static timing and simulation of the whole design."""
+    front = _front(top, cells)
+    return [front + _ABC.format(period=period, abc=abc.format(period=period), sel="") + _BACK for abc in ABC_SCRIPTS]
+
+
+def _front(top: str, cells) -> str:
     keep = "".join(f"setattr -mod -set keep_hierarchy 1 {c}\n" for c in sorted(cells))
-    return [SCRIPT.format(lib="lib.lib", top=top, keep=keep, period=period, abc=abc.format(period=period))
-            for abc in ABC_SCRIPTS]
+    return _FRONT.format(top=top, keep=keep, min_cost=MODULE_MIN_COST)
 
 
 @dataclass
@@ -155,8 +170,7 @@ class MappedNetlist:
     library_name: str
     timing_library: TimingLibrary
     clock_mhz: float
-    abc_script: str
-    abc_delay_ps: float | None
+    abc_script: str                # per module when the modules needed different scripts
 
 
 def resolve_library(liberty: str | Path | None) -> tuple[Path, str]:
@@ -169,8 +183,11 @@ def resolve_library(liberty: str | Path | None) -> tuple[Path, str]:
 
 def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_CLOCK_MHZ,
                 liberty: str | Path | None = None) -> MappedNetlist:
-    """Map ``verilog`` (top ``top``; ``cells`` mapped once each, see :func:`mapping_scripts`) to ``liberty`` with ABC
-    at the period of ``clock_mhz``, trying :data:`ABC_SCRIPTS` in order; not cached."""
+    """Map ``verilog`` (top ``top``; ``cells`` and large modules mapped as blocks, see :func:`mapping_scripts`) to
+    ``liberty`` with ABC at the period of ``clock_mhz``; not cached.
+
+    One Yosys run maps every module with the first of :data:`ABC_SCRIPTS`. If ABC fails on some module, the design
+    is mapped module by module instead (:func:`_map_by_module`), each with the first script that succeeds on it."""
     clock_mhz = check_clock(clock_mhz)
     lib_path, name = resolve_library(liberty)
     lib = TimingLibrary.from_liberty(lib_path)
@@ -181,21 +198,53 @@ def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_
         (d / "design.v").write_text(verilog)
         (d / "lib.lib").write_text(lib_path.read_text())
         (d / "constr.txt").write_text(constraints(lib))
-        for used, script in enumerate(mapping_scripts(top, cells, period)):
-            (d / "flow.ys").write_text(script)
-            (d / "stats.txt").unlink(missing_ok=True)
-            proc = run_yosys(["-q", "-s", "flow.ys"], d)
+        (d / "flow.ys").write_text(mapping_scripts(top, cells, period)[0])
+        if run_yosys(["-q", "-s", "flow.ys"], d).returncode == 0:
+            used = {top: ABC_SCRIPTS[0].format(period=period)}
+        else:
+            used = _map_by_module(d, top, cells, period, name)
+        stat = json.loads((d / "stat.json").read_text())
+        netlist = json.loads((d / "mapped.json").read_text())
+    mod = stat.get("design") or stat["modules"][f"\\{top}"]
+    script = used[top] if len(used) == 1 else "; ".join(f"{m}: {s}" for m, s in used.items())
+    return MappedNetlist(top, netlist, mod, lib_path, name, lib, clock_mhz, script)
+
+
+def _map_by_module(d: Path, top: str, cells, period: int, name: str) -> dict[str, str]:
+    """Map the generic netlist one module per Yosys run, each with the first of :data:`ABC_SCRIPTS` that succeeds on
+    it (a crash ends only that run), then join and flatten; return the script used per module."""
+    (d / "front.ys").write_text(_front(top, cells) + "opt_clean -purge\nwrite_rtlil generic.il\n")
+    proc = run_yosys(["-q", "-s", "front.ys"], d)
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-2:]
+        raise ToolFailedError(f"yosys failed synthesizing {top}: " + " | ".join(tail))
+    library = set(TimingLibrary.from_liberty(d / "lib.lib").cells)   # read_liberty -lib adds them as blackboxes
+    modules = [m for m in re.findall(r"^module \\(\S+)$", (d / "generic.il").read_text(), flags=re.MULTILINE)
+               if m not in library]
+    used = {}
+    for i, module in enumerate(modules):
+        for abc in ABC_SCRIPTS:
+            script = abc.format(period=period)
+            (d / "module.ys").write_text(
+                "read_liberty -lib lib.lib\nread_rtlil generic.il\n"
+                + _ABC.format(period=period, abc=script, sel=f" {module}")
+                + f"select {module}\nwrite_rtlil -selected mapped-{i}.il\n")
+            proc = run_yosys(["-q", "-s", "module.ys"], d)
             if proc.returncode == 0:
+                used[module] = script
                 break
         else:
             tail = (proc.stdout + proc.stderr).strip().splitlines()[-2:]
-            raise ToolFailedError(f"yosys/abc failed mapping {top} to {name} with every script: " + " | ".join(tail))
-        stat = json.loads((d / "stat.json").read_text())
-        netlist = json.loads((d / "mapped.json").read_text())
-        abc_stats = (d / "stats.txt").read_text().split() if (d / "stats.txt").exists() else []
-    mod = stat.get("design") or stat["modules"][f"\\{top}"]
-    return MappedNetlist(top, netlist, mod, lib_path, name, lib, clock_mhz, ABC_SCRIPTS[used].format(period=period),
-                         float(abc_stats[5]) if len(abc_stats) > 5 else None)
+            raise ToolFailedError(f"yosys/abc failed mapping module {module} of {top} to {name} with every script: "
+                                  + " | ".join(tail))
+    (d / "back.ys").write_text("read_liberty -lib lib.lib\n" + "".join(f"read_rtlil mapped-{i}.il\n"
+                                                                  for i in range(len(modules)))
+                                + f"hierarchy -top {top}\n" + _BACK)
+    proc = run_yosys(["-q", "-s", "back.ys"], d)
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-2:]
+        raise ToolFailedError(f"yosys failed joining the mapped modules of {top}: " + " | ".join(tail))
+    return used
 
 
 def timing_of(m: MappedNetlist, scope: str = "design, flattened") -> MappedTiming:
@@ -209,7 +258,7 @@ def timing_of(m: MappedNetlist, scope: str = "design, flattened") -> MappedTimin
         critical_path={"start": report.start, "start_kind": report.start_kind, "end": report.end,
                        "end_kind": report.end_kind, "cells": report.cells_on_path, "path": report.path},
         yosys_version=yosys_version(), scope=scope,
-        extra={"abc_script": m.abc_script, "abc_delay_ps": m.abc_delay_ps,
+        extra={"abc_script": m.abc_script,
                "loops_broken": report.loops_broken, "endpoints": report.endpoints})
 
 
