@@ -274,3 +274,33 @@ def scaling(node_nm, ref_nm=45, path: str = "node_nm") -> Scaling:
         f = {k: None if fa[k] is None or fb[k] is None else _loglog(n, a.node_nm, fa[k], b.node_nm, fb[k])
              for k in FACTORS}
     return Scaling(node_nm=n, ref_nm=ref.node_nm, **f)
+
+
+def model_scaling(ref_nm=45) -> dict[str, dict[str, float]]:
+    """The node-scaling table a fitted model file carries (``tech.scaling``, read by
+    :func:`accelgen.fit.model.tech_factor`): for every tabulated node, the ``area`` (logic area), ``delay``,
+    ``energy`` and ``leakage`` factors of :func:`scaling` from ``ref_nm``.
+
+    Where a node has no off-current (the FinFET nodes), its leakage factor holds the off-current at that of the
+    nearest larger node that has one (22 nm's ITRS HP figure) and scales the rest (supply, cell height) as
+    :func:`scaling` does: an assumption, stated in ``LEAKAGE_FALLBACK``; FinFET HP devices were specified near
+    that off-current, but no published figure was read here."""
+    ref = node(check_node(ref_nm, "ref_nm"), "ref_nm")
+    if ref.ioff_na_per_um is None:
+        raise ConfigError([("node_nm", f"{ref.node_nm:g} nm has no off-current in the node table: leakage cannot be "
+                                       "scaled from it")])
+    table, known = {}, None
+    for n in sorted(node_table(), key=lambda d: -d.node_nm):
+        f = _factors(n, ref)
+        if n.ioff_na_per_um is not None:
+            known = n.ioff_na_per_um
+        elif known is not None:
+            f["leakage"] = (known * n.vdd_v * n.cell_height_nm) / (ref.ioff_na_per_um * ref.vdd_v * ref.cell_height_nm)
+        table[f"{n.node_nm:g}"] = {"area": f["logic_area"], "delay": f["delay"], "energy": f["energy"],
+                                   "leakage": f["leakage"]}
+    return table
+
+
+#: what :func:`model_scaling` assumes where the data has no off-current
+LEAKAGE_FALLBACK = ("leakage at nodes without an off-current (16, 14, 12, 7 nm): the off-current of the nearest "
+                    "larger node that has one (22 nm), scaled by supply and cell height; assumed, not published")

@@ -26,9 +26,9 @@ from typing import Any, Mapping
 import pandas as pd
 
 from ..errors import ConfigError
+from ..nodes import LEAKAGE_FALLBACK, check_node, model_scaling, node
 from ..family import BlockFamily
 from ..util import atomic_files
-from .celllib import load_tech
 from .fitting import fit_family, save_model
 from .model import FittedModel
 from .sweep import dataset_rows, load_sweep, run_sweep, write_dataset
@@ -97,19 +97,35 @@ class FitResult:
     path: Path
 
 
+def model_tech(df: pd.DataFrame, node_nm: float | None = None) -> dict:
+    """The ``tech`` block of a model fitted to ``df``: the library its points were mapped to, that library's node
+    (``node_nm``; the default library's is 45 nm, a user's library must say) and the node-scaling table from
+    published process data (:func:`accelgen.nodes.model_scaling`)."""
+    library = str(df["library"].iloc[0]) if "library" in df else ""
+    if node_nm is None:
+        if library and not library.endswith("(generated)"):
+            raise ConfigError([("node_nm", f"the dataset was mapped to {library!r}: give its node (--node-nm)")])
+        node_nm = 45
+    ref = node(check_node(node_nm))
+    return {"name": library, "node_nm": ref.node_nm, "vdd_v": ref.vdd_v, "scaling": model_scaling(ref.node_nm),
+            "scaling_source": "accelgen.nodes (accelgen tech show); " + LEAKAGE_FALLBACK}
+
+
 def fit_model(name: str, grid: str | Path | None = None, *, families: Mapping[str, BlockFamily],
               data: str | Path | None = None, out: str | Path | None = None, ship: bool = False,
-              folds: int = 5) -> FitResult:
+              folds: int = 5, node_nm: float | None = None) -> FitResult:
     """Fit area / energy / leakage / delay models of ``name`` to a sweep dataset; write the model file.
 
     ``grid`` is the sweep file that names the targets and their features (default: shipped); ``data``
     the dataset (default :func:`default_dataset`); ``out`` the model file (default
     ``out/fit/NAME.json``). ``ship=True`` writes the package's ``fit/models/NAME.json`` and
-    ``fit/data/NAME.csv`` (a copy of the dataset) instead: both or neither.
+    ``fit/data/NAME.csv`` (a copy of the dataset) instead: both or neither. ``node_nm``: the node of the library the
+    dataset was mapped to (default: 45, the default library's; required for a user's library).
     """
     spec = load_sweep(name, grid, families=families)
     csv = Path(data) if data else default_dataset(name)
-    model = fit_family(spec, read_dataset(csv), load_tech(), folds=folds)
+    df = read_dataset(csv)
+    model = fit_family(spec, df, model_tech(df, node_nm), folds=folds)
     if not ship:
         return FitResult(model, save_model(model, Path(out) if out else Path("out") / "fit" / f"{name}.json"))
     path, data_path = FIT_DIR / "models" / f"{name}.json", shipped_dataset(name)

@@ -126,14 +126,31 @@ def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -
         "inputs": inputs,
         "targets": targets,
         "tech": {"name": tech.get("name"), "node_nm": tech.get("node_nm"), "vdd_v": tech.get("vdd_v"),
-                 "scaling": tech.get("scaling", {})},
+                 "scaling": tech.get("scaling", {}), "scaling_source": tech.get("scaling_source", "")},
         "training": {"n_points": int(train["key"].nunique()), "n_heldout": int(held["key"].nunique()),
                      "n_rows": int(len(train)), "sweep": spec.source,
                      "densities": sorted({float(d) for d in df["density"]}) if "density" in df else [],
-                     "method": "generic Yosys gates (fit/synth.py flow), bit-parallel zero-delay gate-level "
-                               "toggle simulation (fit/activity.py), technology description costs (fit/celllib.py)"},
+                     "library": str(df["library"].iloc[0]) if "library" in df else None,
+                     "clock_mhz": float(df["clock_mhz"].iloc[0]) if "clock_mhz" in df else None,
+                     "glitch": _glitch_evidence(df, spec),
+                     "method": "timing-driven ABC mapping to the cell library at clock_mhz (fit/mapped.py), static "
+                               "timing of the mapped netlist (fit/sta.py), bit-parallel zero-delay simulation of the "
+                               "mapped cells (fit/activity.py) with per-net internal + load energy and a clock-network "
+                               "model (fit/power.py), times the glitch ratio of timed simulations (fit/glitch.py)"},
         "versions": vers,
     }
+
+
+def _glitch_evidence(df, spec: SweepSpec) -> dict | None:
+    """The timed-simulation samples behind the dataset's glitch ratio: each sampled point's parameters and ratio."""
+    if "glitch_sample_ratio" not in df:
+        return None
+    sampled = df[df["glitch_sample_ratio"].notna()].drop_duplicates("key")
+    fields = list(spec.block.params_model.model_fields)
+    return {"ratio": float(df["glitch_ratio"].iloc[0]),
+            "applied_to": "the switching part of energy_pj (not the clock network)",
+            "samples": [{**{k: (v.item() if hasattr(v, "item") else v) for k, v in row[fields].items()},
+                         "ratio": float(row["glitch_sample_ratio"])} for _, row in sampled.iterrows()]}
 
 
 def predictions(model_dict: dict, df) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:

@@ -168,3 +168,18 @@ def test_table_is_cached_and_frozen():
     assert node_table() is node_table()
     with pytest.raises(AttributeError):
         node(45).cpp_nm = 1
+
+
+def test_model_scaling_is_the_node_factors_with_finfet_leakage_held_at_22nm():
+    from accelgen.nodes import model_scaling
+    table = model_scaling()
+    assert set(table) == {f"{d.node_nm:g}" for d in node_table()}
+    for name in ("180", "65", "28", "22"):
+        s = scaling(float(name))
+        assert table[name] == {"area": s.logic_area, "delay": s.delay, "energy": s.energy, "leakage": s.leakage}
+    n7, n22, ref = node(7), node(22), node(45)
+    assert scaling(7).leakage is None
+    assert table["7"]["leakage"] == pytest.approx(n22.ioff_na_per_um * n7.vdd_v * n7.cell_height_nm
+                                                 / (ref.ioff_na_per_um * ref.vdd_v * ref.cell_height_nm))
+    with pytest.raises(ConfigError, match="16 nm has no off-current"):
+        model_scaling(16)

@@ -56,11 +56,13 @@ def sweep_cmd(family_name, grid, jobs, liberty, out, limit):
 @click.option("-o", "--out", type=click.Path(dir_okay=False), help="Model file [default: out/fit/NAME.json].")
 @click.option("--ship", is_flag=True, help="Write the package's fit/models/NAME.json and fit/data/NAME.csv.")
 @click.option("--folds", type=click.IntRange(2, 50), default=5, show_default=True, help="Cross-validation folds.")
-def fit_cmd(family_name, grid, data, out, ship, folds):
+@click.option("--node-nm", type=float, default=None,
+              help="Node of the library the dataset was mapped to [default: 45, the default library's].")
+def fit_cmd(family_name, grid, data, out, ship, folds, node_nm):
     """Fit area / energy / leakage / delay models to a sweep dataset and write the model file."""
     from ..fit.api import fit_model
 
-    res = fit_model(family_name, grid, families=FAMILIES, data=data, out=out, ship=ship, folds=folds)
+    res = fit_model(family_name, grid, families=FAMILIES, data=data, out=out, ship=ship, folds=folds, node_nm=node_nm)
     click.echo(f"wrote {res.path}")
     _print_errors(res.model)
     return 0

@@ -7,7 +7,7 @@ import json
 import click
 from rich.table import Table
 
-from ..nodes import FACTORS, FIGURES, NodeData, node, node_table, scaling, sources
+from ..nodes import FACTORS, FIGURES, LEAKAGE_FALLBACK, NodeData, model_scaling, node, node_table, scaling, sources
 from .console import console
 
 #: a figure's kind -> the mark after its value in the table
@@ -44,7 +44,8 @@ def _sources(nodes: list[NodeData]) -> list[str]:
 
 
 def _generic45(node_nm: float) -> dict[str, float | None]:
-    """Today's factors in fit/tech/generic45.yaml (``None`` outside its table or for SRAM)."""
+    """The factors of fit/tech/generic45.yaml, which the models used before they carried the node table (``None``
+    outside its table or for SRAM)."""
     from ..errors import ConfigError
     from ..fit.celllib import load_tech
     from ..fit.model import tech_factor
@@ -85,17 +86,22 @@ def show_cmd(node_nm, as_json):
     s = scaling(node_nm, path="--node")
     old = _generic45(s.node_nm)
     if as_json:
-        click.echo(json.dumps({"node": d.to_dict(), "scaling": s.to_dict(), "generic45_scaling": old}, indent=1))
+        click.echo(json.dumps({"node": d.to_dict(), "scaling": s.to_dict(), "generic45_scaling": old,
+                               "model_scaling": model_scaling().get(f"{d.node_nm:g}")}, indent=1))
         return
     con = console()
     con.print(_node_rows([d]))
-    t = Table("factor vs 45 nm", "from process data", "generic45.yaml today", "ratio",
+    models = model_scaling().get(f"{d.node_nm:g}", {})
+    t = Table("factor vs 45 nm", "from process data", "fitted models use", "generic45.yaml (before)", "ratio",
               title=f"Scaling {d.node_nm:g} nm against 45 nm")
     for f in FACTORS:
         new, was = getattr(s, f), old[f]
+        used = models.get({"logic_area": "area"}.get(f, f)) if f != "sram_area" else None
         ratio = f"{new / was:.2f}" if new is not None and was else "-"
-        t.add_row(f, _fmt(new, ""), _fmt(was, ""), ratio)
+        t.add_row(f, _fmt(new, ""), _fmt(used, ""), _fmt(was, ""), ratio)
     con.print(t)
+    if d.ioff_na_per_um is None and models:
+        con.print(f"fitted models: {LEAKAGE_FALLBACK}", markup=False)
     con.print("\n".join(_sources([d])), markup=False)
 
 

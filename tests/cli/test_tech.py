@@ -44,8 +44,11 @@ def test_show_one_node_against_generic45():
     assert data["node"]["node_nm"] == 16
     assert data["generic45_scaling"]["logic_area"] == pytest.approx(0.126)     # generic45.yaml's 16 nm area
     assert data["scaling"]["logic_area"] > data["generic45_scaling"]["logic_area"]
+    assert data["model_scaling"]["area"] == pytest.approx(data["scaling"]["logic_area"])
+    assert data["scaling"]["leakage"] is None and data["model_scaling"]["leakage"] > 0    # the stated fallback
     text = accelgen("tech", "show", "--node", "16")
-    assert text.returncode == 0 and "generic45.yaml today" in text.stdout and "logic_area" in text.stdout
+    assert text.returncode == 0 and "fitted models use" in text.stdout and "logic_area" in text.stdout
+    assert "off-current of the nearest larger node" in " ".join(text.stdout.split())
 
 
 def test_node_outside_generic45_shows_no_old_factor():

@@ -193,6 +193,12 @@ def test_tiny_sweep_resumes_fits_reports_and_predicts(tmp_path, monkeypatch, cap
     assert main(["fit", "mac", "--grid", str(grid), "--data", str(csv), "-o", str(model), "--folds", "2"]) == 0
     data = json.loads(model.read_text())
     assert data["training"]["n_points"] == 4 and data["training"]["n_heldout"] == 1
+    glitch = data["training"]["glitch"]
+    assert len(glitch["samples"]) == 4 and glitch["ratio"] >= 1.0        # every training point sampled (default 4)
+    assert glitch["ratio"] == pytest.approx(np.mean([s["ratio"] for s in glitch["samples"]]))
+    assert data["training"]["clock_mhz"] == 1000 and data["training"]["library"].endswith("(generated)")
+    assert data["tech"]["node_nm"] == 45 and data["tech"]["scaling"]["45"]["energy"] == 1.0
+    assert data["tech"]["scaling"]["7"]["leakage"] > 0      # the FinFET fallback, stated in scaling_source
     assert data["targets"]["area_um2"]["heldout"]["mape_pct"] < 15
     capsys.readouterr()
     png = tmp_path / "r.png"
