@@ -1,14 +1,16 @@
 """The default technology scaled to 180 nm against a real 180 nm library nobody here wrote (issue 20 item 5).
 
-    python bench/osu018_compare.py [--lib PATH] [--clock-mhz 200]
+    python bench/osu018_compare.py [--lib PATH] [-j N] [--markdown]
 
-Obtains Debian's ``qflow-tech-osu018`` package without installing qflow (``apt-get download`` and
-``dpkg -x`` into the accelgen cache) unless ``--lib`` names ``osu018_stdcells.lib``. Each design is
-mapped by the timing-driven flow (:func:`accelgen.flow.time_design`: ABC ``map -D``, buffering and
-sizing at the target clock, then :mod:`accelgen.fit.sta`) twice: to the default NanGate45 library, whose
-area and delay are then scaled to 180 nm by :func:`accelgen.nodes.scaling` (process data), and to
-osu018. Prints mapped cell area and critical-path delay of both and their ratio. Only area and delay:
-energy needs the sweep's activity simulation on the mapped netlist (not built yet).
+Obtains Debian's ``qflow-tech-osu018`` package without installing qflow (``apt-get download`` and ``dpkg -x``
+into the accelgen cache) unless ``--lib`` names ``osu018_stdcells.lib``. For mac, systolic, fan and tensordash_pe
+it runs the same sweep twice through the sweep flow (:func:`accelgen.fit.api.sweep_dataset`: timing-driven mapping,
+static timing, library energy with glitches): with the default NanGate45 library at 1 GHz, and with osu018 at the
+same clock scaled by the node table's 180 nm delay factor. It refits every target on the osu018 data
+(``--node-nm 180``), then compares, point by point and density by density, osu018's measurements with the default
+library's scaled to 180 nm by the fitted models' own factors (:func:`accelgen.nodes.model_scaling`): area, the
+critical-path delay and energy per operation. Prints the ratios (median and range) and the osu018 models' held-out
+errors; ``--markdown`` prints the table for bench/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -18,19 +20,32 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from accelgen.flow import time_design
-from accelgen.nodes import scaling
-from accelgen.registry import family
+import numpy as np
+import pandas as pd
+import yaml
+
+from accelgen.fit.api import fit_model, sweep_dataset
+from accelgen.nodes import model_scaling
+from accelgen.registry import FAMILIES
 from accelgen.util import cache_dir
 
-DESIGNS = [
-    ("mac", {"a_width": 8, "b_width": 8, "acc_width": 24, "input_reg": True}),
-    ("mac", {"a_width": 16, "b_width": 16, "acc_width": 40, "input_reg": True}),
-    ("mac", {"a_width": 4, "b_width": 4, "acc_width": 12, "input_reg": True}),
-    ("systolic", {"rows": 4, "cols": 4}),
-    ("fan", {"n": 16}),
-    ("tensordash_pe", {}),
-]
+#: small grids (train, held out) of the shipped sweeps' families; the targets are the shipped sweeps' own
+GRIDS = {
+    "mac": {"derived": {"acc_width": "a_width + b_width + 8"},
+            "grid": [{"a_width": [4, 8, 16], "b_width": [4, 8, 16], "input_reg": [True], "signed": [True, False]}],
+            "heldout": [{"a_width": [6, 12], "b_width": [6, 12], "input_reg": [True], "signed": [True]}]},
+    "systolic": {"derived": {"b_width": "a_width", "acc_width": "2*a_width + 8"},
+                 "grid": [{"rows": [2, 4, 8], "cols": [2, 4, 8], "dataflow": ["ws", "os"], "a_width": [4, 8]}],
+                 "heldout": [{"rows": [3, 6], "cols": [5], "dataflow": ["ws", "os"], "a_width": [6]}]},
+    "fan": {"grid": [{"n": [4, 8, 16, 32], "width": [4, 8, 16], "signed": [True, False]}],
+            "heldout": [{"n": [8, 16], "width": [6, 12], "signed": [True]}]},
+    "tensordash_pe": {"derived": {"b_width": "a_width", "acc_width": "2*a_width + 8"},
+                      "grid": [{"lanes": [2, 4, 8], "depth": [2, 3, 4], "a_width": [4, 8], "pattern": ["default"]}],
+                      "heldout": [{"lanes": [6], "depth": [3], "a_width": [6], "pattern": ["default"]}]},
+}
+#: the default library's target clock (MHz at 45 nm), the shipped sweeps'
+REF_CLOCK_MHZ = 1000.0
+TARGETS = (("area_um2", "area"), ("delay_ns", "delay"), ("energy_pj", "energy"))
 
 
 def osu018_lib() -> Path:
@@ -46,29 +61,67 @@ def osu018_lib() -> Path:
     return next(base.rglob("osu018_stdcells.lib"))
 
 
+def grid_file(name: str, clock_mhz: float, out: Path) -> Path:
+    shipped = yaml.safe_load((Path(__file__).resolve().parents[1] / "fit" / "sweeps" / f"{name}.yaml").read_text())
+    spec = {k: shipped[k] for k in ("family", "densities", "cycles", "lanes", "seed") if k in shipped}
+    spec.update(GRIDS[name], clock_mhz=clock_mhz, targets=shipped["targets"])
+    spec.setdefault("family", name)
+    path = out / f"{name}-{clock_mhz:g}.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    return path
+
+
+def compare(name: str, lib: Path, work: Path, jobs: int | None) -> dict:
+    factors = model_scaling()["180"]
+    osu_clock = REF_CLOCK_MHZ / factors["delay"]
+    ref = sweep_dataset(name, grid_file(name, REF_CLOCK_MHZ, work), families=FAMILIES, jobs=jobs,
+                        out=work / f"{name}-ref.csv")
+    osu = sweep_dataset(name, grid_file(name, osu_clock, work), families=FAMILIES, jobs=jobs, liberty=lib,
+                        out=work / f"{name}-osu.csv")
+    model = fit_model(name, grid_file(name, osu_clock, work), families=FAMILIES, data=osu.dataset,
+                      out=work / f"{name}-osu.json", node_nm=180).model
+    a, b = pd.read_csv(ref.dataset), pd.read_csv(osu.dataset)
+    keys = [c for c in FAMILIES[name].params_model.model_fields if c in a] + ["density"]
+    both = a.merge(b, on=keys, suffixes=("_ref", "_osu"))
+    out = {"family": name, "points": int(both["key_ref"].nunique()), "osu_clock_mhz": osu_clock,
+           "glitch": (float(a["glitch_ratio"].iloc[0]), float(b["glitch_ratio"].iloc[0]))}
+    for target, factor in TARGETS:
+        rows = both if target == "energy_pj" else both.drop_duplicates("key_ref")
+        ratio = rows[f"{target}_osu"] / (rows[f"{target}_ref"] * factors[factor])
+        out[target] = {"median": float(np.median(ratio)), "min": float(ratio.min()), "max": float(ratio.max()),
+                       "heldout_mape_pct": model["targets"].get(target, {}).get("heldout", {}).get("mape_pct")}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lib", type=Path, default=None, help="osu018_stdcells.lib (default: apt-get download)")
-    ap.add_argument("--clock-mhz", type=float, default=200.0, help="target clock of both mappings (MHz at 180 nm)")
+    ap.add_argument("-j", "--jobs", type=int, default=None, help="parallel sweep processes (default: all cores)")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    ap.add_argument("--families", default=",".join(GRIDS), help="comma-separated subset of " + ",".join(GRIDS))
     args = ap.parse_args()
     lib = args.lib or osu018_lib()
-    s = scaling(180)
-    # the default library is mapped for the same clock in its own node's time: the 180 nm period / delay factor
-    ref_clock = args.clock_mhz * s.delay
-    print(f"osu018: {lib}\ndefault technology scaled to 180 nm: logic area x{s.logic_area:.2f}, delay x{s.delay:.2f}"
-          f" (accelgen.nodes); mapped for {args.clock_mhz:g} MHz at 180 nm ({ref_clock:.0f} MHz at 45 nm)\n")
-    head = f"{'design':<44} {'area um^2 ref->180':>18} {'osu018':>10} {'ratio':>6} {'delay ns ref->180':>18} " \
-           f"{'osu018':>8} {'ratio':>6}"
-    print(head)
-    for name, kw in DESIGNS:
-        fam = family(name)
-        params = fam.validate(kw)
-        ref = time_design(fam, params, clock_mhz=ref_clock)
-        osu = time_design(fam, params, clock_mhz=args.clock_mhz, liberty=lib)
-        area, delay = ref.area_um2 * s.logic_area, ref.delay_ns * s.delay
-        label = f"{name} " + " ".join(f"{k}={v}" for k, v in kw.items())
-        print(f"{label:<44} {area:>18.0f} {osu.area_um2:>10.0f} {osu.area_um2 / area:>6.2f} {delay:>18.2f} "
-              f"{osu.delay_ns:>8.2f} {osu.delay_ns / delay:>6.2f}")
+    factors = model_scaling()["180"]
+    print(f"osu018: {lib}\ndefault library scaled to 180 nm by the models' factors: area x{factors['area']:.2f}, "
+          f"delay x{factors['delay']:.2f}, energy x{factors['energy']:.2f}\n")
+    work = cache_dir("osu018-bench")
+    rows = [compare(name, lib, work, args.jobs) for name in args.families.split(",")]
+    head = ["family", "points"] + [f"{t} osu018 / scaled default (median, range)" for t, _ in TARGETS] + \
+        ["osu018 model held-out MAPE % (area, delay, energy)", "glitch ratio (default, osu018)"]
+    lines = []
+    for r in rows:
+        cells = [r["family"], str(r["points"])]
+        cells += [f"{r[t]['median']:.2f} ({r[t]['min']:.2f}-{r[t]['max']:.2f})" for t, _ in TARGETS]
+        cells.append(", ".join("-" if r[t]["heldout_mape_pct"] is None else f"{r[t]['heldout_mape_pct']:.1f}"
+                               for t, _ in TARGETS))
+        cells.append(f"{r['glitch'][0]:.2f}, {r['glitch'][1]:.2f}")
+        lines.append(cells)
+    if args.markdown:
+        print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
+        print("\n".join("| " + " | ".join(c) + " |" for c in lines))
+    else:
+        for cells in [head, *lines]:
+            print("  ".join(cells))
 
 
 if __name__ == "__main__":
