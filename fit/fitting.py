@@ -80,6 +80,9 @@ def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -
             raise ConfigError([(f"{spec.source}.targets.{name}", f"unknown target; allowed: {', '.join(TARGETS)}")])
         feats = list(tdef["features"])
         link = tdef.get("link", "identity")
+        # non-negative coefficients: every feature is an amount of hardware or activity that can only add, so the
+        # form stays positive (physical) wherever its features are, however far outside the fitted range
+        positive = bool(tdef.get("positive", False))
         per_point = name != "energy_pj"
         names = {node.id for f in feats for node in ast.walk(ast.parse(f, mode="eval")) if isinstance(node, ast.Name)}
         used = [n for n in inputs if n in names and (n != "density" or not per_point)]
@@ -93,7 +96,7 @@ def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -
         w = np.ones_like(y) if link == "log" else 1.0 / y ** 2
 
         def fit(Xa, ya, wa):
-            return LinearRegression(fit_intercept=False).fit(Xa, ya, sample_weight=wa).coef_
+            return LinearRegression(fit_intercept=False, positive=positive).fit(Xa, ya, sample_weight=wa).coef_
 
         def pred(coef, Xa):
             p = Xa @ coef
@@ -108,7 +111,7 @@ def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -
         targets[name] = {
             "unit": UNITS[name],
             "per": str(tr["energy_per"].iloc[0]) if name == "energy_pj" else None,
-            "features": feats, "coef": [float(c) for c in coef], "link": link, "inputs": used,
+            "features": feats, "coef": [float(c) for c in coef], "link": link, "inputs": used, "positive": positive,
             "train": {"n": int(len(y)), "points": int(tr["key"].nunique()), **_errors(y, pred(coef, X))},
             "cv": {"folds": k, **_errors(y, cv_pred)},
             "heldout": {"points": int(he["key"].nunique()), **_errors(yh, pred(coef, Xh))},

@@ -14,7 +14,12 @@ operand densities to simulate and the features of each regression target::
     derived: {acc_width: "a_width + b_width + 8"}
     heldout:
       - {a_width: [6, 12], b_width: [6], zero_gating: [false, true], input_reg: [true]}
-    targets: {area_um2: {features: [...]}, energy_pj: {features: [...]}, ...}
+    targets: {area_um2: {features: [...], positive: true}, energy_pj: {features: [...]}, ...}
+    clock_mhz: 1000        # the target clock of the timing-driven mapping (default 1000, at the library's node)
+    glitch_samples: 4      # training points that also get a timed simulation (fit/glitch.py)
+
+``positive: true`` fits non-negative coefficients (every feature an amount of hardware that can only add), so the
+form cannot turn negative outside the fitted range.
 
 Model variants: a sweep and its model are named ``<family>`` or ``<family>-<variant>``
 (``mac-bf16``: the MAC family with ``dtype: bf16`` pinned in the grid). A variant's sweep file
