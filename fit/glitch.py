@@ -23,7 +23,7 @@ import numpy as np
 
 from ..cosim.stimulus import Activity
 from .activity import _ONES, GateSim, _settle
-from .sta import TimingLibrary
+from .sta import TimingLibrary, module_of
 
 #: the time grid of the timed simulation (ps): about a tenth of a NanGate45 X1 gate delay
 STEP_PS = 5.0
@@ -34,7 +34,7 @@ MAX_STEPS = 20000
 def cell_delays(netlist: dict, top: str, tlib: TimingLibrary, load_ff: np.ndarray) -> dict[int, float]:
     """The delay (ps) of the cell driving each net: the mean of its arcs' rise and fall delays into that output at
     the library's nominal input slew and the net's load."""
-    mod = netlist["modules"].get(top) or netlist["modules"]["\\" + top]
+    mod = module_of(netlist, top)
     out = {}
     for inst in mod.get("cells", {}).values():
         cell = tlib.cells.get(inst["type"].lstrip("\\"))

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .liberty import function_inputs, parse_function
-from .sta import Table, _LibertyReader, _parse_liberty
+from .sta import LibertyReader, Table, module_of, parse_liberty_groups
 
 #: Placed area = cell area / row utilization (0.7: the common target of place-and-route flows; Kahng, Lienig,
 #: Markov, Hu, *VLSI Physical Design*, Springer 2011; the value accelgen.ppa.process.STD_CELL_UTILIZATION uses)
@@ -90,7 +90,7 @@ class PowerLibrary:
             text = Path(path).read_text()
         except OSError as exc:
             raise ConfigError([("liberty", f"{str(path)!r} cannot be read: {exc.strerror}")]) from None
-        reader = _PowerReader(_parse_liberty(text, str(path)), str(path))
+        reader = _PowerReader(parse_liberty_groups(text, str(path)), str(path))
         timing = reader.library(None)
         cells = {c.name: c for c in map(reader.power_cell, reader.lib.all("cell")) if c is not None}
         vdd = float(reader.lib.attrs.get("nom_voltage", 0) or 0)
@@ -107,7 +107,7 @@ class PowerLibrary:
         return (max if strongest else min)(bufs, key=lambda c: (next(iter(c.inputs.values())), c.name))
 
 
-class _PowerReader(_LibertyReader):
+class _PowerReader(LibertyReader):
     """The timing reader's tables and units, and the attributes power needs."""
 
     def __init__(self, lib, source):
@@ -171,19 +171,7 @@ def _scaled(table: Table, factor: float) -> Table:
     return Table(table.slews, table.loads, [[v * factor for v in row] for row in table.values])
 
 
-def load_library(path: str | Path) -> PowerLibrary:
-    return PowerLibrary.from_liberty(path)
-
-
 # --------------------------------------------------------------------------- a netlist's loads and energies
-
-def _module(netlist: dict, top: str) -> dict:
-    modules = netlist.get("modules", {})
-    mod = next((modules[k] for k in (top, top.lstrip("\\"), "\\" + top) if k in modules), None)
-    if mod is None:
-        raise ConfigError([("netlist", f"module {top!r} is not in the netlist (modules: {sorted(modules)})")])
-    return mod
-
 
 @dataclass
 class NetEnergy:
@@ -203,7 +191,7 @@ class NetEnergy:
 def net_energy(netlist: dict, top: str, plib: PowerLibrary, *, output_load_ff: float = 0.0,
                clock: str = "clk") -> NetEnergy:
     """The energy of one toggle of every net of module ``top`` of a flat netlist mapped to ``plib``'s cells."""
-    mod = _module(netlist, top)
+    mod = module_of(netlist, top)
     size = 2
     for p in mod["ports"].values():
         size = max(size, 1 + max((b for b in p["bits"] if isinstance(b, int)), default=0))

@@ -125,7 +125,7 @@ class TimingLibrary:
             text = Path(path).read_text()
         except OSError as exc:
             raise ConfigError([("liberty", f"{str(path)!r} cannot be read: {exc.strerror}")]) from None
-        return _LibertyReader(_parse_liberty(text, str(path)), str(path)).library(nominal_slew_ps)
+        return LibertyReader(parse_liberty_groups(text, str(path)), str(path)).library(nominal_slew_ps)
 
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}();:,]|[^\s{}();:,"]+')
@@ -146,7 +146,7 @@ class _Group:
         return [g for g in self.groups if g.kind == kind]
 
 
-def _parse_liberty(text: str, source: str) -> _Group:
+def parse_liberty_groups(text: str, source: str) -> _Group:
     """Liberty text as nested groups: ``name : value ;``, ``name (args) ;`` and ``name (args) { ... }``."""
     toks = _TOKEN.findall(re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL).replace("\\\n", " "))
     stack, i = [_Group("", [])], 0
@@ -181,7 +181,7 @@ def _numbers(text: str) -> list[float]:
     return [float(x) for x in re.split(r"[\s,]+", text.strip()) if x]
 
 
-class _LibertyReader:
+class LibertyReader:
     def __init__(self, lib: _Group, source: str):
         self.lib, self.source = lib, source
         m = re.fullmatch(r"\s*([\d.]*)\s*(ns|ps|us)\s*", lib.attrs.get("time_unit", "1ns"))
@@ -299,12 +299,19 @@ def _net_names(mod: dict, wanted: set[int]) -> dict[int, str]:
     return {b: k[2] for b, k in best.items()} | {b: f"net{b}" for b in wanted - best.keys()}
 
 
-def _instances(netlist: dict, top: str, lib: TimingLibrary) -> tuple[dict, list]:
-    """Module ``top`` and its cells as (instance, cell, {pin: net bit, or None for a constant})."""
+def module_of(netlist: dict, top: str) -> dict:
+    """Module ``top`` of a Yosys JSON netlist (named with or without Yosys' leading backslash)."""
     modules = netlist.get("modules", {})
     mod = next((modules[k] for k in (top, top.lstrip("\\"), "\\" + top) if k in modules), None)
     if mod is None:
         raise ConfigError([("netlist", f"module {top!r} is not in the netlist (modules: {sorted(modules)})")])
+    return mod
+
+
+def _instances(netlist: dict, top: str, lib: TimingLibrary) -> tuple[dict, list]:
+    """Module ``top`` and its cells as (instance, cell, {pin: net bit, or None for a constant})."""
+    modules = netlist.get("modules", {})      # to tell a submodule instance from an unknown cell
+    mod = module_of(netlist, top)
     insts = []
     for iname, inst in mod.get("cells", {}).items():
         ctype, where = inst["type"].lstrip("\\"), f"{top}.cells.{iname}"
