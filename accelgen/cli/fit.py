@@ -5,8 +5,9 @@ sweep file is ``fit/sweeps/NAME.yaml`` (whose ``family:`` key names the block fa
 ``fit/data/NAME.csv`` and its model ``fit/models/NAME.json``.
 
 * ``accelgen sweep NAME [--grid FILE] [-j N] [--liberty LIB] [-o CSV]`` runs (or resumes) the
-  synthesis + activity sweep and writes the tidy dataset (default ``out/fit/<family>.csv``).
-* ``accelgen fit NAME [--data CSV] [-o JSON]`` fits every target of the sweep file and writes
+  sweep (mapping to the cell library at the sweep's clock, static timing, library energy, glitch samples)
+  and writes the tidy dataset (default ``out/fit/<family>.csv``).
+* ``accelgen fit NAME [--data CSV] [-o JSON] [--node-nm NM]`` fits every target of the sweep file and writes
   the model file (default ``out/fit/<family>.json``; ``--ship`` writes the package's
   ``fit/models/<family>.json`` and ``fit/data/<family>.csv``).
 * ``accelgen fit-report NAME [--model JSON] [--data CSV] [--png FILE] [--json]`` prints the
@@ -36,12 +37,12 @@ from .console import console
 @click.option("--grid", type=click.Path(dir_okay=False), help="Sweep file [default: the shipped fit/sweeps/NAME.yaml].")
 @click.option("-j", "--jobs", type=click.IntRange(1, 256), default=None, help="Parallel processes [default: all cores].")
 @click.option("--liberty", type=click.Path(dir_okay=False, exists=True),
-              help="Map with ABC to this Liberty library and take area/leakage/delay from it.")
+              help="Map to this Liberty library instead of the default one (its area, timing, energy, leakage).")
 @click.option("-o", "--out", "out", type=click.Path(dir_okay=False), default=None,
               help="Dataset CSV [default: out/fit/NAME.csv].")
 @click.option("--limit", type=click.IntRange(0), default=None, hidden=True, help="Run at most this many new points.")
 def sweep_cmd(family_name, grid, jobs, liberty, out, limit):
-    """Synthesize and simulate every point of a sweep (resumable), write the dataset."""
+    """Map, time and simulate every point of a sweep (resumable), write the dataset."""
     from ..fit.api import sweep_dataset
 
     res = sweep_dataset(family_name, grid, families=FAMILIES, jobs=jobs, liberty=liberty, out=out, limit=limit)
