@@ -185,12 +185,13 @@ class TargetModel:
                 if lo < rng[0] - 1e-12 or hi > rng[1] + 1e-12:
                     shown = f"{lo:g}" if lo == hi else f"{lo:g}..{hi:g}"
                     outside.append(f"{name}={shown} (fitted {rng[0]:g}..{rng[1]:g})")
-        worst = float(np.nanmin(np.where(np.isfinite(y), y, -np.inf)))
-        got = f"the fitted form gives {worst:g} {self.unit}".rstrip()
+        bound = ">= 0" if self.name.startswith("energy") else "> 0"
         if outside:
-            return (f"{got} at {', '.join(outside)}: the model cannot extrapolate that far; allowed: the fitted "
-                    "range, or values near it where the result stays physical (positive; energy >= 0)")
-        return f"{got} inside the fitted range (a defect of this model's fit: refit it)"
+            return (f"{', '.join(outside)} is not allowed: the fitted form is not physical there ({self.name} "
+                    f"{bound} fails); allowed: the fitted range, or values near it where {self.name} stays {bound}")
+        worst = float(np.nanmin(np.where(np.isfinite(y), y, -np.inf)))
+        return (f"the fitted form gives {worst:g} {self.unit} inside the fitted range (a defect of this model's "
+                "fit: refit it)")
 
 
 def prepare_inputs(family: str, spec: dict[str, dict], given: Mapping[str, Any]) -> dict[str, np.ndarray]:
