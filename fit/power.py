@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .liberty import function_inputs, parse_function
-from .sta import LibertyReader, Table, module_of, parse_liberty_groups
+from .sta import LibertyReader, Table, TimingLibrary, module_of, read_liberty_groups
 
 #: Placed area = cell area / row utilization (0.7: the common target of place-and-route flows; Kahng, Lienig,
 #: Markov, Hu, *VLSI Physical Design*, Springer 2011; the value accelgen.ppa.process.STD_CELL_UTILIZATION uses)
@@ -75,28 +75,31 @@ class CellPower:
 
 @dataclass(frozen=True)
 class PowerLibrary:
-    name: str
+    """The cells' power view of a Liberty file, beside its timing view (``timing``: slews, wire load, arcs)."""
+
+    timing: TimingLibrary
     vdd_v: float
     cells: dict[str, CellPower]
-    nominal_slew_ps: float
-    wire: Table
+
+    @property
+    def name(self) -> str:
+        return self.timing.name
+
+    @property
+    def nominal_slew_ps(self) -> float:
+        return self.timing.nominal_slew_ps
 
     def wire_cap(self, fanout: int) -> float:
-        return self.wire.at(0.0, fanout)
+        return self.timing.wire_cap(fanout)
 
     @classmethod
     def from_liberty(cls, path: str | Path) -> PowerLibrary:
-        try:
-            text = Path(path).read_text()
-        except OSError as exc:
-            raise ConfigError([("liberty", f"{str(path)!r} cannot be read: {exc.strerror}")]) from None
-        reader = _PowerReader(parse_liberty_groups(text, str(path)), str(path))
-        timing = reader.library(None)
+        reader = _PowerReader(read_liberty_groups(path), str(path))
         cells = {c.name: c for c in map(reader.power_cell, reader.lib.all("cell")) if c is not None}
         vdd = float(reader.lib.attrs.get("nom_voltage", 0) or 0)
         if vdd <= 0:
             raise ConfigError([("liberty", f"{str(path)!r}: no nom_voltage; the supply is needed for C V^2")])
-        return cls(timing.name, vdd, cells, timing.nominal_slew_ps, timing.wire)
+        return cls(reader.library(None), vdd, cells)
 
     def buffer(self, strongest: bool = True) -> CellPower:
         """The library's buffer (one input, output = that input) with the largest (or smallest) drive."""

@@ -121,11 +121,7 @@ class TimingLibrary:
     @classmethod
     def from_liberty(cls, path: str | Path, *, nominal_slew_ps: float | None = None) -> TimingLibrary:
         """From an NLDM Liberty file; ``nominal_slew_ps`` defaults to the first cell_rise table's middle slew."""
-        try:
-            text = Path(path).read_text()
-        except OSError as exc:
-            raise ConfigError([("liberty", f"{str(path)!r} cannot be read: {exc.strerror}")]) from None
-        return LibertyReader(parse_liberty_groups(text, str(path)), str(path)).library(nominal_slew_ps)
+        return LibertyReader(read_liberty_groups(path), str(path)).library(nominal_slew_ps)
 
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}();:,]|[^\s{}();:,"]+')
@@ -144,6 +140,15 @@ class _Group:
 
     def all(self, kind: str) -> list[_Group]:
         return [g for g in self.groups if g.kind == kind]
+
+
+def read_liberty_groups(path: str | Path) -> _Group:
+    """The library group of a Liberty file (:func:`parse_liberty_groups`); an unreadable file is a ConfigError."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise ConfigError([("liberty", f"{str(path)!r} cannot be read: {exc.strerror}")]) from None
+    return parse_liberty_groups(text, str(path))
 
 
 def parse_liberty_groups(text: str, source: str) -> _Group:
