@@ -86,14 +86,12 @@ write_json mapped.json
 """
 
 
-def mapping_scripts(top: str, cells=(), period: int = 1000) -> list[str]:
-    """The one-run Yosys scripts, one per entry of :data:`ABC_SCRIPTS`: generic synthesis, flip-flops to library cells,
-    ABC on every module, then the flat mapped netlist. ``cells`` (the manifest's cell modules: PEs, tree levels,
-    switches) and modules above :data:`MODULE_MIN_COST` keep their hierarchy through mapping, so ABC maps each as a
-    block of its own (inputs driven, outputs loaded as by :func:`constraints`) and each distinct cell once; the
-    netlist is flattened after mapping, for area, static timing and simulation of the whole design."""
-    front = _front(top, cells)
-    return [front + _ABC.format(period=period, abc=abc.format(period=period), sel="") + _BACK for abc in ABC_SCRIPTS]
+def flow_text(top: str, cells=(), period: int = 1000) -> str:
+    """Every Yosys/ABC command a mapping of ``top`` runs (for cache keys): generic synthesis with ``cells`` and the
+    modules above :data:`MODULE_MIN_COST` kept as blocks, ABC per distinct module with :data:`ABC_SCRIPTS` in order,
+    and the flattening that joins them (:func:`map_netlist`)."""
+    return _front(top, cells) + "".join(_ABC.format(period=period, abc=abc.format(period=period), sel=" M")
+                                        for abc in ABC_SCRIPTS) + _BACK
 
 
 def _front(top: str, cells) -> str:
@@ -183,11 +181,14 @@ def resolve_library(liberty: str | Path | None) -> tuple[Path, str]:
 
 def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_CLOCK_MHZ,
                 liberty: str | Path | None = None) -> MappedNetlist:
-    """Map ``verilog`` (top ``top``; ``cells`` and large modules mapped as blocks, see :func:`mapping_scripts`) to
+    """Map ``verilog`` (top ``top``; ``cells`` and large modules mapped as blocks, see :func:`flow_text`) to
     ``liberty`` with ABC at the period of ``clock_mhz``; not cached.
 
-    One Yosys run maps every module with the first of :data:`ABC_SCRIPTS`. If ABC fails on some module, the design
-    is mapped module by module instead (:func:`_map_by_module`), each with the first script that succeeds on it."""
+    One Yosys run synthesizes the generic netlist; then each distinct kept module (cell modules and large units;
+    modules whose generic netlists are identical up to names, such as the lane multipliers of every tile row, are
+    mapped once) is mapped by a Yosys run of its own, with the first of :data:`ABC_SCRIPTS` that succeeds on it
+    (ABC crashes on some designs with some scripts, and a crash ends only that run); a last run joins and
+    flattens them (:func:`_map_by_module`)."""
     clock_mhz = check_clock(clock_mhz)
     lib_path, name = resolve_library(liberty)
     lib = TimingLibrary.from_liberty(lib_path)
@@ -198,31 +199,31 @@ def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_
         (d / "design.v").write_text(verilog)
         (d / "lib.lib").write_text(lib_path.read_text())
         (d / "constr.txt").write_text(constraints(lib))
-        (d / "flow.ys").write_text(mapping_scripts(top, cells, period)[0])
-        if run_yosys(["-q", "-s", "flow.ys"], d).returncode == 0:
-            used = {top: ABC_SCRIPTS[0].format(period=period)}
-        else:
-            used = _map_by_module(d, top, cells, period, name)
+        used = _map_by_module(d, top, cells, period, name)
         stat = json.loads((d / "stat.json").read_text())
         netlist = json.loads((d / "mapped.json").read_text())
     mod = stat.get("design") or stat["modules"][f"\\{top}"]
-    script = used[top] if len(used) == 1 else "; ".join(f"{m}: {s}" for m, s in used.items())
+    scripts = set(used.values())
+    script = scripts.pop() if len(scripts) == 1 else "; ".join(f"{m}: {s}" for m, s in used.items())
     return MappedNetlist(top, netlist, mod, lib_path, name, lib, clock_mhz, script)
 
 
 def _map_by_module(d: Path, top: str, cells, period: int, name: str) -> dict[str, str]:
-    """Map the generic netlist one module per Yosys run, each with the first of :data:`ABC_SCRIPTS` that succeeds on
-    it (a crash ends only that run), then join and flatten; return the script used per module."""
+    """Map the generic netlist one distinct module per Yosys run, each with the first of :data:`ABC_SCRIPTS` that
+    succeeds on it, copy the result to its identical twins, then join and flatten; return the script per module."""
     (d / "front.ys").write_text(_front(top, cells) + "opt_clean -purge\nwrite_rtlil generic.il\n")
-    proc = run_yosys(["-q", "-s", "front.ys"], d)
-    if proc.returncode != 0:
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-2:]
-        raise ToolFailedError(f"yosys failed synthesizing {top}: " + " | ".join(tail))
+    _run(d, "front.ys", f"yosys failed synthesizing {top}")
     library = set(TimingLibrary.from_liberty(d / "lib.lib").cells)   # read_liberty -lib adds them as blackboxes
-    modules = [m for m in re.findall(r"^module \\(\S+)$", (d / "generic.il").read_text(), flags=re.MULTILINE)
-               if m not in library]
+    blocks = {m: text for m, text in _module_blocks((d / "generic.il").read_text()).items() if m not in library}
+    first: dict[str, str] = {}        # signature -> the module mapped for it
     used = {}
-    for i, module in enumerate(modules):
+    for i, (module, text) in enumerate(blocks.items()):
+        twin = first.setdefault(_signature(module, text), module)
+        if twin != module:
+            used[module] = used[twin]
+            mapped = (d / f"mapped-{list(blocks).index(twin)}.il").read_text()
+            (d / f"mapped-{i}.il").write_text(mapped.replace(f"module \\{twin}\n", f"module \\{module}\n", 1))
+            continue
         for abc in ABC_SCRIPTS:
             script = abc.format(period=period)
             (d / "module.ys").write_text(
@@ -238,13 +239,36 @@ def _map_by_module(d: Path, top: str, cells, period: int, name: str) -> dict[str
             raise ToolFailedError(f"yosys/abc failed mapping module {module} of {top} to {name} with every script: "
                                   + " | ".join(tail))
     (d / "back.ys").write_text("read_liberty -lib lib.lib\n" + "".join(f"read_rtlil mapped-{i}.il\n"
-                                                                  for i in range(len(modules)))
+                                                                    for i in range(len(blocks)))
                                 + f"hierarchy -top {top}\n" + _BACK)
-    proc = run_yosys(["-q", "-s", "back.ys"], d)
-    if proc.returncode != 0:
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-2:]
-        raise ToolFailedError(f"yosys failed joining the mapped modules of {top}: " + " | ".join(tail))
+    _run(d, "back.ys", f"yosys failed joining the mapped modules of {top}")
     return used
+
+
+def _run(d: Path, script: str, what: str) -> None:
+    proc = run_yosys(["-q", "-s", script], d)
+    if proc.returncode != 0:
+        raise ToolFailedError(what + ": " + " | ".join((proc.stdout + proc.stderr).strip().splitlines()[-2:]))
+
+
+def _module_blocks(rtlil: str) -> dict[str, str]:
+    """The modules of an RTLIL file: name -> its text from ``module`` to ``end``."""
+    return {m.group(1): m.group(0) for m in re.finditer(r"^module \\(\S+)\n.*?^end\n", rtlil, re.M | re.S)}
+
+
+def _signature(name: str, text: str) -> str:
+    """A module's RTLIL without its name, source attributes and the numbering of Yosys' internal names: equal for
+    modules that differ only in those (the per-instance copies Amaranth emits of one unit)."""
+    body = re.sub(r"^\s*attribute \\src .*\n", "", text.replace(f"module \\{name}\n", "module\n", 1), flags=re.M)
+    names: dict[str, str] = {}
+
+    def canonical(m):
+        token = m.group(0)
+        if re.fullmatch(r"\$_[A-Z0-9_]*_|\$[a-z_]+", token):      # a cell type ($_AND_, $_AOI3_, $scopeinfo)
+            return token
+        return names.setdefault(token, f"$n{len(names)}")
+
+    return re.sub(r"\$[^\s]+", canonical, body)
 
 
 def timing_of(m: MappedNetlist, scope: str = "design, flattened") -> MappedTiming:
@@ -272,7 +296,7 @@ def map_and_time(verilog: str | Path, top: str, *, cells=(), clock_mhz: float = 
     lib_text = lib_path.read_text()
     period = round(1e6 / clock_mhz)
     constr = constraints(TimingLibrary.from_liberty(lib_path))
-    cached = result_cache_path("mapped", text, top, scripts=mapping_scripts(top, cells, period), constr=constr,
+    cached = result_cache_path("mapped", text, top, flow=flow_text(top, cells, period), constr=constr,
                                lib=sha256_hex(lib_text), name=name)
     if use_cache and cached.exists():
         return MappedTiming(**json.loads(cached.read_text()))

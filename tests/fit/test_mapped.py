@@ -74,3 +74,13 @@ def test_cli_liberty_goes_through_the_same_path(tmp_path, capsys):
     mine = json.loads(capsys.readouterr().out)["timing"]
     assert mine["library"] == "mine.lib" and set(mine) == set(default)
     assert mine["delay_ns"] == pytest.approx(default["delay_ns"]) and mine["cells"] == default["cells"]
+
+
+def test_modules_identical_up_to_names_share_a_signature():
+    from accelgen.fit.mapped import _signature
+    a = "module \\dut.mul0\n  wire $and$design.v:10$5_Y\n  cell $_AND_ $and$design.v:10$5\n  end\nend\n"
+    b = "module \\dut.mul1\n  attribute \\src \"design.v:20\"\n  wire $and$design.v:20$9_Y\n" \
+        "  cell $_AND_ $and$design.v:20$9\n  end\nend\n"
+    c = b.replace("$_AND_", "$_OR_")
+    assert _signature("dut.mul0", a) == _signature("dut.mul1", b)
+    assert _signature("dut.mul1", c) != _signature("dut.mul0", a)      # cell types are not renamed
