@@ -143,6 +143,15 @@ def test_tech_costs_are_sums_of_cell_figures():
         assert set(tech["scaling"][node]) == {"area", "delay", "energy", "leakage"}
 
 
+def test_glitch_ratio_is_the_nearest_sampled_points():
+    from accelgen.fit.sweep import glitch_ratios
+    points = [{"rows": r, "mul_stages": m, "dataflow": d} for r in (2, 4, 8) for m in (0, 3) for d in ("ws", "os")]
+    samples = [({"rows": 2, "mul_stages": 0, "dataflow": "ws"}, 5.0), ({"rows": 4, "mul_stages": 3, "dataflow": "ws"}, 2.0)]
+    got = dict(zip([(p["rows"], p["mul_stages"], p["dataflow"]) for p in points], glitch_ratios(points, samples)))
+    assert got[(8, 0, "ws")] == 5.0 and got[(2, 3, "os")] == 2.0 and got[(8, 3, "ws")] == 2.0
+    assert glitch_ratios(points, []) == [1.0] * len(points)
+
+
 # ---------------------------------------------------------------- tiny sweep end to end
 
 TINY = """\
@@ -195,8 +204,10 @@ def test_tiny_sweep_resumes_fits_reports_and_predicts(tmp_path, monkeypatch, cap
     data = json.loads(model.read_text())
     assert data["training"]["n_points"] == 4 and data["training"]["n_heldout"] == 1
     glitch = data["training"]["glitch"]
-    assert len(glitch["samples"]) == 4 and glitch["ratio"] >= 1.0        # every training point sampled (default 4)
-    assert glitch["ratio"] == pytest.approx(np.mean([s["ratio"] for s in glitch["samples"]]))
+    assert len(glitch["samples"]) == 4 and all(s["ratio"] >= 1.0 for s in glitch["samples"])   # every training point
+    sampled = {s["a_width"]: s["ratio"] for s in glitch["samples"]}
+    held = df[df.split == "heldout"]
+    assert set(held["glitch_ratio"]) == {sampled[4]}     # a_width 5: the nearest samples are 4 and 6; the first wins
     assert data["training"]["clock_mhz"] == 1000 and data["training"]["library"].endswith("(generated)")
     assert data["tech"]["node_nm"] == 45 and data["tech"]["scaling"]["45"]["energy"] == 1.0
     assert data["tech"]["scaling"]["7"]["leakage"] > 0      # the FinFET fallback, stated in scaling_source
