@@ -351,7 +351,7 @@ def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
     * ``area_um2``: mapped cell area plus the clock tree's buffers;
     * ``leakage_uw``: the cells' and clock buffers' ``cell_leakage_power``;
     * ``energy_pj``: per operation (or cycle, ``energy_per``), the simulated toggles of every net at that net's
-      energy, times the point's glitch ratio (:func:`glitch_ratios`: the nearest sampled point's), plus the clock
+      energy, times the point's glitch ratio (:func:`glitch_ratios`: the nearest sampled points'), plus the clock
       network's energy per cycle (``energy_zero_delay_pj``: without the glitch ratio);
     * ``delay_ns``: static timing of the mapped netlist (clock-to-Q or input, logic, setup or output).
     """
@@ -387,15 +387,21 @@ def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
     return rows
 
 
+#: the parameters that set how much logic lies between registers (pipeline stages and registers): glitching grows
+#: with that depth, so a point takes the glitch ratio of the samples nearest in these (:func:`glitch_ratios`)
+_PIPELINING = re.compile(r"_stages$|_reg$|pipeline")
+
+
 def glitch_ratios(points: list[dict], samples: list[tuple[dict, float]]) -> list[float]:
-    """The glitch ratio (timed over zero-delay switching energy) of each point: that of the nearest sampled point, by
-    the parameters normalized to their range over ``points`` (a differing choice counts 1), the first on a tie;
-    1 without samples. Glitching depends most on how deep the logic between registers is, which the pipelining
-    parameters set (measured on bf16 systolic arrays: 4.8-5.7 unpipelined, 1.8-2.1 at 3+3 stages), so one mean
-    per model would be wrong by that much."""
+    """The glitch ratio (timed over zero-delay switching energy) of each point: the mean of the sampled points nearest
+    to it in the pipelining parameters (stages, registers; all parameters if the family has none), normalized to
+    their range over ``points``; 1 without samples. Glitching depends on how deep the logic between registers is
+    (measured on bf16 systolic arrays: 4.8-5.7 unpipelined, 1.8-2.1 at 3+3 stages), so one mean per model would be
+    wrong by that much, and nearness in the other parameters (the array shape) would assign it unevenly."""
     if not samples:
         return [1.0] * len(points)
     keys = sorted({k for p in points for k in p})
+    keys = [k for k in keys if _PIPELINING.search(k)] or keys
     span = {}
     for k in keys:
         values = [p.get(k) for p in points]
@@ -412,7 +418,12 @@ def glitch_ratios(points: list[dict], samples: list[tuple[dict, float]]) -> list
                 total += float(x != y)
         return total
 
-    return [min(samples, key=lambda s: distance(p, s[0]))[1] for p in points]
+    out = []
+    for p in points:
+        d = [distance(p, s) for s, _ in samples]
+        near = [r for (_, r), x in zip(samples, d) if x <= min(d) + 1e-12]
+        out.append(sum(near) / len(near))
+    return out
 
 
 def write_dataset(rows: list[dict], path: str | Path) -> Path:
