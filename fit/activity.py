@@ -41,7 +41,8 @@ from ..cosim.stimulus import Activity
 from .synth import netlist_script, run_yosys
 
 LANES = 64
-_ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
+#: a word with every lane set
+ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 
 
 def _bit(b) -> int:
@@ -160,7 +161,7 @@ def compile_function(tree, pins):
             i = index[t[1]]
             return lambda v: v[i]
         if op == "const":
-            word = _ONES if t[1] else np.uint64(0)
+            word = ONES if t[1] else np.uint64(0)
             return lambda v: word
         if op == "not":
             f = build(t[1])
@@ -204,14 +205,14 @@ class GateSim:
             for bits in conn.values():
                 n = max(n, *[_bit(b) + 1 for b in bits])
         lib_cells = library.cells if library is not None else {}
-        gates, dffs, self._fn, counts = [], [], {}, Counter()
+        gates, dffs, self.functions, counts = [], [], {}, Counter()
         for t, conn in cells:
             counts[t] += 1
             if t == "$_DFF_P_":
                 dffs.append((_bit(conn["D"][0]), [(_bit(conn["Q"][0]), False)]))
             elif t in _COMB:
                 pins = _PINS[_COMB[t]] if t not in ("$_AOI3_", "$_OAI3_") else ("A", "B", "C")
-                self._fn.setdefault(t, _generic_fn(t))
+                self.functions.setdefault(t, _generic_fn(t))
                 gates.append((t, [_bit(conn[p][0]) for p in pins], _bit(conn["Y"][0])))
             elif t in lib_cells:
                 n = self._add_library_cell(t, lib_cells[t], conn, gates, dffs, n)
@@ -243,7 +244,7 @@ class GateSim:
             else:   # the next state through a virtual net (not counted as a toggle: it is inside the cell)
                 used = sorted(set(_tree_vars(tree)))
                 kind = f"{t}:next"
-                self._fn.setdefault(kind, compile_function(tree, used))
+                self.functions.setdefault(kind, compile_function(tree, used))
                 d, n = n, n + 1
                 gates.append((kind, [net[p] for p in used], d))
             qs = []
@@ -262,7 +263,7 @@ class GateSim:
             if pin not in conn:
                 continue
             kind = t if len(cell.outputs) == 1 else f"{t}:{pin}"
-            self._fn.setdefault(kind, compile_function(f, pins))
+            self.functions.setdefault(kind, compile_function(f, pins))
             gates.append((kind, [net[p] for p in pins], _bit(conn[pin][0])))
         return n
 
@@ -286,13 +287,13 @@ class GateSim:
             else:
                 # a structural loop (ABC can leave one across the parts it maps separately: a path that
                 # no input value sensitizes); it is evaluated gate by gate until it settles
-                loop_steps.setdefault(lv, []).append([(self._fn[gates[g][0]], *gates[g][1:]) for g in comp])
+                loop_steps.setdefault(lv, []).append([(self.functions[gates[g][0]], *gates[g][1:]) for g in comp])
                 self.loops.append(len(comp))
         steps = []   # (level, then the gate groups by type, then the loops of that level)
         for (lv, t), idx in groups.items():
             ins = np.array([gates[i][1] for i in idx], dtype=np.int64).T
             out = np.array([gates[i][2] for i in idx], dtype=np.int64)
-            steps.append(((lv, 0, t, 0), (self._fn[t], list(ins), out)))
+            steps.append(((lv, 0, t, 0), (self.functions[t], list(ins), out)))
         for lv, loops in loop_steps.items():
             steps += [((lv, 1, "", i), (None, loop, None)) for i, loop in enumerate(loops)]
         self.schedule = [step for _, step in sorted(steps, key=lambda e: e[0])]
@@ -346,6 +347,14 @@ class GateSim:
             words[:, j] = np.bitwise_or.reduce(bit << shifts, axis=1)
         return words
 
+    def evaluate(self, val: np.ndarray, lane_mask) -> None:
+        """Settle the combinational logic of ``val`` (net words, sources set) in place, zero-delay."""
+        for fn, ins, out in self.schedule:
+            if fn is None:
+                _settle(ins, val, lane_mask)
+            else:
+                val[out] = fn([val[i] for i in ins]) & lane_mask
+
     def input_words(self, stimuli: list[Activity]) -> dict[str, np.ndarray]:
         """Each input port's (1 + cycles, width) words of up to 64 stimuli: a reset cycle (``rst`` = 1, other
         inputs 0, as the cosim testbench does) then the stimulus."""
@@ -379,7 +388,7 @@ class GateSim:
         cycles = stimuli[0].cycles
         warm = stimuli[0].warmup
         lanes = len(stimuli)
-        lane_mask = _ONES if lanes == 64 else np.uint64((1 << lanes) - 1)
+        lane_mask = ONES if lanes == 64 else np.uint64((1 << lanes) - 1)
         val = np.zeros(self.n_nets, dtype=np.uint64)
         val[1] = lane_mask
         state = np.zeros(len(self.q_idx), dtype=np.uint64)
@@ -399,11 +408,7 @@ class GateSim:
                         val[b] = words[step, j]
             q = state[self.q_ff]
             val[self.q_idx] = np.where(self.q_inv, ~q & lane_mask, q)
-            for fn, ins, out in self.schedule:
-                if fn is None:
-                    _settle(ins, val, lane_mask)
-                else:
-                    val[out] = fn([val[i] for i in ins]) & lane_mask
+            self.evaluate(val, lane_mask)
             if t < 0:
                 state = val[self.d_idx].copy()
                 continue

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cosim.stimulus import Activity
-from .activity import _ONES, GateSim, _settle
+from .activity import ONES, GateSim
 from .sta import TimingLibrary, module_of
 
 #: the time grid of the timed simulation (ps): about a tenth of a NanGate45 X1 gate delay
@@ -68,17 +68,10 @@ class TimedSim:
         self.groups = []
         for kind, idx in kinds.items():
             ins = np.array([sim.gates[g][1] for g in idx], dtype=np.int64).T
-            self.groups.append((sim._fn[kind], list(ins), np.array(idx, dtype=np.int64)))
+            self.groups.append((sim.functions[kind], list(ins), np.array(idx, dtype=np.int64)))
         self.bits = max(1, int(self.steps.max(initial=1)).bit_length())
         # the delay's bit planes: all-ones words where bit j of a cell's delay (in steps) is set
-        self.delay_planes = [np.where((self.steps >> j) & 1, _ONES, np.uint64(0)) for j in range(self.bits)]
-
-    def _zero_delay(self, val: np.ndarray, lane_mask) -> None:
-        for fn, ins, out in self.sim.schedule:
-            if fn is None:
-                _settle(ins, val, lane_mask)
-            else:
-                val[out] = fn([val[i] for i in ins]) & lane_mask
+        self.delay_planes = [np.where((self.steps >> j) & 1, ONES, np.uint64(0)) for j in range(self.bits)]
 
     def _cycle(self, val: np.ndarray, lane_mask, w: np.ndarray) -> float:
         """Advance ``val`` (the last settled values with the sources already changed) until every cell has settled;
@@ -119,11 +112,11 @@ class TimedSim:
         sim = self.sim
         inputs = sim.input_words(stimuli)
         cycles, warm, lanes = stimuli[0].cycles, stimuli[0].warmup, len(stimuli)
-        lane_mask = _ONES if lanes == 64 else np.uint64((1 << lanes) - 1)
+        lane_mask = ONES if lanes == 64 else np.uint64((1 << lanes) - 1)
         w = np.pad(np.asarray(weights, dtype=float), (0, max(0, sim.n_nets - len(weights))))[:sim.n_nets]
         val = np.zeros(sim.n_nets, dtype=np.uint64)
         val[1] = lane_mask
-        self._zero_delay(val, lane_mask)
+        sim.evaluate(val, lane_mask)
         state = np.zeros(len(sim.q_idx), dtype=np.uint64)
         zero_delay = timed = 0.0
         for step in range(cycles + 1):
@@ -135,7 +128,7 @@ class TimedSim:
             q = state[sim.q_ff]
             start[sim.q_idx] = np.where(sim.q_inv, ~q & lane_mask, q)
             settled = start.copy()
-            self._zero_delay(settled, lane_mask)
+            sim.evaluate(settled, lane_mask)
             if step - 1 >= max(warm, 1):
                 sources = float(np.bitwise_count(start ^ val).astype(np.int64) @ w)
                 wave = start.copy()
