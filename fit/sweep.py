@@ -232,14 +232,27 @@ def point_key(family: str, params: dict, spec: SweepSpec, digest: str, liberty: 
 
 def glitch_points(spec: SweepSpec) -> set[str]:
     """The training points (canonical JSON of their parameters) that get a timed simulation: ``glitch_samples`` of
-    them, evenly spaced through the grid in its order (first and last included)."""
-    train = [canonical_json(p) for split, p in spec.points() if split == "train"]
+    them. Glitching follows the pipelining (:func:`glitch_ratios`), so when the training points have several
+    pipelining settings (stage counts, registers), the samples are spread over those settings, ordered by their total
+    depth of registers (first and last included), each at the first point in grid order that has it; otherwise they
+    are evenly spaced through the grid."""
+    train = [p for split, p in spec.points() if split == "train"]
     n = min(spec.glitch_samples, len(train))
     if n == 0:
         return set()
+    full = [spec.block.validate(p).model_dump() for p in train]
+    keys = sorted(k for k in full[0] if _PIPELINING.search(k))
+    settings: dict[tuple, int] = {}
+    for i, p in enumerate(full):
+        settings.setdefault(tuple(p[k] for k in keys), i)
+    if len(settings) > 1:
+        order = sorted(settings, key=lambda t: (sum(float(v) for v in t if isinstance(v, (int, float))), t))
+        n = min(n, len(order))
+        picks = [order[round(i * (len(order) - 1) / (n - 1))] for i in range(n)] if n > 1 else order[:1]
+        return {canonical_json(train[settings[t]]) for t in picks}
     if n == 1:
-        return {train[0]}
-    return {train[round(i * (len(train) - 1) / (n - 1))] for i in range(n)}
+        return {canonical_json(train[0])}
+    return {canonical_json(train[round(i * (len(train) - 1) / (n - 1))]) for i in range(n)}
 
 
 def _stimuli(fam: BlockFamily, params, dens: float, job: dict) -> list[Activity]:

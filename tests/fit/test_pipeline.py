@@ -161,6 +161,14 @@ def test_glitch_ratio_is_the_nearest_sampled_points():
     assert glitch_ratios(plain, [({"n": 4}, 1.1), ({"n": 32}, 1.5)]) == [1.1, 1.1, 1.1, 1.5]
 
 
+def test_glitch_samples_spread_over_the_pipelining_settings():
+    from accelgen.fit.sweep import glitch_points, load_sweep
+    spec = load_sweep("systolic-bf16", families=FAMILIES)
+    sampled = [json.loads(p) for p in glitch_points(spec)]
+    stages = {(p.get("mul_stages", 0), p.get("add_stages", 0)) for p in sampled}
+    assert len(sampled) == spec.glitch_samples == len(stages) and {(0, 0), (3, 3)} <= stages
+
+
 # ---------------------------------------------------------------- tiny sweep end to end
 
 TINY = """\
