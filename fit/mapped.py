@@ -199,7 +199,7 @@ def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_
         (d / "design.v").write_text(verilog)
         (d / "lib.lib").write_text(lib_path.read_text())
         (d / "constr.txt").write_text(constraints(lib))
-        used = _map_by_module(d, top, cells, period, name)
+        used = _map_by_module(d, top, cells, period, name, set(lib.cells))
         stat = json.loads((d / "stat.json").read_text())
         netlist = json.loads((d / "mapped.json").read_text())
     mod = stat.get("design") or stat["modules"][f"\\{top}"]
@@ -208,20 +208,21 @@ def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_
     return MappedNetlist(top, netlist, mod, lib_path, name, lib, clock_mhz, script)
 
 
-def _map_by_module(d: Path, top: str, cells, period: int, name: str) -> dict[str, str]:
+def _map_by_module(d: Path, top: str, cells, period: int, name: str, library: set[str]) -> dict[str, str]:
     """Map the generic netlist one distinct module per Yosys run, each with the first of :data:`ABC_SCRIPTS` that
     succeeds on it, copy the result to its identical twins, then join and flatten; return the script per module."""
     (d / "front.ys").write_text(_front(top, cells) + "opt_clean -purge\nwrite_rtlil generic.il\n")
     _run(d, "front.ys", f"yosys failed synthesizing {top}")
-    library = set(TimingLibrary.from_liberty(d / "lib.lib").cells)   # read_liberty -lib adds them as blackboxes
+    # ``library``: the cell names, which read_liberty -lib adds as blackbox modules
     blocks = {m: text for m, text in _module_blocks((d / "generic.il").read_text()).items() if m not in library}
+    index = {m: i for i, m in enumerate(blocks)}
     first: dict[str, str] = {}        # signature -> the module mapped for it
     used = {}
     for i, (module, text) in enumerate(blocks.items()):
         twin = first.setdefault(_signature(module, text), module)
         if twin != module:
             used[module] = used[twin]
-            mapped = (d / f"mapped-{list(blocks).index(twin)}.il").read_text()
+            mapped = (d / f"mapped-{index[twin]}.il").read_text()
             (d / f"mapped-{i}.il").write_text(mapped.replace(f"module \\{twin}\n", f"module \\{module}\n", 1))
             continue
         for abc in ABC_SCRIPTS:
