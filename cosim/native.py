@@ -190,6 +190,7 @@ def ensure_native(verilog: str, manifest: dict, *, opt: str | None = None,
             proc = subprocess.run(cmd, cwd=bdir, stdout=fh, stderr=subprocess.STDOUT, check=False)
         if proc.returncode != 0 or not exe.exists():
             raise RuntimeError(f"native Verilator build of {top} failed (see {log})")
+        simulators.prune_build(bdir)
         done.write_text(key)
     return simulators.Built(exe, False, time.monotonic() - t0, opt)
 

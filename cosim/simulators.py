@@ -295,8 +295,23 @@ def ensure_built(verilog_path: Path, toplevel: str, sim: str = "verilator", *, w
                          timescale=TIMESCALE, waves=waves, log_file=log_file)
         except SystemExit as exc:  # cocotb's runner exits on a failed build command
             raise RuntimeError(f"{sim} build of {toplevel} failed (see {log_file}): {exc}") from None
+        prune_build(bdir)
         done.write_text(key)
     return Built(bdir, False, time.monotonic() - t0, opt)
+
+
+#: What a finished Verilator build no longer needs: the runner starts the linked executable itself
+#: and never re-runs make. The two precompiled headers alone are ~140 MB per design (measured
+#: 2026-11-24: a bf16 MAC build was 147 MB, its executable 1.7 MB), so a cold test suite wrote
+#: 2.8 GB of cache and filled a CI disk; ccache still holds the objects for a rebuild.
+BUILD_LEFTOVERS = ("*.gch", "*.o", "*.a", "*.d")
+
+
+def prune_build(build_dir: Path) -> None:
+    """Delete the intermediates of a finished Verilator build (:data:`BUILD_LEFTOVERS`)."""
+    for pattern in BUILD_LEFTOVERS:
+        for leftover in Path(build_dir).rglob(pattern):
+            leftover.unlink(missing_ok=True)
 
 
 def run_test(build_dir: Path, toplevel: str, sim: str, test_module: str, test_dir: Path, *,

@@ -104,3 +104,16 @@ def test_cosim_reports_level_and_build_run_split():
     second = accelgen(*args, env=env)
     assert second.returncode == 0, second.stderr
     assert "(cached) at -O0, run " in second.stdout.splitlines()[0], second.stdout
+
+
+@pytest.mark.cosim
+def test_a_finished_build_keeps_no_intermediates(tmp_path):
+    """A cached build holds the executable, not the ~140 MB of precompiled headers and objects."""
+    src = tmp_path / "counter.v"
+    nonce = os.urandom(6).hex()  # a fresh build every run, so the test sees this code's build
+    src.write_text(f"// {nonce}\nmodule counter(input clk, output reg [7:0] q);\n"
+                   "  always @(posedge clk) q <= q + 8'd1;\nendmodule\n")
+    built = simulators.ensure_built(src, "counter", "verilator")
+    assert not built.cached and (built.path / "counter").is_file()
+    leftovers = [p.name for pattern in simulators.BUILD_LEFTOVERS for p in built.path.rglob(pattern)]
+    assert leftovers == []
