@@ -31,7 +31,7 @@ from ..problems import schema_problems
 from ..fpformat import ACC_WIDTH, FORMATS, FP_DTYPES
 from ..util import read_yaml
 from .components import DRAM_TYPES
-from .process import NODE_RANGE_NM
+from .process import node_range
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 Width = Field(default=8, ge=1, le=32)
@@ -286,9 +286,9 @@ class Arch(BaseModel):
 
     @model_validator(mode="after")
     def _checks(self):
-        lo, hi = NODE_RANGE_NM
+        lo, hi = node_range()
         if not lo <= self.node_nm <= hi:
-            raise ValueError(f"node_nm: {self.node_nm!r} is outside the technology table; allowed: {lo}..{hi} nm")
+            raise ValueError(f"node_nm: {self.node_nm!r} is outside the technology table; allowed: {lo:g}..{hi:g} nm")
         if (self.clock_mhz is None) == (self.target_tops is None):
             raise ValueError("give exactly one of clock_mhz and target_tops")
         if self.clock_mhz is not None and self.clock_mhz != "auto" and not 0 < self.clock_mhz <= 10000:

@@ -45,7 +45,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..fit.model import load_model
-from .process import TechNode
+from .process import TechNode, area_ratio, energy_ratio
 
 
 @dataclass
@@ -109,9 +109,8 @@ def wire(name: str, tech: TechNode, *, bits: int, length_mm: float, clock_mhz: f
     if clock_mhz:
         period_ps = 1e6 / clock_mhz
         stages = max(0, math.ceil(d_ps / (0.8 * period_ps)) - 1)
-    pitch_um = (4.0 if kind == "semi_global" else 8.0) * tech.feature_um
-    # routed over logic on upper metal: only repeaters and pipeline flops take die area
-    area = bits * length_mm * 1000.0 * pitch_um * 0.02 + stages * bits * 4.522 * (tech.node_nm / 45.0) ** 2
+    # routed over logic on upper metal: only repeaters and pipeline flops (DFF_X1, 4.522 um^2 at 45 nm) take area
+    area = bits * length_mm * 1000.0 * tech.wire_pitch_um(kind) * 0.02 + stages * bits * 4.522 * tech.logic_area_factor
     e = tech.wire_energy_pj_per_bit_mm(1.0) * length_mm * bits
     return Component(name, "wire", area_um2_each=area, energy_pj={"transfer": e}, actions_per_cycle={"transfer": 0.5},
                      delay_ns=(d_ps / 1000.0) / (stages + 1), activity_key=activity_key,
@@ -131,13 +130,12 @@ def noc(tech: TechNode, *, topology: str, tx: int, ty: int, flit_bits: int, link
         return top
     ports = {"mesh": 5, "ring": 3, "bus": 2}[topology]
     r = _ROUTER_REF
-    s_area = (tech.node_nm / r["node_nm"]) ** 2
-    area = r["area_mm2"] * 1e6 * ((ports * flit_bits) / (r["ports"] * r["bits"])) ** 2 * s_area
-    e_bit = r["pj_per_bit"] * (tech.node_nm / r["node_nm"]) * (tech.vdd_v / r["vdd"]) ** 2
+    area = r["area_mm2"] * 1e6 * ((ports * flit_bits) / (r["ports"] * r["bits"])) ** 2 * area_ratio(tech, r["node_nm"])
+    e_bit = r["pj_per_bit"] * energy_ratio(tech, r["node_nm"], r["vdd"])
     top.add(Component("router", "router", count=n, area_um2_each=area,
                       energy_pj={"flit": e_bit * flit_bits}, actions_per_cycle={"flit": 1.0},
-                      delay_ns=2 * tech.fo4_ps * 8 / 1000.0, leakage_mw_each=area * tech.logic_leak_uw_per_um2 * 1e-3 *
-                      tech.vdd_v, activity_key="noc", params={"ports": ports, "flit_bits": flit_bits}))
+                      delay_ns=2 * tech.fo4_ps * 8 / 1000.0, leakage_mw_each=area * tech.logic_leak_uw_per_um2 * 1e-3,
+                      activity_key="noc", params={"ports": ports, "flit_bits": flit_bits}))
     links = {"mesh": 2 * (tx * (ty - 1) + ty * (tx - 1)), "ring": 2 * n, "bus": 1}[topology]
     ln = wire("link", tech, bits=flit_bits, length_mm=link_mm * (n if topology == "bus" else 1), kind="global",
               activity_key="noc")
@@ -167,7 +165,7 @@ DRAM_TYPES = tuple(_DRAM)
 
 
 def _io_scale(tech: TechNode, ref_nm: float) -> float:
-    return 0.7 + 0.3 * (tech.node_nm / ref_nm) ** 2
+    return 0.7 + 0.3 * area_ratio(tech, ref_nm)
 
 
 def dram_phy(tech: TechNode, *, kind: str, bandwidth_gbps: float, channels: int) -> Component:
@@ -194,12 +192,11 @@ def pcie(tech: TechNode, *, gen: int, lanes: int) -> Component:
 
 
 def scalar_core(tech: TechNode) -> Component:
-    s_area = (tech.node_nm / 45.0) ** 2
-    e_cycle = 0.034 / 1.0 * 1e3 / 1e3 * (tech.node_nm / 45.0) * (tech.vdd_v / 1.0) ** 2  # mW/MHz == nJ/cycle
-    area = 0.39e6 * s_area
+    e_cycle = 0.034 * energy_ratio(tech, 45.0, 1.0)  # mW/MHz == nJ/cycle, measured at 45 nm, 1.0 V
+    area = 0.39e6 * area_ratio(tech, 45.0)
     return Component("scalar_core", "scalar_core", area_um2_each=area, energy_pj={"cycle": e_cycle * 1e3},
                      actions_per_cycle={"cycle": 1.0}, activity_key="scalar",
-                     leakage_mw_each=area * tech.logic_leak_uw_per_um2 * tech.vdd_v * 1e-3,
+                     leakage_mw_each=area * tech.logic_leak_uw_per_um2 * 1e-3,
                      delay_ns=30 * tech.fo4_ps / 1000.0, params={"model": "RISC-V Rocket (ESSCIRC 2014)"})
 
 

@@ -1,52 +1,57 @@
-"""Technology data per node, each constant with its published source.
+"""The technology constants of the analytical models (SRAM, wires, NoC, PHYs, scalar core), from the node table.
 
-A :class:`TechNode` holds the few device and wire constants the analytical models
-(SRAM, wires, NoC, PHYs, scalar core) need. Values are tabulated at the nodes of
-:data:`NODES_NM` and interpolated log-linearly in the node size in between
-(:func:`technology`); a node outside ``7..90`` nm raises
-:class:`~accelgen.errors.ConfigError` naming the allowed range.
+A :class:`TechNode` holds the few device and wire figures those models need. There are two sources:
 
-Sources (``SOURCES`` keys are quoted next to every constant below)
+``nodes`` (:data:`NODE_TABLE`, what every estimate uses)
+    :mod:`accelgen.nodes`, the one table of published process data the fitted logic models scale by:
+    supply, FO4 delay, 6T bitcell area and off-current per node (7..180 nm), and the factors derived from
+    them. Wires take the reference kit's metal stack scaled by the node's minimum metal pitch (below).
+``cacti7`` (:data:`CACTI`, calibration only)
+    The figures CACTI 7 itself uses for its ``itrs-hp`` devices, so that the SRAM model's term coefficients
+    can be fitted to CACTI's outputs (:mod:`accelgen.ppa.sram_calibration`) with the inputs CACTI had.
+    The fitted coefficients say how many cell areas, FO4s and wire lengths a memory of a given organization
+    costs; evaluated with the node table's figures they give that memory in the node table's technology.
 
-``itrs-hp``  ITRS 2007 Process Integration, Devices and Structures tables, high-performance
-            logic: nominal supply voltage (90 nm 1.2 V, 65 nm 1.1 V, 45 nm 1.0 V, 32 nm 0.9 V,
-            22 nm 0.8 V). The same values are used by CACTI 6.5/7 for ``itrs-hp`` devices
-            (Muralimanohar, Balasubramonian, Jouppi, HPL-2009-85), which is why the SRAM
-            model can be calibrated against CACTI with them.
-``finfet``   16 nm 0.8 V and 7 nm 0.75 V: foundry nominal core voltages of TSMC 16FF+
-            (Wu et al., IEDM 2013) and TSMC N7 (Jan et al., IEDM 2016 / VLSI 2017).
-``fo4``      FO4 inverter delay ~ 0.5 ps per nm of drawn gate length (Weste & Harris, *CMOS
-            VLSI Design*, 4th ed., sect. 4.4.3: "FO4 delay ~ 1/3 to 1/2 ns per um of
-            channel length"); drawn length taken as the node name down to 22 nm; for the
-            FinFET nodes the measured ring-oscillator-derived FO4 of ~9 ps (16 nm) and
-            ~6 ps (7 nm) reported by the same IEDM papers is used.
-``sram-cell`` 6T SRAM cell area in F^2: ~146 F^2 for ITRS high-performance cells
-            (ITRS 2007 PIDS "SRAM cell area factor"; the value CACTI uses), i.e.
-            0.30 um^2 at 45 nm. FinFET nodes: 0.074 um^2 (TSMC 16FF+ HD cell, Wu IEDM 2013)
-            and 0.027 um^2 (TSMC N7 HD cell, Jan IEDM 2016).
-``wire``     Copper wire geometry and parasitics from ITRS 2007 Interconnect tables:
-            semi-global (intermediate) pitch ~4 F and aspect ratio 1.8, global pitch ~8 F and
-            aspect ratio 2.2, effective resistivity including barrier and surface scattering
-            3.0 uOhm*cm (semi-global) and 2.5 uOhm*cm (global), capacitance ~0.2 fF/um nearly
-            node-independent (low-k, k_eff ~ 2.7-3.0). Repeated-wire delay per length
-            follows Bakoglu, *Circuits, Interconnections and Packaging for VLSI* (1990):
-            ``t/L = 2.5 sqrt(R0 C0 r c)`` with ``R0 C0 = FO4 / 5`` (Ho, Mai, Horowitz,
-            "The future of wires", Proc. IEEE 2001).
-``leak``     Subthreshold + gate leakage per minimum transistor width grows roughly 2x per
-            node from 90 to 22 nm for HP devices (ITRS 2007 PIDS Isd,leak: 90 nm ~0.05,
-            22 nm ~0.8 uA/um at 25 C); FinFETs cut it back by ~10x at equal performance
-            (Auth et al., Intel 22 nm tri-gate, VLSI 2012). Stored as leakage power per
-            um^2 of *logic* (transistor density x width x Ileak x Vdd), order 0.1-1 uW/um^2
-            at HP corners; SRAM arrays use their own calibrated coefficient.
+Where the figures come from
+
+* Supply, FO4, bitcell, off-current (``nodes``): ``accelgen/data/nodes.yaml``, each with its source
+  (``accelgen tech show``).
+* Feature size F (``nodes``): the periphery of a memory (decoder rows, sense amplifiers, column pitches)
+  is drawn on the lower metal layers, so F follows the node's minimum metal pitch: ``F = mmp x 45/140``, the
+  pitch-to-feature ratio of the reference node (NanGate45 / FreePDK45: 140 nm metal1 pitch, 45 nm). A node
+  name is not a physical length below ~22 nm; the metal pitch is (7 nm: F = 12.9 nm).
+* Wires (``nodes``): the reference kit's metal stack, FreePDK45 as in the NanGate45 technology LEF
+  (``NangateOpenCellLibrary.tech.lef``, OpenROAD-flow-scripts ``flow/platforms/nangate45``):
+  ``semi_global`` = metal4-6, pitch 0.28 um, width 0.14 um, 0.21 Ohm/sq (1.5 Ohm/um);
+  ``global`` = metal7-8, pitch 0.8 um, width 0.4 um, 0.075 Ohm/sq (0.1875 Ohm/um). Other nodes scale the
+  pitch with the minimum metal pitch and the resistance per length with its inverse square (width and
+  thickness both follow the pitch); the rise of copper resistivity below ~30 nm widths (surface and grain
+  scattering) is not modelled, so wires at 7-16 nm are somewhat optimistic. Capacitance 0.2 fF/um,
+  nearly node-independent (ITRS 2007 Interconnect, low-k, k_eff ~ 2.7-3.0).
+* Logic leakage density (``nodes``): :data:`LOGIC_LEAKAGE_UW_PER_UM2_45`, measured on the reference
+  library's mapped designs, scaled by the node table's leakage factor over its logic-area factor.
+* ``cacti7`` figures: supply, FO4, bitcell as CACTI 7 computes them for ``itrs-hp`` at the reference
+  grid's settings (360 K; HewlettPackard/cacti commit 1ffd8df, printed by the commented-out debug line of
+  ``io.cc`` ``cout << g_tp.FO4`` with ``g_tp.peri_global.Vdd`` and ``g_tp.sram.area_cell`` beside it,
+  2026-11-24); off-current from CACTI's own ``tech_params/<node>.dat`` (``I_off_n``, hp, 300 K; the same
+  figures as the node table at those nodes); wires from the ITRS 2007 Interconnect geometry CACTI's
+  ``itrs`` wire projection follows (semi-global pitch 4F, aspect 1.8, 3.0 uOhm cm; global 8F, 2.2,
+  2.5 uOhm cm).
+
+Repeated-wire delay per length follows Bakoglu, *Circuits, Interconnections and Packaging for VLSI* (1990):
+``t/L = 2.5 sqrt(R0 C0 r c)`` with ``R0 C0 = FO4 / 5`` (Ho, Mai, Horowitz, "The future of wires",
+Proc. IEEE 2001).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, fields
 
 import numpy as np
 
+from .. import nodes
 from ..errors import ConfigError
 
 #: Placed-and-routed area of synthesized standard-cell logic = cell area / utilization. The fitted models give
@@ -56,37 +61,60 @@ from ..errors import ConfigError
 #: 0.7 is the common target utilization of commercial place-and-route flows). Same value for every chip and node.
 STD_CELL_UTILIZATION = 0.7
 
-SOURCES = {
-    "itrs-hp": "ITRS 2007 PIDS high-performance logic tables (as used by CACTI 6.5/7, HPL-2009-85)",
-    "finfet": "Wu et al., IEDM 2013 (TSMC 16FF+); Jan et al., IEDM 2016 (TSMC 7 nm)",
-    "fo4": "Weste & Harris, CMOS VLSI Design, 4th ed., sect. 4.4.3 (FO4 ~ 0.5 ps per nm drawn length)",
-    "sram-cell": "ITRS 2007 PIDS SRAM cell area factor (146 F^2); TSMC 16FF+/N7 HD cells (IEDM 2013/2016)",
-    "wire": "ITRS 2007 Interconnect tables; Bakoglu 1990 repeater optimum; Ho, Mai, Horowitz, Proc. IEEE 2001",
-    "leak": "ITRS 2007 PIDS Isd,leak (HP); Auth et al., VLSI 2012 (tri-gate leakage reduction)",
+NODE_TABLE, CACTI = "nodes", "cacti7"
+SOURCES = (NODE_TABLE, CACTI)
+
+#: reference node of the wire stack and of the feature size (NanGate45 / FreePDK45)
+REF_NM, REF_MMP_NM = 45.0, 140.0
+#: FreePDK45 metal4-6 and metal7-8 (NanGate45 tech LEF): pitch um, resistance Ohm/um (R/sq / width)
+REF_WIRES = {"semi_global": (0.28, 0.21 / 0.14), "global": (0.8, 0.075 / 0.4)}
+#: wire capacitance per length (ITRS 2007 Interconnect, low-k)
+WIRE_C_FF_PER_UM = 0.2
+#: Leakage per um^2 of cell area of logic in the reference library (NanGate45 typical corner, 1.1 V, 25 C):
+#: the mean of leakage_uw / area_um2 over the mapped designs of fit/data/{mac, systolic, fan, adder_tree,
+#: systolic-bf16, flexdpe-bf16}.csv, 0.0196-0.0234 per family (measured 2026-11-24).
+LOGIC_LEAKAGE_UW_PER_UM2_45 = 0.022
+
+#: CACTI 7's own itrs-hp figures (see the module docstring): vdd V, FO4 ps, bitcell um^2, I_off_n nA/um
+_CACTI_FIGURES = {
+    90: (1.2, 23.278, 1.1826, 32.4),
+    65: (1.1, 14.8166, 0.61685, 196.0),
+    45: (1.0, 9.06329, 0.29565, 280.0),
+    32: (0.9, 6.11843, 0.149504, 152.0),
+    22: (0.8, 3.17506, 0.070664, 121.6),
 }
 
 
 @dataclass(frozen=True)
 class TechNode:
-    """Constants of one technology node (all ``float``; interpolated nodes are synthetic)."""
+    """Constants of one technology node (interpolated nodes are synthetic)."""
 
     node_nm: float
-    vdd_v: float                 # itrs-hp / finfet
-    fo4_ps: float                # fo4
-    sram_cell_um2: float         # sram-cell
-    semi_global_r_ohm_per_um: float   # wire (derived from geometry, see _wire_r)
-    global_r_ohm_per_um: float        # wire
-    wire_c_ff_per_um: float           # wire
-    logic_leak_uw_per_um2: float      # leak
+    feature_nm: float                 # F of the memory periphery and local pitches
+    vdd_v: float
+    fo4_ps: float
+    sram_cell_um2: float
+    ioff_na_per_um: float
+    semi_global_pitch_um: float
+    semi_global_r_ohm_per_um: float
+    global_pitch_um: float
+    global_r_ohm_per_um: float
+    wire_c_ff_per_um: float
+    logic_leak_uw_per_um2: float      # standard-cell logic, per um^2 of cell area
+    logic_area_factor: float          # cell area of the same netlist against 45 nm
+    energy_factor: float              # switching energy of the same netlist against 45 nm
 
     @property
     def feature_um(self) -> float:
-        return self.node_nm / 1000.0
+        return self.feature_nm / 1000.0
 
     @property
     def r0c0_ps(self) -> float:
         """Intrinsic inverter RC (FO4 / 5; Ho, Mai, Horowitz 2001)."""
         return self.fo4_ps / 5.0
+
+    def wire_pitch_um(self, kind: str = "semi_global") -> float:
+        return self.semi_global_pitch_um if kind == "semi_global" else self.global_pitch_um
 
     def repeated_wire_delay_ps_per_mm(self, kind: str = "semi_global") -> float:
         """Delay of an optimally repeated wire (Bakoglu): ``2.5 sqrt(R0C0 r c)`` per mm."""
@@ -104,69 +132,92 @@ class TechNode:
         return activity * 1.4 * c_mm_pf * self.vdd_v ** 2
 
 
-def _wire_r(node_nm: float, pitch_f: float, aspect: float, rho_uohm_cm: float) -> float:
+def area_ratio(tech: TechNode, ref_nm: float) -> float:
+    """Logic area of the same netlist at ``tech`` against ``ref_nm`` (node-table logic-area factors)."""
+    return tech.logic_area_factor / technology(ref_nm, "ref_nm").logic_area_factor
+
+
+def energy_ratio(tech: TechNode, ref_nm: float, ref_vdd_v: float) -> float:
+    """Switching energy at ``tech`` of a block measured at ``ref_nm`` and ``ref_vdd_v``: capacitance by the
+    node table's energy factor (~ contacted gate pitch), times the supplies squared."""
+    ref = technology(ref_nm, "ref_nm")
+    return (tech.energy_factor / tech.vdd_v ** 2) / (ref.energy_factor / ref.vdd_v ** 2) * (tech.vdd_v / ref_vdd_v) ** 2
+
+
+def _itrs_wire_r(node_nm: float, pitch_f: float, aspect: float, rho_uohm_cm: float) -> float:
     """Resistance per um of a wire of pitch ``pitch_f`` x F, width = pitch / 2, height = aspect x width."""
     w_um = pitch_f * node_nm / 1000.0 / 2.0
-    t_um = aspect * w_um
-    return rho_uohm_cm * 1e-2 / (w_um * t_um)  # uOhm*cm = 1e-2 Ohm*um
+    return rho_uohm_cm * 1e-2 / (w_um * aspect * w_um)  # uOhm*cm = 1e-2 Ohm*um
 
 
-def _row(node, vdd, fo4, cell_um2, leak):
+def _from_node_table(data: nodes.NodeData, scale: dict, ioff_na_per_um: float) -> TechNode:
+    pitch = data.mmp_nm / REF_MMP_NM
+    (sg_pitch, sg_r), (gl_pitch, gl_r) = REF_WIRES["semi_global"], REF_WIRES["global"]
     return TechNode(
-        node_nm=float(node), vdd_v=vdd, fo4_ps=fo4, sram_cell_um2=cell_um2,
-        semi_global_r_ohm_per_um=_wire_r(node, 4.0, 1.8, 3.0),
-        global_r_ohm_per_um=_wire_r(node, 8.0, 2.2, 2.5),
-        wire_c_ff_per_um=0.2,
-        logic_leak_uw_per_um2=leak,
-    )
+        node_nm=data.node_nm, feature_nm=REF_NM * pitch, vdd_v=data.vdd_v, fo4_ps=data.fo4_ps,
+        sram_cell_um2=data.sram_bitcell_um2, ioff_na_per_um=ioff_na_per_um,
+        semi_global_pitch_um=sg_pitch * pitch, semi_global_r_ohm_per_um=sg_r / pitch ** 2,
+        global_pitch_um=gl_pitch * pitch, global_r_ohm_per_um=gl_r / pitch ** 2,
+        wire_c_ff_per_um=WIRE_C_FF_PER_UM,
+        logic_leak_uw_per_um2=LOGIC_LEAKAGE_UW_PER_UM2_45 * scale["leakage"] / scale["area"],
+        logic_area_factor=scale["area"], energy_factor=scale["energy"])
 
 
-# node: Vdd (itrs-hp/finfet), FO4 (fo4), SRAM cell = 146 F^2 planar (sram-cell), logic leakage (leak)
-_TABLE = {
-    90: _row(90, 1.2, 45.0, 146 * 0.090 ** 2, 0.05),
-    65: _row(65, 1.1, 32.5, 146 * 0.065 ** 2, 0.10),
-    45: _row(45, 1.0, 22.5, 146 * 0.045 ** 2, 0.20),
-    32: _row(32, 0.9, 16.0, 146 * 0.032 ** 2, 0.40),
-    22: _row(22, 0.8, 11.0, 146 * 0.022 ** 2, 0.80),
-    16: _row(16, 0.8, 9.0, 0.074, 0.15),
-    7: _row(7, 0.75, 6.0, 0.027, 0.15),
-}
-NODES_NM: tuple[int, ...] = tuple(sorted(_TABLE))
-NODE_RANGE_NM = (min(NODES_NM), max(NODES_NM))
+def _from_cacti(node_nm: int) -> TechNode:
+    vdd, fo4, cell, ioff = _CACTI_FIGURES[node_nm]
+    f = float(node_nm)
+    return TechNode(
+        node_nm=f, feature_nm=f, vdd_v=vdd, fo4_ps=fo4, sram_cell_um2=cell, ioff_na_per_um=ioff,
+        semi_global_pitch_um=4.0 * f / 1000.0, semi_global_r_ohm_per_um=_itrs_wire_r(f, 4.0, 1.8, 3.0),
+        global_pitch_um=8.0 * f / 1000.0, global_r_ohm_per_um=_itrs_wire_r(f, 8.0, 2.2, 2.5),
+        wire_c_ff_per_um=WIRE_C_FF_PER_UM, logic_leak_uw_per_um2=math.nan,
+        logic_area_factor=(f / REF_NM) ** 2, energy_factor=f / REF_NM)
 
 
-def check_node(node_nm: float, path: str = "node_nm") -> None:
-    lo, hi = NODE_RANGE_NM
-    if not (isinstance(node_nm, (int, float)) and lo <= float(node_nm) <= hi):
-        raise ConfigError([(path, f"{node_nm!r} is outside the technology table; allowed: {lo}..{hi} nm "
-                                  f"(tabulated: {', '.join(map(str, NODES_NM))})")])
+@functools.cache
+def _table(source: str) -> dict[float, TechNode]:
+    if source == CACTI:
+        return {float(n): _from_cacti(n) for n in _CACTI_FIGURES}
+    # nodes without an off-current (FinFET) hold the nearest larger node's, as nodes.LEAKAGE_FALLBACK states
+    scaling, table, ioff = nodes.model_scaling(REF_NM), {}, math.nan
+    for d in sorted(nodes.node_table(), key=lambda d: -d.node_nm):
+        ioff = d.ioff_na_per_um if d.ioff_na_per_um is not None else ioff
+        table[d.node_nm] = _from_node_table(d, scaling[f"{d.node_nm:g}"], ioff)
+    return table
 
 
-def technology(node_nm: float, path: str = "node_nm") -> TechNode:
+def node_range(source: str = NODE_TABLE) -> tuple[float, float]:
+    table = _table(source)
+    return min(table), max(table)
+
+
+def check_node(node_nm: float, path: str = "node_nm", source: str = NODE_TABLE) -> None:
+    lo, hi = node_range(source)
+    number = isinstance(node_nm, (int, float)) and not isinstance(node_nm, bool) and math.isfinite(node_nm)
+    if not (number and lo <= float(node_nm) <= hi):
+        raise ConfigError([(path, f"{node_nm!r} is outside the technology table; allowed: {lo:g}..{hi:g} nm "
+                                  f"(tabulated: {', '.join(f'{n:g}' for n in sorted(_table(source)))})")])
+
+
+def technology(node_nm: float, path: str = "node_nm", source: str = NODE_TABLE) -> TechNode:
     """The constants at ``node_nm`` (log-linear interpolation between tabulated nodes)."""
-    check_node(node_nm, path)
-    node = float(node_nm)
-    if node in _TABLE:
-        return _TABLE[int(node)]
-    nodes = np.array(NODES_NM, dtype=float)
-    vals = {}
-    for f in fields(TechNode):
-        if f.name == "node_nm":
-            continue
-        col = np.array([getattr(_TABLE[n], f.name) for n in NODES_NM])
-        vals[f.name] = float(np.exp(np.interp(math.log(node), np.log(nodes), np.log(col))))
-    return TechNode(node_nm=node, **vals)
+    check_node(node_nm, path, source)
+    table = _table(source)
+    if float(node_nm) in table:
+        return table[float(node_nm)]
+    vals = {k: float(v) for k, v in tech_arrays(node_nm, source).items()}
+    return TechNode(**vals)
 
 
-def tech_arrays(node_nm) -> dict[str, np.ndarray]:
+def tech_arrays(node_nm, source: str = NODE_TABLE) -> dict[str, np.ndarray]:
     """Vectorized :func:`technology`: every field as an array shaped like ``node_nm`` (no range check)."""
+    table = _table(source)
+    grid = np.array(sorted(table))
     node = np.asarray(node_nm, dtype=float)
-    nodes = np.array(NODES_NM, dtype=float)
-    out = {}
+    out = {"node_nm": node}
     for f in fields(TechNode):
         if f.name == "node_nm":
             continue
-        col = np.log(np.array([getattr(_TABLE[n], f.name) for n in NODES_NM]))
-        out[f.name] = np.exp(np.interp(np.log(node), np.log(nodes), col))
-    out["node_nm"] = node
+        col = np.log(np.array([getattr(table[n], f.name) for n in grid]))
+        out[f.name] = np.exp(np.interp(np.log(node), np.log(grid), col))
     return out

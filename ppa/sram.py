@@ -67,7 +67,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .cacti import cacti_eval
-from .process import check_node, tech_arrays, technology
+from .process import NODE_TABLE, REF_NM, check_node, tech_arrays, technology
 
 ROWS = 2 ** np.arange(5, 11)        # 32 .. 1024
 COLS = 2 ** np.arange(6, 12)        # 64 .. 2048
@@ -106,18 +106,21 @@ def coefficients() -> dict[str, np.ndarray]:
 
 # --------------------------------------------------------------------------- physical terms
 
-def _terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, area_coef=None):
-    """Physical terms of every candidate organization: ``{metric: array[..., n_org, n_terms]}`` and validity."""
+def _terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, area_coef=None, source=NODE_TABLE):
+    """Physical terms of every candidate organization: ``{metric: array[..., n_org, n_terms]}`` and validity.
+
+    ``source`` is the technology (:mod:`accelgen.ppa.process`): the node table for estimates, CACTI 7's own
+    figures when calibrating against CACTI's outputs."""
     capacity_bytes, block_bytes, banks, node_nm, ports = np.broadcast_arrays(
         *(np.asarray(a, dtype=float) for a in (capacity_bytes, block_bytes, banks, node_nm, ports)))
     cap = np.asarray(capacity_bytes, dtype=float)[..., None]
     blk = np.asarray(block_bytes, dtype=float)[..., None]
     nbk = np.asarray(banks, dtype=float)[..., None]
     prt = np.asarray(ports, dtype=float)[..., None]
-    t = {k: np.asarray(v)[..., None] for k, v in tech_arrays(node_nm).items()}
+    t = {k: np.asarray(v)[..., None] for k, v in tech_arrays(node_nm, source).items()}
     rows, cols, mux = _R.astype(float), _C.astype(float), _M.astype(float)
 
-    F = t["node_nm"] / 1000.0                       # um
+    F = t["feature_nm"] / 1000.0                    # um
     V2 = t["vdd_v"] ** 2
     fo4 = t["fo4_ps"] / 1000.0                      # ns
     side = np.sqrt(t["sram_cell_um2"])              # cell pitch (um), square-cell approximation
@@ -140,7 +143,7 @@ def _terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, area_coef=None)
     core_mm2 = (a_cells + a_row * 20 + a_col * 20) * 1e-6
     bank_side_mm = np.sqrt(core_mm2)
     chip_side_mm = np.sqrt(core_mm2 * nbk)
-    wire_pitch_um = 4.0 * F
+    wire_pitch_um = t["semi_global_pitch_um"]
     a_htree = word_bits * wire_pitch_um * bank_side_mm * 1000.0 * np.log2(n_sub + 1.0)
     a_bus = (nbk > 1) * nbk * word_bits * wire_pitch_um * chip_side_mm * 1000.0
     a_fixed = (nbk > 1) * nbk * F * F * 1e5  # per-bank request/response buffers and bank select (multi-bank only)
@@ -181,7 +184,8 @@ def _terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, area_coef=None)
                       axis=-1)
     cycle = np.stack(np.broadcast_arrays(t_wl, t_bl, t_sense, fo4 + 0 * t_bl), axis=-1)
 
-    lk = t["logic_leak_uw_per_um2"] * t["vdd_v"] * 1e-3  # mW per um^2 of periphery-equivalent area
+    # off-current x supply per unit of device width, device width per area ~ 1 / F: mW per um^2
+    lk = t["ioff_na_per_um"] * t["vdd_v"] / F * 1e-6
     leak = np.stack(np.broadcast_arrays(a_cells * lk * nbk, (a_row + a_col) * lk * nbk), axis=-1)
     terms = {"area_um2": area, "read_energy_pj": read, "write_energy_pj": write, "access_time_ns": access,
              "cycle_time_ns": cycle, "leakage_mw": leak}
@@ -361,27 +365,29 @@ class SRAM:
 def dff_array(*, capacity_bytes, block_bytes, read_ports=2, write_ports=1, node_nm=45.0) -> dict[str, float]:
     """A flip-flop register file: area, energy per read/write, access time, leakage.
 
-    ``bits`` flip-flops (NanGate 45 nm DFF_X1, 4.522 um^2, scaled with F^2), each
+    ``bits`` flip-flops (NanGate 45 nm DFF_X1, 4.522 um^2, scaled by the node table's logic area), each
     read port a ``words:1`` multiplexer tree per output bit (MUX2_X1, 1.862 um^2
     per 2:1 stage), each write port a decoder-enabled load. Energies are the
     switched capacitance of the touched flops / mux stages (gate area x
     ``C_per_um2`` with C ~ 1 fF/um^2 of cell area at 45 nm, the NanGate 45 nm
-    input capacitances ~1-2 fF for ~1-2 um^2 cells) times ``Vdd^2``.
+    input capacitances ~1-2 fF for ~1-2 um^2 cells) times ``Vdd^2``, scaled by the node table's energy factor;
+    leakage from the logic leakage density (:mod:`accelgen.ppa.process`).
     """
-    t = technology(node_nm)
-    s = (t.node_nm / 45.0) ** 2
+    t, ref = technology(node_nm), technology(REF_NM)
+    s = t.logic_area_factor
     bits = capacity_bytes * 8
     words = max(1, capacity_bytes // block_bytes)
     wbits = block_bytes * 8
     dff = DFF_AREA_UM2_45 * s
     mux2 = MUX2_AREA_UM2_45 * s
     area = bits * dff + read_ports * wbits * (words - 1) * mux2 + write_ports * bits * mux2
-    c_ff_per_um2 = 1.0 * (45.0 / t.node_nm)  # capacitance per area rises as F falls (C ~ F, area ~ F^2)
+    # switched capacitance at 45 nm (C ~ 1 fF per um^2 of cell area), scaled like the logic's energy
+    e_unit = 1.0 * 1e-3 * ref.vdd_v ** 2 * t.energy_factor      # pJ per um^2 (45 nm cell area) switched
     levels = max(1, math.ceil(math.log2(words)))
-    read_e = wbits * levels * mux2 * c_ff_per_um2 * 1e-3 * t.vdd_v ** 2
-    write_e = wbits * dff * c_ff_per_um2 * 1e-3 * t.vdd_v ** 2
+    read_e = wbits * levels * MUX2_AREA_UM2_45 * e_unit
+    write_e = wbits * DFF_AREA_UM2_45 * e_unit
     access = t.fo4_ps * (levels + 2) / 1000.0
-    leak = area * t.logic_leak_uw_per_um2 * t.vdd_v * 1e-3
+    leak = area * t.logic_leak_uw_per_um2 * 1e-3
     return {"area_um2": area, "read_energy_pj": read_e, "write_energy_pj": write_e, "access_time_ns": access,
             "cycle_time_ns": access, "leakage_mw": leak}
 

@@ -43,7 +43,7 @@ def test_import_ppa_leaves_amaranth_out():
 
 
 @pytest.mark.parametrize("patch, match", [
-    ({"node_nm": 3}, r"node_nm: 3(\.0)? is outside the technology table; allowed: 7\.\.90"),
+    ({"node_nm": 3}, r"node_nm: 3(\.0)? is outside the technology table; allowed: 7\.\.180"),
     ({"bogus": 1}, r"bogus: unknown field"),
     ({"clock_mhz": None}, r"give exactly one of clock_mhz and target_tops"),
     ({"core": {"tensor_units": [{"rows": 0, "cols": 4}]}}, r"core\.tensor_units\[0\]\.rows: 0 is not allowed; .*greater than or equal to 1"),
