@@ -246,7 +246,7 @@ def net_energy(netlist: dict, top: str, plib: PowerLibrary, *, output_load_ff: f
 
 def clock_network(plib: PowerLibrary, flip_flops: int, clock_pin_ff: float, clock_internal_fj: float,
                   area_um2: float) -> dict:
-    """Energy per cycle (fJ) and area of the clock network of a block of ``area_um2`` cell area.
+    """Energy per cycle (fJ), area and leakage of the clock network of a block of ``area_um2`` cell area.
 
     Wire: an H-tree to every flip-flop over the placed area (``area / UTILIZATION``), ``HTREE_LENGTH_FACTOR
     * sqrt(N A)`` long at ``CLOCK_WIRE_FF_PER_UM``. Buffers: the library's strongest buffer, each loaded up to
@@ -254,7 +254,7 @@ def clock_network(plib: PowerLibrary, flip_flops: int, clock_pin_ff: float, cloc
     one buffer drives the tree: a buffer's own input capacitance is the load of the level above. Every clock
     net charges and discharges once per cycle: ``C V^2``; the buffers' internal energy counts both edges."""
     if flip_flops == 0:
-        return {"energy_fj": 0.0, "area_um2": 0.0, "buffers": 0, "wire_um": 0.0, "pin_ff": 0.0}
+        return {"energy_fj": 0.0, "area_um2": 0.0, "leakage_nw": 0.0, "buffers": 0, "wire_um": 0.0, "pin_ff": 0.0}
     wire_um = HTREE_LENGTH_FACTOR * math.sqrt(flip_flops * area_um2 / UTILIZATION)
     buf = plib.buffer()
     buf_in = next(iter(buf.inputs.values()))
@@ -274,6 +274,6 @@ def clock_network(plib: PowerLibrary, flip_flops: int, clock_pin_ff: float, cloc
         if n == 1:
             break
     energy = clock_internal_fj + internal + total_cap * plib.vdd_v ** 2
-    return {"energy_fj": energy, "area_um2": buffers * buf.area_um2, "buffers": buffers, "wire_um": wire_um,
-            "pin_ff": clock_pin_ff}
+    return {"energy_fj": energy, "area_um2": buffers * buf.area_um2, "leakage_nw": buffers * buf.leakage_nw,
+            "buffers": buffers, "wire_um": wire_um, "pin_ff": clock_pin_ff}
 

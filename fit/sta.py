@@ -10,6 +10,8 @@ latches (as flip-flops), wire resistance, Liberty bus pins; ``when``-conditional
 
 from __future__ import annotations
 
+import functools
+
 import re
 from bisect import bisect_right
 from dataclasses import asdict, dataclass, field
@@ -143,12 +145,24 @@ class _Group:
 
 
 def read_liberty_groups(path: str | Path) -> _Group:
-    """The library group of a Liberty file (:func:`parse_liberty_groups`); an unreadable file is a ConfigError."""
+    """The library group of a Liberty file (:func:`parse_liberty_groups`); an unreadable file is a ConfigError.
+
+    Parsed once per file version and process (a sweep point's mapping, timing and power read the same library;
+    the readers do not modify the groups)."""
+    try:
+        st = Path(path).stat()
+    except OSError as exc:
+        raise ConfigError([("liberty", f"{str(path)!r} cannot be read: {exc.strerror}")]) from None
+    return _parsed(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(path: str, mtime_ns: int, size: int) -> _Group:
     try:
         text = Path(path).read_text()
     except OSError as exc:
-        raise ConfigError([("liberty", f"{str(path)!r} cannot be read: {exc.strerror}")]) from None
-    return parse_liberty_groups(text, str(path))
+        raise ConfigError([("liberty", f"{path!r} cannot be read: {exc.strerror}")]) from None
+    return parse_liberty_groups(text, path)
 
 
 def parse_liberty_groups(text: str, source: str) -> _Group:

@@ -287,7 +287,6 @@ def run_point(job: dict) -> dict:
     plib = PowerLibrary.from_liberty(mapped.library_path)
     energy = net_energy(mapped.netlist, top, plib, output_load_ff=OUTPUT_LOAD_FF)
     clock = clock_network(plib, energy.flip_flops, energy.clock_pin_ff, energy.clock_internal_fj, energy.area_um2)
-    buf = plib.buffer()
     sim = GateSim(mapped.netlist, top, library=plib)
     runs = {}
     for dens in job["densities"]:
@@ -314,7 +313,7 @@ def run_point(job: dict) -> dict:
                        "cells_by_type": energy.cells_by_type, "flip_flops": energy.flip_flops,
                        "delay_ns": timing.delay_ns, "logic_ns": timing.logic_ns,
                        "critical_path": {k: timing.critical_path[k] for k in ("start", "end", "cells")}},
-            "clock": {**clock, "leakage_nw": clock["buffers"] * buf.leakage_nw},
+            "clock": clock,
             "activity": runs, "glitch": glitch, "versions": versions(),
             "density_aware": bool(getattr(fam, "activity_table", None))}
 
