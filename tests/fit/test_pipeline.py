@@ -22,6 +22,11 @@ FEW_HELDOUT = {"fan-fp32": 3}
 #: 0+0 stages (4.8, 5.7) and 3+3 (2.0, 2.1) only; the other stage settings take the nearer samples' ratio, a step
 #: the energy form does not follow (held out at 1+1 and 3+2: -30..-40%)
 ENERGY_MAPE = {"systolic-bf16": 15.0}
+#: delay held-out MAPE bounds above 10%, with the measured reason. tensordash_sched: a combinational block whose
+#: paths (0.1-0.97 ns) all meet the 1 GHz mapping target, so ABC recovers area instead of delay and the delay of
+#: neighbouring sizes scatters by +-15% (default pattern, depth 4: 0.84 ns at 5 lanes, 0.97 at 6, 0.79 at 8);
+#: no form of the parameters held out below 13.5%
+DELAY_MAPE = {"tensordash_sched": 15.0}
 
 
 @pytest.mark.parametrize("family", shipped_families())
@@ -35,7 +40,7 @@ def test_shipped_model_heldout_error_bounds(family):
     if "energy_pj" in m:
         assert m["energy_pj"].heldout["mape_pct"] <= ENERGY_MAPE.get(family, 10.0), m["energy_pj"].heldout
     if "delay_ns" in m:
-        assert m["delay_ns"].heldout["mape_pct"] <= 10.0, m["delay_ns"].heldout
+        assert m["delay_ns"].heldout["mape_pct"] <= DELAY_MAPE.get(family, 10.0), m["delay_ns"].heldout
 
 
 #: every family with a shipped model; each one's bounds are checked by the test above
