@@ -35,8 +35,9 @@ UNITS = [("mul", "fp16"), ("mul", "bf16"), ("mul", "fp32"), ("add", "fp32")]
 STAGES = range(FPMultiplier.MAX_STAGES + 1)
 
 
-def make_unit(kind: str, dtype: str, stages: int, flush: bool = False):
-    return FPMultiplier(dtype, flush, stages=stages) if kind == "mul" else FPAdder(flush, stages=stages)
+def make_unit(kind: str, dtype: str, stages: int, flush: bool = False, **context):
+    return FPMultiplier(dtype, flush, stages=stages, **context) if kind == "mul" else FPAdder(flush, stages=stages,
+                                                                                             **context)
 
 
 def output(unit):
@@ -158,6 +159,39 @@ def test_pipelined_unit_with_flushing(kind, dtype):
     stages = FPMultiplier.MAX_STAGES
     got = simulate(make_unit(kind, dtype, stages, flush=True), a, b)
     assert delay_mismatches(got, expected, stages).size == 0
+
+
+# ---- a unit in its context: ends the block leaves unregistered take registers of their own
+
+CONTEXTS = [dict(input_registered=i, output_registered=o) for i in (True, False) for o in (True, False)]
+
+
+@pytest.mark.parametrize("context", CONTEXTS, ids=lambda c: f"in{int(c['input_registered'])}out{int(c['output_registered'])}")
+@pytest.mark.parametrize("kind,dtype", UNITS)
+def test_unit_in_context_is_golden_delayed_by_stages(kind, dtype, context):
+    a, b = operands(kind, dtype, n_random=100, seed=2)
+    expected = golden(kind, dtype, a, b)
+    for stages in STAGES:
+        unit = make_unit(kind, dtype, stages, **context)
+        assert unit.latency == stages and len(set(unit.cuts)) == stages
+        assert delay_mismatches(simulate(unit, a, b), expected, stages).size == 0, (stages, unit.cuts)
+
+
+def test_context_cuts_register_the_open_ends_while_a_register_is_left_inside():
+    table = {0: (), 1: ("x",), 2: ("x", "y"), 3: ("operands", "x", "y")}
+    assert rtl_fp.context_cuts(table, 3) == ("operands", "x", "y")                    # a unit alone
+    assert rtl_fp.context_cuts(table, 1, False, False) == ("x",)                      # no register to spare
+    assert rtl_fp.context_cuts(table, 2, False, False) == ("x", "result")              # the output first
+    assert rtl_fp.context_cuts(table, 3, False, False) == ("operands", "x", "result")
+    assert rtl_fp.context_cuts(table, 3, True, False) == ("x", "y", "result")
+    assert rtl_fp.context_cuts(table, 3, False, True) == ("operands", "x", "y")
+    assert rtl_fp.context_cuts(table, 2, False, True) == ("operands", "x")
+
+
+def test_result_register_is_the_units_output():
+    unit = make_unit("add", "fp32", 2, output_registered=False)
+    text = verilog.convert(unit, name="u", emit_src=False)
+    assert "result_out" in text and unit.cuts[-1] == "result"
 
 
 # ---- mutants: the delay check catches a missing register
