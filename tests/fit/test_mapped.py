@@ -84,3 +84,12 @@ def test_modules_identical_up_to_names_share_a_signature():
     c = b.replace("$_AND_", "$_OR_")
     assert _signature("dut.mul0", a) == _signature("dut.mul1", b)
     assert _signature("dut.mul1", c) != _signature("dut.mul0", a)      # cell types are not renamed
+
+
+def test_a_network_abc_buffers_only_in_topological_order_maps_with_the_first_script():
+    """The integer TensorDash PE below crashed ABC's ``buffer`` after ``map`` (network out of topological order)
+    and fell through every delay-oriented script to ``&nf`` (2.10 ns); with ``topo`` first it maps with ``dch``."""
+    fam = FAMILIES["tensordash_pe"]
+    t = time_design(fam, fam.validate({"lanes": 8, "depth": 3, "a_width": 4, "b_width": 4, "acc_width": 16}))
+    assert t.extra["abc_script"].startswith("+strash;dch,-f;map,-D,1000;topo;buffer"), t.extra["abc_script"]
+    assert t.delay_ns < 1.8
