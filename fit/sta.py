@@ -11,7 +11,6 @@ latches (as flip-flops), wire resistance, Liberty bus pins; ``when``-conditional
 from __future__ import annotations
 
 import functools
-
 import re
 from bisect import bisect_right
 from dataclasses import asdict, dataclass, field

@@ -195,8 +195,9 @@ def check_node(node_nm: float, path: str = "node_nm", source: str = NODE_TABLE) 
     lo, hi = node_range(source)
     number = isinstance(node_nm, (int, float)) and not isinstance(node_nm, bool) and math.isfinite(node_nm)
     if not (number and lo <= float(node_nm) <= hi):
-        raise ConfigError([(path, f"{node_nm!r} is outside the technology table; allowed: {lo:g}..{hi:g} nm "
-                                  f"(tabulated: {', '.join(f'{n:g}' for n in sorted(_table(source)))})")])
+        tabulated = ", ".join(f"{n:g}" for n in sorted(_table(source)))
+        message = f"{node_nm!r} is outside the technology table; allowed: {lo:g}..{hi:g} nm (tabulated: {tabulated})"
+        raise ConfigError([(path, message)])
 
 
 def technology(node_nm: float, path: str = "node_nm", source: str = NODE_TABLE) -> TechNode:

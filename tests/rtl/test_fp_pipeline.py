@@ -163,7 +163,7 @@ def test_pipelined_unit_with_flushing(kind, dtype):
 
 # ---- a unit in its context: ends the block leaves unregistered take registers of their own
 
-CONTEXTS = [dict(input_registered=i, output_registered=o) for i in (True, False) for o in (True, False)]
+CONTEXTS = [{"input_registered": i, "output_registered": o} for i in (True, False) for o in (True, False)]
 
 
 @pytest.mark.parametrize("context", CONTEXTS, ids=lambda c: f"in{int(c['input_registered'])}out{int(c['output_registered'])}")
