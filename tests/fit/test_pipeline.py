@@ -18,9 +18,9 @@ from accelgen.registry import FAMILIES
 
 #: models whose only swept axis is a power of two: every other size is held out, which gives 3 points
 FEW_HELDOUT = {"fan-fp32": 3}
-#: energy held-out MAPE bounds above 10%, with the measured reason. systolic-bf16: its glitch ratio was timed at
-#: 0+0 stages (4.8, 5.7) and 3+3 (2.0, 2.1) only; the other stage settings take the nearer samples' ratio, a step
-#: the energy form does not follow (held out at 1+1 and 3+2: -30..-40%)
+#: energy held-out MAPE bounds above 10%, with the measured reason. systolic-bf16 (mapped flow with topo, glitch
+#: samples spread over the stage settings, 2026-11-24): 11.3% held out; glitching steps with the pipelining
+#: (each point takes the ratio of the samples nearest in its stages), a step the smooth energy form does not follow
 ENERGY_MAPE = {"systolic-bf16": 15.0}
 #: delay held-out MAPE bounds above 10%, with the measured reason. tensordash_sched: a combinational block whose
 #: paths (0.1-0.97 ns) all meet the 1 GHz mapping target, so ABC recovers area instead of delay and the delay of
