@@ -65,6 +65,10 @@ class BlockFamily:
     vectors_help: str = "random operand vectors (directed vectors are added)"
     coverage: Callable[..., Any] | None = None
     activity_table: Callable[..., Any] | None = None
+    #: timing-driven mapping maps each cell module once, by its own ABC run (arrays of registered cells: exact,
+    #: and fast). False: the cells are flattened into their parent first, for designs whose cells take
+    #: combinational inputs from it, where a run per cell would hide the paths across (:meth:`mapped_cells`)
+    map_cells_apart: bool = True
 
     def validate(self, params: dict[str, Any], path: str = "params"):
         """Validate a parameter mapping; raise :class:`ConfigError` listing every problem."""
@@ -77,6 +81,10 @@ class BlockFamily:
 
     def default_name(self, params) -> str:
         return self.name
+
+    def mapped_cells(self, manifest: dict) -> list[str]:
+        """The cell modules of an emitted design that timing-driven mapping keeps as blocks."""
+        return list(manifest.get("cells", [])) if self.map_cells_apart else []
 
 
 def find_family(families: dict[str, BlockFamily], name: str, path: str = "block") -> BlockFamily:

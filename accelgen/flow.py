@@ -65,15 +65,16 @@ def time_design(fam: BlockFamily, params, name: str | None = None, *, clock_mhz:
                 liberty: str | Path | None = None) -> MappedTiming:
     """One design of ``fam`` mapped to a cell library at ``clock_mhz`` and statically timed
     (:func:`accelgen.fit.mapped.map_and_time`; default library: the default technology's)."""
-    return time_emitted(render(fam, params, name or fam.default_name(params)), clock_mhz=clock_mhz, liberty=liberty)
+    emitted = render(fam, params, name or fam.default_name(params))
+    return time_emitted(emitted, clock_mhz=clock_mhz, liberty=liberty, cells=fam.mapped_cells(emitted.manifest))
 
 
 def time_emitted(emitted: Emitted, *, clock_mhz: float = DEFAULT_CLOCK_MHZ,
-                 liberty: str | Path | None = None) -> MappedTiming:
-    """:func:`time_design` of an emitted design (:func:`accelgen.fit.mapped.map_and_time`; its cell modules are
-    mapped once each)."""
-    return map_and_time(emitted.verilog, emitted.name, cells=emitted.manifest.get("cells", []), clock_mhz=clock_mhz,
-                        liberty=liberty)
+                 liberty: str | Path | None = None, cells: list[str] | None = None) -> MappedTiming:
+    """:func:`time_design` of an emitted design (:func:`accelgen.fit.mapped.map_and_time`); ``cells``: the cell
+    modules mapped once each (default: the manifest's)."""
+    return map_and_time(emitted.verilog, emitted.name, clock_mhz=clock_mhz, liberty=liberty,
+                        cells=emitted.manifest.get("cells", []) if cells is None else cells)
 
 
 def synthesize_config(config: BuildConfig) -> Iterator[SynthStats]:

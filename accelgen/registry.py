@@ -70,6 +70,10 @@ _FAMILIES = (
         cycle_table=tensordash_host.tile_table,
         coverage=coverage.tile_coverage,
         activity_table=tensordash_host.tensordash_activity,
+        # the rows take the scheduler's broadcast operands and selects combinationally: mapped apart, ABC sized
+        # the row inputs and the scheduler's outputs for a 3 fF load (2-row fp16 tile at 3+3 stages, 2026-11-24:
+        # 1.467 ns apart after repair, 1.267 ns with the rows flattened, its floating-point units still kept)
+        map_cells_apart=False,
     ),
     BlockFamily(
         name="fan",

@@ -13,6 +13,9 @@ its delay target, and times the mapped netlist with the library's delay model (:
   mapping ``map -D period``, then ``buffer`` / ``upsize`` / ``dnsize`` at that target (gate sizing and
   buffering: ABC's timer, the library's NLDM tables). Primary inputs are driven by the library's
   smallest buffer and outputs loaded with :data:`OUTPUT_LOAD_FF` (:func:`constraints`);
+* electrical repair of the joined netlist (:func:`accelgen.fit.repair.repair_drive`): a module mapped by its own
+  ABC run saw :data:`OUTPUT_LOAD_FF` on its outputs, so a net leaving it for many sinks is resized or buffered
+  to the library's max capacitance and max transition at its real load;
 * static timing of the mapped netlist (:func:`accelgen.fit.sta.analyze`): the worst path from an input
   or a flip-flop (clock-to-Q) to an output or a flip-flop (plus setup), its start and end points.
 
@@ -32,7 +35,9 @@ from pathlib import Path
 from ..errors import ConfigError, ToolFailedError
 from ..util import cache_dir, sha256_hex, write_atomic
 from .liberty import DEFAULT_CELLS, liberty_text, load_cells
-from .sta import TimingLibrary, analyze
+from .power import PowerLibrary
+from .repair import repair_drive
+from .sta import TimingLibrary, analyze, module_of
 from .synth import result_cache_path, run_yosys, yosys_version
 
 #: what the default library is called in reports
@@ -88,13 +93,16 @@ tee -q -o stat.json stat -json -liberty lib.lib
 write_json mapped.json
 """
 
+#: the step after :data:`_BACK` (for cache keys): not a Yosys command
+_REPAIR = "# repair_drive: max_capacitance, default_max_transition (fit/repair.py)\n"
+
 
 def flow_text(top: str, cells=(), period: int = 1000) -> str:
     """Every Yosys/ABC command a mapping of ``top`` runs (for cache keys): generic synthesis with ``cells`` and the
     modules above :data:`MODULE_MIN_COST` kept as blocks, ABC per distinct module with :data:`ABC_SCRIPTS` in order,
     and the flattening that joins them (:func:`map_netlist`)."""
     return _front(top, cells) + "".join(_ABC.format(period=period, abc=abc.format(period=period), sel=" M")
-                                        for abc in ABC_SCRIPTS) + _BACK
+                                        for abc in ABC_SCRIPTS) + _BACK + _REPAIR
 
 
 def _front(top: str, cells) -> str:
@@ -172,6 +180,7 @@ class MappedNetlist:
     timing_library: TimingLibrary
     clock_mhz: float
     abc_script: str                # per module when the modules needed different scripts
+    repair: dict = field(default_factory=dict)   # what :func:`accelgen.fit.repair.repair_drive` changed
 
 
 def resolve_library(liberty: str | Path | None) -> tuple[Path, str]:
@@ -208,7 +217,11 @@ def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_
     mod = stat.get("design") or stat["modules"][f"\\{top}"]
     scripts = set(used.values())
     script = scripts.pop() if len(scripts) == 1 else "; ".join(f"{m}: {s}" for m, s in used.items())
-    return MappedNetlist(top, netlist, mod, lib_path, name, lib, clock_mhz, script)
+    plib = PowerLibrary.from_liberty(lib_path)
+    repair = repair_drive(netlist, top, plib, output_load_ff=OUTPUT_LOAD_FF)
+    if repair.upsized or repair.buffers:
+        mod = {**mod, **cell_stat(netlist, top, plib)}
+    return MappedNetlist(top, netlist, mod, lib_path, name, lib, clock_mhz, script, repair.to_dict())
 
 
 def _map_by_module(d: Path, top: str, cells, period: int, name: str, library: set[str]) -> dict[str, str]:
@@ -249,6 +262,17 @@ def _map_by_module(d: Path, top: str, cells, period: int, name: str, library: se
     return used
 
 
+def cell_stat(netlist: dict, top: str, plib: PowerLibrary) -> dict:
+    """``stat -liberty``'s area and cell counts of module ``top`` of a flat netlist, recounted (after a repair)."""
+    counts: dict[str, int] = {}
+    for inst in module_of(netlist, top).get("cells", {}).values():
+        ctype = inst["type"].lstrip("\\")
+        if ctype != "$scopeinfo":
+            counts[ctype] = counts.get(ctype, 0) + 1
+    return {"area": sum(plib.cells[c].area_um2 * n for c, n in counts.items() if c in plib.cells),
+            "num_cells": sum(counts.values()), "num_cells_by_type": counts}
+
+
 def _run(d: Path, script: str, what: str) -> None:
     proc = run_yosys(["-q", "-s", script], d)
     if proc.returncode != 0:
@@ -286,7 +310,7 @@ def timing_of(m: MappedNetlist, scope: str = "design, flattened") -> MappedTimin
         critical_path={"start": report.start, "start_kind": report.start_kind, "end": report.end,
                        "end_kind": report.end_kind, "cells": report.cells_on_path, "path": report.path},
         yosys_version=yosys_version(), scope=scope,
-        extra={"abc_script": m.abc_script,
+        extra={"abc_script": m.abc_script, "repair": m.repair,
                "loops_broken": report.loops_broken, "endpoints": report.endpoints})
 
 

@@ -96,6 +96,7 @@ class TimingLibrary:
     cells: dict[str, CellTiming]
     nominal_slew_ps: float
     wire: Table
+    max_transition_ps: float | None = None      # the library's default_max_transition, if it states one
 
     def wire_cap(self, fanout: int) -> float:
         return self.wire.at(0.0, fanout)
@@ -269,7 +270,9 @@ class LibertyReader:
             wire = Table((0.0,), [f for f, _ in points], [[n * per for _, n in points]])
         slews = self.first_slews or [0.0]
         nominal = slews[len(slews) // 2] if nominal_slew_ps is None else float(nominal_slew_ps)
-        return TimingLibrary(self.lib.args[0] if self.lib.args else "?", cells, nominal, wire)
+        limit = self.lib.attrs.get("default_max_transition")
+        return TimingLibrary(self.lib.args[0] if self.lib.args else "?", cells, nominal, wire,
+                             float(limit) * self.time if limit is not None else None)
 
 
 @dataclass

@@ -281,7 +281,7 @@ def run_point(job: dict) -> dict:
     params = fam.validate(job["params"])
     top = "dut"
     e = render(fam, params, top)
-    mapped = map_netlist(e.verilog, top, cells=e.manifest.get("cells", []), clock_mhz=job["clock_mhz"],
+    mapped = map_netlist(e.verilog, top, cells=fam.mapped_cells(e.manifest), clock_mhz=job["clock_mhz"],
                          liberty=job.get("liberty"))
     timing = timing_of(mapped)
     plib = PowerLibrary.from_liberty(mapped.library_path)
