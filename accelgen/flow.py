@@ -65,16 +65,17 @@ def time_design(fam: BlockFamily, params, name: str | None = None, *, clock_mhz:
                 liberty: str | Path | None = None) -> MappedTiming:
     """One design of ``fam`` mapped to a cell library at ``clock_mhz`` and statically timed
     (:func:`accelgen.fit.mapped.map_and_time`; default library: the default technology's)."""
-    emitted = render(fam, params, name or fam.default_name(params))
-    return time_emitted(emitted, clock_mhz=clock_mhz, liberty=liberty, cells=fam.mapped_cells(emitted.manifest))
+    return time_emitted(fam, render(fam, params, name or fam.default_name(params)), clock_mhz=clock_mhz,
+                        liberty=liberty)
 
 
-def time_emitted(emitted: Emitted, *, clock_mhz: float = DEFAULT_CLOCK_MHZ,
-                 liberty: str | Path | None = None, cells: list[str] | None = None) -> MappedTiming:
-    """:func:`time_design` of an emitted design (:func:`accelgen.fit.mapped.map_and_time`); ``cells``: the cell
-    modules mapped once each (default: the manifest's)."""
+def time_emitted(fam: BlockFamily, emitted: Emitted, *, clock_mhz: float = DEFAULT_CLOCK_MHZ,
+                 liberty: str | Path | None = None) -> MappedTiming:
+    """:func:`time_design` of a design of ``fam`` already emitted (:func:`accelgen.fit.mapped.map_and_time`: the
+    cell modules :meth:`~accelgen.family.BlockFamily.mapped_cells` names are mapped once each)."""
     return map_and_time(emitted.verilog, emitted.name, clock_mhz=clock_mhz, liberty=liberty,
-                        cells=emitted.manifest.get("cells", []) if cells is None else cells)
+                        cells=fam.mapped_cells(emitted.manifest),
+                        registered=emitted.manifest.get("registered_modules", []))
 
 
 def synthesize_config(config: BuildConfig) -> Iterator[SynthStats]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..errors import ConfigError, ToolFailedError
@@ -225,8 +225,18 @@ def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_
 
 
 def _map_by_module(d: Path, top: str, cells, period: int, name: str, library: set[str]) -> dict[str, str]:
-    """Map the generic netlist one distinct module per Yosys run, each with the first of :data:`ABC_SCRIPTS` that
-    succeeds on it, copy the result to its identical twins, then join and flatten; return the script per module."""
+    """Map the generic netlist one distinct module per Yosys run (:func:`_map_modules`), then join and flatten them
+    into ``mapped.json`` and ``stat.json``; return the script per module."""
+    used = _map_modules(d, top, cells, period, name, library)
+    _join(d, top, len(used))
+    return used
+
+
+def _map_modules(d: Path, top: str, cells, period: int, name: str, library: set[str]) -> dict[str, str]:
+    """Synthesize ``design.v`` to generic gates (``cells`` and large modules kept), then map each distinct module by
+    a Yosys run of its own, with the first of :data:`ABC_SCRIPTS` that succeeds on it, to ``mapped-<i>.il`` (``i``:
+    the module's place in the returned dict, in the generic netlist's order); a module's identical twins get a copy
+    of its result. Return the script per module."""
     (d / "front.ys").write_text(_front(top, cells) + "opt_clean -purge\nwrite_rtlil generic.il\n")
     _run(d, "front.ys", f"yosys failed synthesizing {top}")
     # ``library``: the cell names, which read_liberty -lib adds as blackbox modules
@@ -255,11 +265,15 @@ def _map_by_module(d: Path, top: str, cells, period: int, name: str, library: se
             tail = (proc.stdout + proc.stderr).strip().splitlines()[-2:]
             raise ToolFailedError(f"yosys/abc failed mapping module {module} of {top} to {name} with every script: "
                                   + " | ".join(tail))
-    (d / "back.ys").write_text("read_liberty -lib lib.lib\n" + "".join(f"read_rtlil mapped-{i}.il\n"
-                                                                    for i in range(len(blocks)))
+    return used
+
+
+def _join(d: Path, top: str, count: int) -> None:
+    """Read the mapped modules ``mapped-0.il`` .. ``mapped-<count-1>.il``, flatten ``top``, write its netlist
+    (``mapped.json``) and ``stat -liberty`` (``stat.json``)."""
+    (d / "back.ys").write_text("read_liberty -lib lib.lib\n" + "".join(f"read_rtlil mapped-{i}.il\n" for i in range(count))
                                 + f"hierarchy -top {top}\n" + _BACK)
     _run(d, "back.ys", f"yosys failed joining the mapped modules of {top}")
-    return used
 
 
 def cell_stat(netlist: dict, top: str, plib: PowerLibrary) -> dict:
@@ -314,23 +328,102 @@ def timing_of(m: MappedNetlist, scope: str = "design, flattened") -> MappedTimin
                "loops_broken": report.loops_broken, "endpoints": report.endpoints})
 
 
-def map_and_time(verilog: str | Path, top: str, *, cells=(), clock_mhz: float = DEFAULT_CLOCK_MHZ,
+def map_and_time(verilog: str | Path, top: str, *, cells=(), registered=(), clock_mhz: float = DEFAULT_CLOCK_MHZ,
                  liberty: str | Path | None = None, use_cache: bool = True) -> MappedTiming:
     """Map ``verilog`` (text or a path; top module ``top``; ``cells`` mapped once each) to ``liberty`` (default:
-    the default technology's generated library) with ABC at the period of ``clock_mhz``, and time it; cached."""
+    the default technology's generated library) with ABC at the period of ``clock_mhz``, and time it; cached.
+
+    ``registered``: the modules that are wiring between registered cells (the manifest's ``registered_modules``).
+    When the top is one of them, no path crosses a cell, so each cell is timed alone and the area is composed over
+    the instances (:func:`_time_registered_cells`) instead of flattening the whole array (a 128x128 bf16 array
+    flattened exceeds the WebAssembly build's memory)."""
     clock_mhz = check_clock(clock_mhz)
     text = Path(verilog).read_text() if isinstance(verilog, Path) else verilog
     lib_path, name = resolve_library(liberty)
     lib_text = lib_path.read_text()
     period = round(1e6 / clock_mhz)
     constr = constraints(TimingLibrary.from_liberty(lib_path))
+    per_cell = bool(cells) and top in set(registered)
     cached = result_cache_path("mapped", text, top, flow=flow_text(top, cells, period), constr=constr,
-                               lib=sha256_hex(lib_text), name=name)
+                               lib=sha256_hex(lib_text), name=name,
+                               per_cell=("each outer cell by map_netlist", sorted(registered)) if per_cell else None)
     if use_cache and cached.exists():
         return MappedTiming(**json.loads(cached.read_text()))
-    scope = ("design, flattened" if not cells else
-             f"design; cell modules {', '.join(sorted(cells))} mapped once each, then flattened and timed whole")
-    result = timing_of(map_netlist(text, top, cells=cells, clock_mhz=clock_mhz, liberty=liberty), scope)
+    result = _time_registered_cells(text, top, cells, set(registered), clock_mhz, liberty) if per_cell else None
+    if result is None:
+        scope = ("design, flattened" if not cells else
+                 f"design; cell modules {', '.join(sorted(cells))} mapped once each, then flattened and timed whole")
+        result = timing_of(map_netlist(text, top, cells=cells, clock_mhz=clock_mhz, liberty=liberty), scope)
     write_atomic(cached, json.dumps(asdict(result)))
     return result
 
+
+def _time_registered_cells(text: str, top: str, cells, registered: set[str], clock_mhz: float,
+                           liberty: str | Path | None) -> MappedTiming | None:
+    """A design whose wiring modules (``registered``, the top among them) only connect registered cells: each cell
+    module outside them (the PE, with its floating-point units) is mapped, repaired and timed alone by
+    :func:`map_netlist` (no path crosses a cell); the area and cell counts are the cells', times their instance
+    counts in the emitted hierarchy. None when a wiring module holds logic of its own (then the design is mapped
+    whole, so that nothing is left out)."""
+    modules = _verilog_modules(text)
+    if any(_has_logic(modules[m]) for m in registered if m in modules):
+        return None
+    children = {m: _verilog_instances(body, modules) for m, body in modules.items()}
+    counts = {top: 1}
+    for m in _topological(top, children):
+        for c, n in children.get(m, {}).items():
+            counts[c] = counts.get(c, 0) + counts[m] * n
+    outer = [c for c in cells if c not in registered]
+    units = sorted(c for c in outer if counts.get(c) and not any(c in children.get(u, {}) for u in outer))
+    timed = {u: map_netlist(text, u, clock_mhz=clock_mhz, liberty=liberty) for u in units}
+    by_type: dict[str, int] = {}
+    for u, m in timed.items():
+        for ctype, k in m.stat.get("num_cells_by_type", {}).items():
+            by_type[ctype] = by_type.get(ctype, 0) + counts[u] * k
+    reports = {u: timing_of(m) for u, m in timed.items()}
+    unit, worst = max(reports.items(), key=lambda kv: kv[1].delay_ns)
+    path = worst.critical_path
+    return replace(worst, top=top, area_um2=sum(counts[u] * r.area_um2 for u, r in reports.items()),
+                   cells=sum(by_type.values()), cells_by_type=dict(sorted(by_type.items())),
+                   critical_path={**path, "start": f"{unit}.{path['start']}", "end": f"{unit}.{path['end']}"},
+                   scope=(f"registered cells: {', '.join(units)} each mapped and timed alone (every path between "
+                          f"cells passes a register in a cell); area and cells times their instances"),
+                   extra={**worst.extra, "repair": {u: m.repair for u, m in timed.items()},
+                          "instances": {u: counts[u] for u in units}})
+
+
+def _verilog_modules(text: str) -> dict[str, str]:
+    """The emitted Verilog's modules: name -> body."""
+    return {m.group(1).lstrip("\\"): m.group(2) for m in
+            re.finditer(r"^module (\S+?)\s*\((.*?)^endmodule", text, re.M | re.S)}
+
+
+def _verilog_instances(body: str, modules) -> dict[str, int]:
+    """Instances per module type in one module body (Amaranth's ``<type> <name> (`` lines)."""
+    out: dict[str, int] = {}
+    for ctype in re.findall(r"^\s+\\?([\w.$]+) \\?[\w.$\[\]]+ \($", body, re.M):
+        if ctype in modules:
+            out[ctype] = out.get(ctype, 0) + 1
+    return out
+
+
+def _has_logic(body: str) -> bool:
+    """A process, or an ``assign`` with an operator: more than wiring."""
+    return "always" in body or any(re.search(r"[&|^+*~?<>!%]|[^\[:\d]-", rhs)
+                                   for rhs in re.findall(r"^\s*assign [^=]+=(.*);", body, re.M))
+
+
+def _topological(top: str, children: dict[str, dict[str, int]]) -> list[str]:
+    """``top`` and the modules below it, each after every module that instantiates it."""
+    order, seen = [], set()
+
+    def visit(m):
+        if m in seen:
+            return
+        seen.add(m)
+        for c in children.get(m, {}):
+            visit(c)
+        order.append(m)
+
+    visit(top)
+    return order[::-1]

@@ -17,8 +17,8 @@ from rich.table import Table
 
 from ..family import BlockFamily
 from ..fit.mapped import DEFAULT_CLOCK_MHZ, check_clock
-from ..flow import (cosim_config, cosim_design, emit_config, run_build, synthesize_config, synthesize_design,
-                    time_design)
+from ..flow import (cosim_config, cosim_design, emit_config, run_build, synthesize_config, synthesize_emitted,
+                    time_emitted)
 from ..gen.config import load_build_config
 from ..gen.emit import emit, render
 from ..registry import FAMILIES
@@ -181,8 +181,9 @@ def _make_synth(fam: BlockFamily) -> click.Command:
     def callback(as_json, clock_mhz, liberty, timing, **kwargs):
         params = fam.validate(split_params(fam, kwargs), fam.name)
         check_clock(clock_mhz)  # before the synthesis it would follow
-        stats = synthesize_design(fam, params)
-        mapped = time_design(fam, params, clock_mhz=clock_mhz, liberty=liberty) if timing else None
+        emitted = render(fam, params, fam.default_name(params))      # once: a 256x256 array takes seconds
+        stats = synthesize_emitted(emitted)
+        mapped = time_emitted(fam, emitted, clock_mhz=clock_mhz, liberty=liberty) if timing else None
         if as_json:
             click.echo(json.dumps(stats.to_dict() | ({"timing": mapped.to_dict()} if mapped else {}), indent=2))
             return 0

@@ -9,6 +9,7 @@ from accelgen.errors import ConfigError
 from accelgen.fit.liberty import load_cells, write_liberty
 from accelgen.fit.mapped import map_and_time
 from accelgen.flow import time_design
+from accelgen.gen.emit import render
 from accelgen.registry import FAMILIES
 
 pytestmark = pytest.mark.synth
@@ -93,3 +94,18 @@ def test_a_network_abc_buffers_only_in_topological_order_maps_with_the_first_scr
     t = time_design(fam, fam.validate({"lanes": 8, "depth": 3, "a_width": 4, "b_width": 4, "acc_width": 16}))
     assert t.extra["abc_script"].startswith("+strash;dch,-f;map,-D,1000;topo;buffer"), t.extra["abc_script"]
     assert t.delay_ns < 1.8
+
+
+def test_an_array_of_registered_cells_is_timed_per_cell_and_its_area_composed():
+    # every path between PEs passes a register, so the PE mapped and timed alone is the array's delay; the whole
+    # array is not flattened (a 128x128 bf16 array flattened exceeds the WebAssembly build's memory)
+    fam = FAMILIES["systolic"]
+    params = fam.validate({"rows": 3, "cols": 3, "emit_tile": 2})
+    t = time_design(fam, params)
+    assert t.scope.startswith("registered cells: systolic__pe") and t.extra["instances"] == {"systolic__pe": 9}
+    assert t.critical_path["start"].startswith("systolic__pe.")
+    e = render(fam, params, "systolic")
+    pe = map_and_time(e.verilog, "systolic__pe")
+    assert t.delay_ns == pytest.approx(pe.delay_ns) and t.area_um2 == pytest.approx(9 * pe.area_um2)
+    flat = map_and_time(e.verilog, "systolic", cells=e.manifest["cells"])     # the array mapped whole
+    assert t.delay_ns == pytest.approx(flat.delay_ns, rel=0.05) and t.area_um2 == pytest.approx(flat.area_um2, rel=0.05)
