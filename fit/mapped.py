@@ -192,7 +192,7 @@ def resolve_library(liberty: str | Path | None) -> tuple[Path, str]:
 
 
 def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_CLOCK_MHZ,
-                liberty: str | Path | None = None) -> MappedNetlist:
+                liberty: str | Path | None = None, repair: bool = True) -> MappedNetlist:
     """Map ``verilog`` (top ``top``; ``cells`` and large modules mapped as blocks, see :func:`flow_text`) to
     ``liberty`` with ABC at the period of ``clock_mhz``; not cached.
 
@@ -200,7 +200,8 @@ def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_
     modules whose generic netlists are identical up to names, such as the lane multipliers of every tile row, are
     mapped once) is mapped by a Yosys run of its own, with the first of :data:`ABC_SCRIPTS` that succeeds on it
     (ABC crashes on some designs with some scripts, and a crash ends only that run); a last run joins and
-    flattens them (:func:`_map_by_module`)."""
+    flattens them (:func:`_map_by_module`), and the joined netlist is repaired (:func:`~accelgen.fit.repair.repair_drive`;
+    ``repair=False``: left as ABC mapped it)."""
     clock_mhz = check_clock(clock_mhz)
     lib_path, name = resolve_library(liberty)
     lib = TimingLibrary.from_liberty(lib_path)
@@ -217,11 +218,13 @@ def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_
     mod = stat.get("design") or stat["modules"][f"\\{top}"]
     scripts = set(used.values())
     script = scripts.pop() if len(scripts) == 1 else "; ".join(f"{m}: {s}" for m, s in used.items())
+    if not repair:          # the netlist as ABC left it (bench/repair_effect.py compares)
+        return MappedNetlist(top, netlist, mod, lib_path, name, lib, clock_mhz, script)
     plib = PowerLibrary.from_liberty(lib_path)
-    repair = repair_drive(netlist, top, plib, output_load_ff=OUTPUT_LOAD_FF)
-    if repair.upsized or repair.buffers:
+    done = repair_drive(netlist, top, plib, output_load_ff=OUTPUT_LOAD_FF)
+    if done.upsized or done.buffers:
         mod = {**mod, **cell_stat(netlist, top, plib)}
-    return MappedNetlist(top, netlist, mod, lib_path, name, lib, clock_mhz, script, repair.to_dict())
+    return MappedNetlist(top, netlist, mod, lib_path, name, lib, clock_mhz, script, done.to_dict())
 
 
 def _map_by_module(d: Path, top: str, cells, period: int, name: str, library: set[str]) -> dict[str, str]:
