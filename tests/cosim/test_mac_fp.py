@@ -113,13 +113,12 @@ def test_gate_level_bf16_mac_matches_golden(tmp_path):
 
 @pytest.mark.parametrize("name", ["mac-bf16", "mac-fp16"])
 def test_shipped_fp_mac_models(name):
-    """The shipped fp MAC variants load, have held-out errors within bounds, and gating saves energy when sparse."""
+    """The shipped fp MAC variants load, the product register shortens the path, and gating saves energy when
+    sparse (their held-out error bounds are checked with every shipped model's, tests/fit/test_pipeline.py)."""
     from accelgen.fit.model import load_model
 
     area, energy, delay = (load_model(name, t) for t in ("area_um2", "energy_pj", "delay_ns"))
     assert area.meta["heldout"]["points"] >= 4
-    assert area.meta["heldout"]["mape_pct"] <= 5.0 and area.meta["heldout"]["max_err_pct"] <= 10.0
-    assert energy.meta["heldout"]["mape_pct"] <= 10.0 and delay.meta["heldout"]["mape_pct"] <= 10.0
     assert delay.predict(product_reg=True) < delay.predict(product_reg=False)  # the register splits mul from add
     sparse = dict(input_reg=True, density=0.1)
     assert energy.predict(zero_gating=True, **sparse) < energy.predict(zero_gating=False, **sparse)
