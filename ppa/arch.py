@@ -22,7 +22,7 @@ estimator evaluates an fp unit with the fitted model variant ``<family>-<dtype>`
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -32,6 +32,7 @@ from ..fpformat import ACC_WIDTH, FORMATS, FP_DTYPES
 from ..util import read_yaml
 from .components import DRAM_TYPES
 from .process import node_range
+from .published import Published
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 Width = Field(default=8, ge=1, le=32)
@@ -246,7 +247,9 @@ class Chip(BaseModel):
     noc: NoC = NoC()
     offchip: Optional[OffChip] = None
     host: Optional[Host] = None
-    white_space_fraction: float = Field(0.0, ge=0.0, lt=1.0)
+    #: share of the die that is white space: a number, or ``die`` for the one rule every shipped chip uses
+    #: (:data:`accelgen.ppa.estimate.DIE_WHITE_SPACE`)
+    white_space_fraction: Literal["die"] | Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     die_budget_mm2: Optional[float] = Field(None, gt=0)
 
 
@@ -282,7 +285,7 @@ class Arch(BaseModel):
     activity: Optional[Activity] = None
     models: dict[str, str] = {}          # model name (family or variant, "systolic-bf16") -> fitted model file
     sources: dict[str, str] = {}         # citations for the parameters (free text)
-    published: dict[str, float] = {}     # published figures (area_mm2, power_w, tops, clock_mhz) for validate-chips
+    published: Optional[Published] = None   # what the paper reports, with scope and kind (validate-chips)
 
     @model_validator(mode="after")
     def _checks(self):

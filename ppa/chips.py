@@ -1,16 +1,167 @@
-"""``validate-chips``: estimate every shipped chip (:mod:`accelgen.shipped` kind ``chips``, package data
-``accelgen/ppa/chips/*.yaml``, copies in ``examples/arch/``) and compare with the published area and power
-stored in its ``published:`` block (same technology constants for every chip; no per-chip correction factor;
-only each chip's stated white-space fraction)."""
+"""``validate-chips``: estimate every shipped chip and compare it with what its paper published, like with like.
+
+Each chip's ``published:`` block (:mod:`accelgen.ppa.published`) gives every
+figure's scope and kind. The validation computes the same quantity:
+
+* area: the breakdown subtree of the scope (``chip`` includes the white space of
+  :data:`accelgen.ppa.estimate.DIE_WHITE_SPACE`, one rule for every die);
+* power of kind ``tdp``: the estimate at full activity, over the scope;
+* power on a workload (``measured``, or a tool's average with ``workload``): the
+  description at the figure's clock and supply runs the workload through the
+  performance model (:func:`accelgen.ppa.perf.evaluate`); the energy it spends
+  on compute, vector unit, on-chip memory and DRAM over the run's time gives
+  each component class its activity, and the estimate at those activities gives
+  the runtime power of every component (leakage always on);
+* parts: each published component figure against the breakdown nodes it matches.
+
+No chip has a correction factor: a chip that disagrees is explained by its
+components (``parts``) and by the blocks its description leaves out
+(``unmodelled``, with their published share).
+"""
 
 from __future__ import annotations
 
+import fnmatch
+import math
 from pathlib import Path
 
 from .. import shipped
-from ..errors import AccelgenError
-from .arch import load_arch
+from ..errors import AccelgenError, ConfigError
+from .arch import Activity, Arch, load_arch
 from .estimate import estimate
+from .perf import evaluate
+from .published import AreaFigure, Part, PowerFigure
+
+#: breakdown-tree names of the compute units that are not part of a "compute array" scope
+_NOT_ARRAY = ("vector_unit", "vector_regfile")
+#: performance-model energy terms -> the activity key of the components that spend them
+_ENERGY_KEYS = {"compute_j": "tensor", "vector_j": "vector", "sram_j": "memory", "dram_j": "dram"}
+
+
+def _nodes(tree: dict, mult: float = 1.0, path: str = ""):
+    """``(path relative to the chip, node, multiplier)``: a node's figures times the multiplier are its total
+    on the chip (the counts of its ancestors; its own count is already in its figures)."""
+    for c in tree.get("children", []):
+        p = f"{path}/{c['name']}" if path else c["name"]
+        yield p, c, mult
+        yield from _nodes(c, mult * c.get("count", 1), p)
+
+
+def _matching(tree: dict, patterns: list[str]) -> list[tuple[str, dict, float]]:
+    """The topmost nodes whose path matches one of ``patterns`` (a match's descendants are not counted twice)."""
+    out = []
+    for p, node, m in _nodes(tree):
+        if any(p == q or p.startswith(q + "/") for q, _, _ in out):
+            continue
+        if any(fnmatch.fnmatchcase(p, pat) for pat in patterns):
+            out.append((p, node, m))
+    return out
+
+
+def _scope_patterns(tree: dict, scope: str) -> list[str] | None:
+    """Path globs of a scope; None for the whole chip."""
+    if scope == "chip":
+        return None
+    if scope == "core":
+        return ["core"]
+    units = [p for p, n, _ in _nodes(tree) if p.startswith("core/execution_units/") and p.count("/") == 2
+             and n["name"] not in _NOT_ARRAY]
+    return units or ["core/execution_units/*"]
+
+
+def _total(tree: dict, patterns: list[str] | None, key: str) -> tuple[float, list[str]]:
+    if patterns is None:
+        return tree[key], [tree["name"]]
+    hits = _matching(tree, patterns)
+    return sum(n[key] * m for _, n, m in hits), [p for p, _, _ in hits]
+
+
+def _parts(tree: dict, parts: list[Part], published_total: float, key: str) -> list[dict]:
+    rows = []
+    for part in parts:
+        value, paths = _total(tree, part.match, key)
+        pub = part.value if part.value is not None else part.share * published_total
+        rows.append({"name": part.name, "published": pub, "estimate": value, "error_pct": _err(value, pub),
+                     "matched": paths, "source": part.source})
+    return rows
+
+
+def _err(est: float, pub: float) -> float:
+    return 100.0 * (est / pub - 1.0) if pub else math.nan
+
+
+def _area(est, fig: AreaFigure) -> dict:
+    tree = est.breakdown
+    value, paths = _total(tree, _scope_patterns(tree, fig.scope), "area_mm2")
+    return {"published": fig.mm2, "estimate": value, "error_pct": _err(value, fig.mm2), "scope": fig.scope,
+            "kind": fig.kind, "source": fig.source, "matched": paths,
+            "parts": _parts(tree, fig.parts, fig.mm2, "area_mm2")}
+
+
+def workload_activity(arch: Arch, fig: PowerFigure, model_paths: dict | None) -> tuple[Activity, dict]:
+    """Activity of each component class while ``arch`` runs the figure's workload: the energy the performance
+    model spends on it over the run, over what the class spends in that time at full activity."""
+    rep = evaluate(arch, fig.workload, batch=fig.batch, model_paths=model_paths)
+    full = estimate(arch, model_paths=model_paths)
+    t = rep.total["time_s"]
+    spent = rep.total.get("energy_breakdown_j") or {}
+    full_w: dict[str, float] = {}
+    for _, node, m in _nodes(full.breakdown):
+        k = node.get("activity_key")
+        if k and not node.get("children"):
+            full_w[k] = full_w.get(k, 0.0) + node["dynamic_w"] * m
+    act = {}
+    for term, key in _ENERGY_KEYS.items():
+        e = spent.get(term, 0.0)
+        act[key] = min(1.0, e / (full_w[key] * t)) if full_w.get(key) and t > 0 else 0.0
+    activity = Activity(default=0.0, density=arch.activity.density if arch.activity else 1.0, **act)
+    run = {"workload": rep.workload, "batch": rep.batch, "time_s": t, "clock_mhz": rep.clock_mhz,
+           "perf_power_w": rep.total.get("runtime_power_w"), "activity": act,
+           "utilization": rep.total.get("utilization")}
+    return activity, run
+
+
+def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None) -> dict:
+    at = {k: v for k, v in (("clock_mhz", fig.clock_mhz), ("vdd_v", fig.vdd_v)) if v is not None}
+    if at:
+        arch = arch.model_copy(update={**at, "target_tops": None} if "clock_mhz" in at else at)
+    out = {"published": fig.w, "scope": fig.scope, "kind": fig.kind, "source": fig.source,
+           "operating_point": {"clock_mhz": arch.clock_mhz, "vdd_v": arch.vdd_v}}
+    key = "tdp_w"
+    if fig.workload is not None:
+        activity, out["run"] = workload_activity(arch, fig, model_paths)
+        arch = arch.model_copy(update={"activity": activity})
+        key = "runtime_w"
+    est = estimate(arch, model_paths=model_paths)
+    tree = est.breakdown
+    value, paths = _total(tree, _scope_patterns(tree, fig.scope), key)
+    out.update(estimate=value, error_pct=_err(value, fig.w), matched=paths, parts=_parts(tree, fig.parts, fig.w, key))
+    return out
+
+
+def validate_chip(arch: Arch, model_paths: dict | None = None) -> dict:
+    """One chip's comparison (the row of :func:`validate_chips`)."""
+    pub = arch.published
+    row = {"chip": arch.name, "node_nm": arch.node_nm}
+    if pub is None:
+        row["error"] = "no published: block"
+        return row
+    row["source"] = pub.source
+    row.update({k: v for k, v in (("clock_mhz", pub.clock_mhz), ("vdd_v", pub.vdd_v), ("dtype", pub.dtype))
+                if v is not None})
+    est = estimate(arch, model_paths=model_paths)
+    row.update(estimate={"area_mm2": est.area_mm2, "tdp_w": est.tdp_w, "peak_tops": est.peak_tops,
+                         "clock_mhz": est.clock_mhz, "meets_timing": est.meets_timing},
+               published_tops=pub.tops)
+    if pub.comparison:
+        row["comparison"] = pub.comparison
+    if pub.area:
+        row["area"] = _area(est, pub.area)
+    if pub.power:
+        row["power"] = _power(arch, pub.power, model_paths)
+    row["unmodelled"] = [u.model_dump() for u in pub.unmodelled]
+    row["unmodelled_share"] = sum(u.share for u in pub.unmodelled)
+    return row
 
 
 def validate_chips(directory: str | Path | None = None, model_paths: dict | None = None) -> list[dict]:
@@ -22,19 +173,80 @@ def validate_chips(directory: str | Path | None = None, model_paths: dict | None
     rows = []
     for path in paths:
         arch = load_arch(path)
-        row = {"chip": arch.name, "file": path.name, "source": arch.sources.get("paper", "")}
         try:
-            est = estimate(arch, model_paths=model_paths)
+            row = validate_chip(arch, model_paths)
         except AccelgenError as exc:
-            row["error"] = str(exc)
-            rows.append(row)
-            continue
-        pub = arch.published
-        row.update(area_mm2=est.area_mm2, power_w=est.tdp_w, peak_tops=est.peak_tops, clock_mhz=est.clock_mhz,
-                   published_area_mm2=pub.get("area_mm2", float("nan")),
-                   published_power_w=pub.get("power_w", float("nan")),
-                   published_tops=pub.get("tops", float("nan")))
-        row["area_err_pct"] = 100.0 * (est.area_mm2 / row["published_area_mm2"] - 1.0)
-        row["power_err_pct"] = 100.0 * (est.tdp_w / row["published_power_w"] - 1.0)
+            row = {"chip": arch.name, "error": str(exc)}
+        row["file"] = path.name
         rows.append(row)
     return rows
+
+
+def summary(rows: list[dict]) -> dict:
+    """Mean and worst |error| over the chips with an absolute figure, per quantity."""
+    out = {}
+    for q in ("area", "power"):
+        errs = [abs(r[q]["error_pct"]) for r in rows if q in r and math.isfinite(r[q]["error_pct"])]
+        out[q] = {"chips": len(errs), "mean_abs_error_pct": sum(errs) / len(errs) if errs else math.nan,
+                  "max_abs_error_pct": max(errs, default=math.nan)}
+    return out
+
+
+TABLE_HEADERS = ("chip", "node", "figure", "scope", "kind", "estimate", "published", "error")
+_UNITS = {"area": ("mm^2", "{:.1f}"), "power": ("W", "{:.3g}")}
+
+
+def table_rows(rows: list[dict], parts: bool = True) -> list[tuple[str, ...]]:
+    """Rows of the validation table (:data:`TABLE_HEADERS`): per chip its area and power, then their parts."""
+    out = []
+    for r in rows:
+        node = f"{r.get('node_nm', float('nan')):g} nm"
+        if "error" in r:
+            out.append((r["chip"], node, "-", "-", "-", "-", "-", r["error"]))
+            continue
+        if "comparison" in r and "area" not in r and "power" not in r:
+            out.append((r["chip"], node, "-", "-", "-", "-", "-", r["comparison"]))
+            continue
+        for q in ("area", "power"):
+            if q not in r:
+                continue
+            f = r[q]
+            unit, fmt = _UNITS[q]
+            kind = f["kind"] + (f" ({f['run']['workload']})" if "run" in f else "")
+            out.append((r["chip"], node, f"{q} {unit}", f["scope"], kind, fmt.format(f["estimate"]),
+                        f"{f['published']:g}", f"{f['error_pct']:+.0f}%"))
+            for p in f["parts"] if parts else ():
+                out.append(("", "", f"  {p['name']}", "", "", fmt.format(p["estimate"]), fmt.format(p["published"]),
+                            f"{p['error_pct']:+.0f}%"))
+        if parts and r.get("unmodelled"):
+            names = ", ".join(f"{u['name']} {100 * u['share']:.0f}%" for u in r["unmodelled"])
+            out.append(("", "", "  not modelled", "", "", "", f"{100 * r['unmodelled_share']:.0f}%", names))
+    return out
+
+
+def summary_line(rows: list[dict]) -> str:
+    s = summary(rows)
+    return "; ".join(f"{q}: mean |error| {v['mean_abs_error_pct']:.0f}%, worst {v['max_abs_error_pct']:.0f}% "
+                     f"over {v['chips']} chips" for q, v in s.items())
+
+
+README_BEGIN = "<!-- validate-chips: begin (generated by `accelgen validate-chips --readme README.md`) -->"
+README_END = "<!-- validate-chips: end -->"
+
+
+def markdown(rows: list[dict]) -> str:
+    """The README's validation table (totals only) and its summary line."""
+    lines = ["| " + " | ".join(TABLE_HEADERS) + " |", "|" + "---|" * len(TABLE_HEADERS)]
+    lines += ["| " + " | ".join(c.replace("|", "/") for c in row) + " |" for row in table_rows(rows, parts=False)]
+    return "\n".join(lines) + "\n\n" + summary_line(rows) + "\n"
+
+
+def replace_readme_table(text: str, rows: list[dict]) -> str:
+    """``text`` with the part between :data:`README_BEGIN` and :data:`README_END` regenerated."""
+    try:
+        head, rest = text.split(README_BEGIN, 1)
+        _, tail = rest.split(README_END, 1)
+    except ValueError:
+        msg = f"the file has no validation table markers ({README_BEGIN} ... {README_END})"
+        raise ConfigError([("--readme", msg)]) from None
+    return f"{head}{README_BEGIN}\n{markdown(rows)}{README_END}{tail}"

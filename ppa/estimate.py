@@ -34,6 +34,12 @@ from .sram import SRAM, dff_array
 # family of each compute component, and what one of its "operations" is
 _REDUCTION_FAMILY = {"fan": "fan", "linear": "fan_linear", "tree": "adder_tree"}
 
+#: Share of a die that its floorplan leaves to white space (channels, power grid, clock spines, decap and fill
+#: between the placed blocks): the 21% of TPU v1's die that no labelled block covers (Jouppi et al., ISCA 2017,
+#: Fig. 2 floorplan; NeuroMeter, Tang et al., HPCA 2021, sect. V-A, keeps the same 21% for TPU v1 and v2).
+#: ``white_space_fraction: die`` applies it; it is the only white-space rule of the shipped chips.
+DIE_WHITE_SPACE = 0.21
+
 
 def _fitted(fc: FittedCompute, family: str, params: dict, tech: TechNode, path: str, *, name: str, count: int,
             actions_per_cycle: float, ops_per_cycle: float, activity_key: str, density: float,
@@ -213,6 +219,8 @@ def _tree_dict(node: Component, clock_mhz: float, v_dyn: float, v_leak: float, a
            "tdp_w": (dyn + leak) * 1e-3, "dynamic_w": dyn * 1e-3, "leakage_w": leak * 1e-3}
     if activity is not None:
         out["runtime_w"] = (node.dynamic_mw(clock_mhz, activity) * v_dyn + leak) * 1e-3
+    if node.activity_key:
+        out["activity_key"] = node.activity_key
     if node.delay_ns:
         out["delay_ns"] = node.delay_ns
         if node.kind == "memory":
@@ -323,8 +331,8 @@ def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
         msgs.append(f"clock_mhz {clock:g} exceeds the achievable {f_chosen:.0f} MHz ({critical_chosen})")
     for m in msgs:
         warnings.warn(m, UserWarning, stacklevel=2)
-    if arch.chip.white_space_fraction:
-        ws = arch.chip.white_space_fraction
+    ws = DIE_WHITE_SPACE if arch.chip.white_space_fraction == "die" else arch.chip.white_space_fraction
+    if ws:
         chip.add(Component("white_space", "white_space",
                            area_um2_each=chip.area_um2 * ws / (1 - ws), params={"fraction": ws}))
     vnom = tech.vdd_v

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 from rich.table import Table
 
 from .. import shipped
-from ..ppa.chips import validate_chips
+from ..ppa.chips import TABLE_HEADERS, replace_readme_table, summary, summary_line, table_rows, validate_chips
 from ..ppa.estimate import estimate, flatten
 from ..ppa.plot import plot_breakdown
 from ..ppa.sram import SRAM
+from ..util import write_atomic
 from .console import console
 from .options import model_paths
 
@@ -81,23 +83,24 @@ def sram_cmd(capacity_bytes, block_bytes, banks, ports, node_nm, cell, cacti, as
 
 
 @click.command("validate-chips")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: per chip, each figure's published value, estimate, "
+              "error, scope, kind and the per-component comparison.")
+@click.option("--readme", type=click.Path(dir_okay=False, exists=True),
+              help="Rewrite the validation table between the markers of this README.")
 @click.option("--model", "models", multiple=True, metavar="FAMILY=FILE", help="Use this fitted model file.")
-def validate_chips_cmd(as_json, models):
-    """Estimate every shipped chip and compare with its published area and power."""
+def validate_chips_cmd(as_json, readme, models):
+    """Estimate every shipped chip and compare it with its paper's figures, like for like (each figure's scope:
+    chip, core or compute array; and kind: TDP, measured on a workload, post-layout, ...)."""
     rows = validate_chips(model_paths=model_paths(models))
     if as_json:
-        click.echo(json.dumps(rows, indent=1))
+        click.echo(json.dumps({"chips": rows, "summary": summary(rows)}, indent=1, default=float))
         return
-    out = []
-    for r in rows:
-        if "error" in r:
-            out.append((r["chip"], "-", "-", "-", "-", "-", "-", r["error"]))
-            continue
-        out.append((r["chip"], f"{r['area_mm2']:.1f}", f"{r['published_area_mm2']:g}", f"{r['area_err_pct']:+.0f}%",
-                    f"{r['power_w']:.2f}", f"{r['published_power_w']:g}", f"{r['power_err_pct']:+.0f}%",
-                    r["source"]))
-    _table(out, ["chip", "area mm^2", "published", "error", "power W", "published", "error", "source"])
+    if readme:
+        path = Path(readme)
+        text = replace_readme_table(path.read_text(), rows)
+        write_atomic(path, text)
+    _table(table_rows(rows), TABLE_HEADERS)
+    click.echo(summary_line(rows))
 
 
 COMMANDS = (estimate_cmd, sram_cmd, validate_chips_cmd)

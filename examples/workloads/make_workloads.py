@@ -198,11 +198,25 @@ def irregular():
                                                                    for n, m, nn, k in shapes]}
 
 
+def alexnet_conv():
+    # 227x227 input (the 224 of the paper's text does not give its 55x55 output); CONV2, 4 and 5 are split in
+    # two groups, as on the paper's two GPUs and as Eyeriss runs them
+    L = [conv("conv1", 3, 227, 227, 96, 11, stride=4),
+         conv("conv2", 96, 27, 27, 256, 5, padding=2, groups=2),
+         conv("conv3", 256, 13, 13, 384, 3, padding=1),
+         conv("conv4", 384, 13, 13, 384, 3, padding=1, groups=2),
+         conv("conv5", 384, 13, 13, 256, 3, padding=1, groups=2)]
+    return {"name": "alexnet_conv", "source": "Krizhevsky et al., 'ImageNet Classification with Deep Convolutional "
+            "Neural Networks', NIPS 2012, Fig. 2: the five CONV layers; 16-bit operands and batch 4 as Eyeriss "
+            "runs them (Chen et al., JSSC 52(1) 2017, sect. VI, Table V); pooling, normalization and FC layers "
+            "omitted", "layers": L, "batch": 4, "a_width": 16, "b_width": 16}
+
+
 def main():
-    for fn in (resnet50, mobilenet_v2, inception_v3, bert_base, transformer, gnmt, irregular):
+    for fn in (resnet50, mobilenet_v2, inception_v3, bert_base, transformer, gnmt, irregular, alexnet_conv):
         wl = fn()
-        wl = {"name": wl["name"], "source": wl["source"], "batch": 1, "a_width": 8, "b_width": 8,
-              "layers": wl["layers"]}
+        wl = {"name": wl["name"], "source": wl["source"], "batch": wl.get("batch", 1),
+              "a_width": wl.get("a_width", 8), "b_width": wl.get("b_width", 8), "layers": wl["layers"]}
         text = yaml.safe_dump(wl, sort_keys=False, default_flow_style=None, width=200)
         for d in OUTPUTS:
             (d / f"{fn.__name__}.yaml").write_text(

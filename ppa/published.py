@@ -1,0 +1,114 @@
+"""Published figures of a chip, each with its scope and kind, for ``validate-chips`` to compare like with like.
+
+A description's ``published:`` block says what the paper measured, not only how
+much. Each figure has
+
+* a **scope**: the part of the breakdown tree it covers -- ``chip`` (the whole
+  die, white space included), ``core`` (every core: what sits inside the core
+  boundary of a die photo, without the chip's I/O, NoC and white space) or
+  ``compute_array`` (the fitted compute units of every core: tensor units,
+  reduction trees, Flex-DPEs, TensorDash units; no memories, no vector unit);
+* a **kind**: for area ``die`` (a measured die or core outline), ``upper_bound``
+  (a "<=" figure), ``layout`` (post-layout area of a design that was not
+  fabricated) or ``synthesis``; for power ``tdp`` (thermal design power: the
+  estimate at full activity), ``measured`` (average on a named ``workload`` at a
+  stated clock and supply: the estimate is the runtime power of that workload at
+  that operating point) or ``post_layout`` / ``synthesis`` (a tool's average:
+  on its ``workload`` when one is named, else at full activity);
+* **parts**: the published per-component figures (a share of the total, or an
+  absolute value), each matched to the breakdown nodes it covers by path globs
+  relative to the chip (``core/memories/unified_buffer``);
+
+and ``unmodelled`` lists the die's blocks the description leaves out, with
+their published share, so that the gap they leave is visible.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+_STRICT = ConfigDict(extra="forbid", frozen=True)
+
+Scope = Literal["chip", "core", "compute_array"]
+AREA_KINDS = ("die", "upper_bound", "layout", "synthesis")
+POWER_KINDS = ("tdp", "measured", "post_layout", "synthesis")
+
+
+class Part(BaseModel):
+    """One published component figure: a share of the figure's total or an absolute value."""
+
+    model_config = _STRICT
+    name: str                                  # the paper's label
+    match: list[str] = Field(min_length=1)     # breakdown paths (globs) relative to the chip
+    share: float | None = Field(None, gt=0, le=1)
+    value: float | None = Field(None, ge=0)  # in the figure's unit (mm^2 or W)
+    source: str = ""
+
+    @model_validator(mode="after")
+    def _one_value(self):
+        if (self.share is None) == (self.value is None):
+            raise ValueError(f"part {self.name!r}: give exactly one of share and value")
+        return self
+
+
+class AreaFigure(BaseModel):
+    model_config = _STRICT
+    mm2: float = Field(gt=0)
+    scope: Scope
+    kind: Literal[AREA_KINDS]  # type: ignore[valid-type]
+    source: str
+    parts: list[Part] = []
+
+
+class PowerFigure(BaseModel):
+    model_config = _STRICT
+    w: float = Field(gt=0)
+    scope: Scope
+    kind: Literal[POWER_KINDS]  # type: ignore[valid-type]
+    source: str
+    workload: str | None = None      # shipped workload name or file: the figure is its average power
+    batch: int | None = Field(None, ge=1)
+    clock_mhz: float | None = Field(None, gt=0)   # operating point of the figure (default: the description's)
+    vdd_v: float | None = Field(None, gt=0.3, le=2.0)
+    parts: list[Part] = []
+
+    @model_validator(mode="after")
+    def _workload(self):
+        if self.kind == "measured" and self.workload is None:
+            raise ValueError("kind 'measured' needs the workload it was measured on (workload: NAME)")
+        if self.kind == "tdp" and self.workload is not None:
+            raise ValueError("kind 'tdp' is full-activity power; a figure on a workload is 'measured' or "
+                             "'post_layout'")
+        return self
+
+
+class Unmodelled(BaseModel):
+    """A block of the real die that the description does not model, with its published share of the area."""
+
+    model_config = _STRICT
+    name: str
+    share: float = Field(gt=0, lt=1)
+    source: str
+
+
+class Published(BaseModel):
+    """What the paper reports (see the module docstring); ``comparison`` says why a chip has no absolute figure."""
+
+    model_config = _STRICT
+    source: str
+    area: AreaFigure | None = None
+    power: PowerFigure | None = None
+    tops: float | None = Field(None, gt=0)
+    clock_mhz: float | None = Field(None, gt=0)
+    vdd_v: float | None = Field(None, gt=0.3, le=2.0)
+    dtype: str | None = None
+    unmodelled: list[Unmodelled] = []
+    comparison: str | None = None
+
+    @model_validator(mode="after")
+    def _something(self):
+        if self.area is None and self.power is None and self.comparison is None:
+            raise ValueError("give area, power, or comparison (why the paper has no absolute figure)")
+        return self

@@ -1,0 +1,129 @@
+"""validate-chips: scope and kind of each published figure, parts, the README's table, the white-space rule."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from accelgen import shipped
+from accelgen.cli import main
+from accelgen.errors import ConfigError
+from accelgen.ppa import estimate, parse_arch
+from accelgen.ppa.arch import load_arch
+from accelgen.ppa.chips import README_BEGIN, README_END, replace_readme_table, validate_chip, validate_chips
+
+sys.path.insert(0, str(Path(__file__).parent))
+import ppa_models  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    return ppa_models.write_models(tmp_path_factory.mktemp("models"))
+
+
+def _arch(published, **over):
+    a = {"name": "t", "node_nm": 28, "clock_mhz": 500,
+         "core": {"tensor_units": [{"rows": 32, "cols": 32}], "vector_unit": {},
+                  "memories": [{"name": "buf", "capacity_bytes": 2**20, "block_bytes": 64, "banks": 4}]},
+         "chip": {"offchip": {"type": "ddr4", "bandwidth_gbps": 25.6}, "white_space_fraction": "die"},
+         "published": published}
+    a.update(over)
+    return parse_arch(a)
+
+
+def _node(tree, name):
+    stack = [tree]
+    while stack:
+        n = stack.pop()
+        if n["name"] == name:
+            return n
+        stack += n.get("children", [])
+    raise KeyError(name)
+
+
+def test_scopes_pick_their_subtree(models):
+    pub = {"source": "s", "area": {"mm2": 1.0, "scope": "compute_array", "kind": "synthesis", "source": "t"},
+           "power": {"w": 1.0, "scope": "core", "kind": "tdp", "source": "t"}}
+    arch = _arch(pub, cores=2, chip={"noc": {"tx": 2, "ty": 1}, "white_space_fraction": "die",
+                                     "offchip": {"type": "ddr4", "bandwidth_gbps": 25.6}})
+    row = validate_chip(arch, models)
+    tree = estimate(arch, model_paths=models).breakdown
+    core = _node(tree, "core")
+    # compute array: the tensor unit of both cores; not the vector unit, its register file or the memories
+    assert row["area"]["estimate"] == pytest.approx(2 * _node(tree, "tensor_unit0")["area_mm2"])
+    assert row["area"]["matched"] == ["core/execution_units/tensor_unit0"]
+    # core: every core, without the NoC, the DRAM PHY and the white space
+    assert row["power"]["estimate"] == pytest.approx(core["tdp_w"]) and core["count"] == 2
+    assert row["power"]["estimate"] < tree["tdp_w"]
+    assert row["area"]["error_pct"] == pytest.approx(100 * (row["area"]["estimate"] - 1.0))
+
+
+def test_white_space_rule_and_chip_scope(models):
+    from accelgen.ppa.estimate import DIE_WHITE_SPACE
+    pub = {"source": "s", "area": {"mm2": 100.0, "scope": "chip", "kind": "die", "source": "t",
+                                   "parts": [{"name": "buffer", "match": ["core/memories/*"], "share": 0.5},
+                                             {"name": "phy", "match": ["io/ddr4_phy"], "value": 2.0}]}}
+    row = validate_chip(_arch(pub), models)
+    tree = estimate(_arch(pub), model_paths=models).breakdown
+    assert row["area"]["estimate"] == pytest.approx(tree["area_mm2"])
+    assert _node(tree, "white_space")["area_mm2"] == pytest.approx(DIE_WHITE_SPACE * tree["area_mm2"])
+    buf, phy = row["area"]["parts"]
+    assert buf["published"] == 50.0 and buf["estimate"] == pytest.approx(_node(tree, "buf")["area_mm2"])
+    assert phy["published"] == 2.0 and phy["matched"] == ["io/ddr4_phy"]
+
+
+def test_every_shipped_die_uses_the_one_white_space_rule():
+    for name in shipped.names("chips"):
+        ws = load_arch(shipped.path("chips", name)).chip.white_space_fraction
+        assert ws in ("die", 0.0), f"{name}: white_space_fraction {ws!r}; shipped chips use the rule 'die'"
+
+
+def test_measured_power_is_the_workload_at_its_operating_point(models):
+    wl = {"name": "g", "layers": [{"name": "l", "type": "gemm", "M": 256, "N": 256, "K": 256}]}
+    path = Path(models["systolic"]).parent / "g.yaml"
+    path.write_text(json.dumps(wl))
+    pub = {"source": "s", "power": {"w": 1.0, "scope": "chip", "kind": "measured", "workload": str(path),
+                                    "clock_mhz": 250, "vdd_v": 0.8, "source": "t"}}
+    row = validate_chip(_arch(pub), models)
+    p = row["power"]
+    assert p["operating_point"] == {"clock_mhz": 250, "vdd_v": 0.8}
+    assert p["run"]["clock_mhz"] == 250 and 0 < p["run"]["activity"]["tensor"] <= 1
+    tdp = validate_chip(_arch({"source": "s", "power": {"w": 1.0, "scope": "chip", "kind": "tdp", "source": "t"}},
+                              clock_mhz=250, vdd_v=0.8), models)["power"]["estimate"]
+    assert 0 < p["estimate"] < tdp
+
+
+@pytest.mark.parametrize("bad, match", [
+    ({"power": {"w": 1, "scope": "chip", "kind": "measured", "source": "t"}}, "needs the workload"),
+    ({"power": {"w": 1, "scope": "die", "kind": "tdp", "source": "t"}}, r"published\.power\.scope"),
+    ({"area": {"mm2": 1, "scope": "chip", "kind": "die", "source": "t",
+               "parts": [{"name": "x", "match": ["core"], "share": 0.5, "value": 1}]}}, "exactly one of share"),
+    ({}, "give area, power, or comparison"),
+])
+def test_published_block_errors_name_the_field(bad, match):
+    with pytest.raises(ConfigError, match=match):
+        _arch({"source": "s", **bad})
+
+
+def test_json_has_scope_kind_and_parts(capsys):
+    assert main(["validate-chips", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    rows = {r["chip"]: r for r in d["chips"]}
+    for r in rows.values():
+        for q in ("area", "power"):
+            if q in r:
+                assert {"published", "estimate", "error_pct", "scope", "kind", "parts"} <= set(r[q]), (r["chip"], q)
+    assert rows["tpu_v1"]["area"]["parts"] and rows["eyeriss"]["power"]["kind"] == "measured"
+    assert d["summary"]["area"]["chips"] >= 4
+
+
+def test_readme_table_is_current():
+    text = (ROOT / "README.md").read_text()
+    assert README_BEGIN in text and README_END in text
+    assert replace_readme_table(text, validate_chips()) == text, \
+        "the README's validation table is stale: run `accelgen validate-chips --readme README.md`"
