@@ -88,5 +88,5 @@ def test_shipped_resolve_prefers_an_existing_file(tmp_path, monkeypatch):
     own.write_text("name: mine\n")
     assert shipped.resolve("workloads", str(own)) == own
     with pytest.raises(ConfigError, match=r"^nope\.yaml: file not found and not a shipped workload; shipped: "
-                                          r"bert_base, .*resnet50"):
+                                          r"alexnet_conv, bert_base, .*resnet50"):
         shipped.resolve("workloads", "nope.yaml")
