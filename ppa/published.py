@@ -53,26 +53,27 @@ class Part(BaseModel):
         return self
 
 
-class AreaFigure(BaseModel):
+class _Figure(BaseModel):
+    """What every published figure has: the part of the chip it covers, its source and its per-component parts."""
+
     model_config = _STRICT
-    mm2: float = Field(gt=0)
     scope: Scope
-    kind: Literal[AREA_KINDS]  # type: ignore[valid-type]
     source: str
     parts: list[Part] = []
 
 
-class PowerFigure(BaseModel):
-    model_config = _STRICT
+class AreaFigure(_Figure):
+    mm2: float = Field(gt=0)
+    kind: Literal[AREA_KINDS]  # type: ignore[valid-type]
+
+
+class PowerFigure(_Figure):
     w: float = Field(gt=0)
-    scope: Scope
     kind: Literal[POWER_KINDS]  # type: ignore[valid-type]
-    source: str
     workload: str | None = None      # shipped workload name or file: the figure is its average power
     batch: int | None = Field(None, ge=1)
     clock_mhz: float | None = Field(None, gt=0)   # operating point of the figure (default: the description's)
     vdd_v: float | None = Field(None, gt=0.3, le=2.0)
-    parts: list[Part] = []
 
     @model_validator(mode="after")
     def _workload(self):

@@ -15,7 +15,7 @@ from ...errors import ConfigError
 from .. import perf
 from ..arch import Arch
 from ..batch import evaluate_batch
-from ..estimate import estimate
+from ..estimate import DIE_WHITE_SPACE, estimate
 from .paths import with_values
 from .plan import BATCH_PATHS, CHIP_METRICS, RUN_METRICS, Constraint, Plan, Size, py
 from .point import arch_for_point, expression, point_env, workloads_for_point
@@ -25,6 +25,10 @@ from .point import arch_for_point, expression, point_env, workloads_for_point
 _SIZED: OrderedDict[tuple[str, Size], tuple[Arch, int]] = OrderedDict()
 _SIZED_MAX = 1024
 
+
+def _white_space(value) -> float:
+    """A description's ``white_space_fraction``: a number, or ``die`` (the rule of :data:`DIE_WHITE_SPACE`)."""
+    return DIE_WHITE_SPACE if value == "die" else float(value)
 
 def sized(arch: Arch, size: Size) -> tuple[Arch, int]:
     """``arch`` with the largest count at ``size.path`` whose chip area fits ``size.area_mm2`` (bisection
@@ -172,7 +176,7 @@ def evaluate_chip_points(plan: Plan, df: pd.DataFrame) -> pd.DataFrame:
                           "sram_banks": mem.get("banks") or 4, "node_nm": base["node_nm"],
                           "clock_mhz": base["clock_mhz"], "cores": base.get("cores", 1),
                           "tx": noc.get("tx", 1), "ty": noc.get("ty", 1),
-                          "white_space_fraction": base.get("chip", {}).get("white_space_fraction", 0.0)}
+                          "white_space_fraction": _white_space(base.get("chip", {}).get("white_space_fraction", 0.0))}
     for p in plan.params:
         for path in p.paths:
             kw[BATCH_PATHS[path]] = df[p.name].to_numpy()

@@ -16,7 +16,7 @@ from accelgen.ppa.arch import load_arch
 from accelgen.ppa.chips import README_BEGIN, README_END, replace_readme_table, validate_chip, validate_chips
 
 sys.path.insert(0, str(Path(__file__).parent))
-import ppa_models  # noqa: E402
+import ppa_models
 
 ROOT = Path(__file__).resolve().parents[2]
 
