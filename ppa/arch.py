@@ -188,6 +188,10 @@ class Memory(BaseModel):
     latency_ns: Optional[float] = Field(None, gt=0)
     activity: float = Field(1.0, ge=0, le=1)                # accesses per cycle per port at full load
     count: int = Field(1, ge=1, le=65536)   # identical independent instances (e.g. one scratch pad per PE)
+    #: ``shared``: a level of the on-chip memory the units stream from (the performance model's ``sram`` level);
+    #: ``pe``: a private scratch pad inside each PE (``count`` = the PEs), read and written with its PE's MACs,
+    #: so its activity follows the compute's (``activity.pe_memory``, default ``activity.tensor``)
+    level: Literal["shared", "pe"] = "shared"
 
     @model_validator(mode="after")
     def _fits(self):
@@ -263,10 +267,14 @@ class Activity(BaseModel):
     dram: Optional[float] = Field(None, ge=0, le=1)
     host: Optional[float] = Field(None, ge=0, le=1)
     scalar: Optional[float] = Field(None, ge=0, le=1)
+    pe_memory: Optional[float] = Field(None, ge=0, le=1)   # per-PE scratch pads; default: the tensor activity
     density: float = Field(1.0, ge=0, le=1)           # operand density for fitted energy models
 
     def factors(self) -> dict[str, float]:
-        return {k: v for k, v in self.model_dump().items() if v is not None and k != "density"}
+        out = {k: v for k, v in self.model_dump().items() if v is not None and k != "density"}
+        if "pe_memory" not in out and "tensor" in out:
+            out["pe_memory"] = out["tensor"]
+        return out
 
 
 class Arch(BaseModel):

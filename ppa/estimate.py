@@ -86,9 +86,9 @@ def _memory(m, tech: TechNode, path: str, clock_mhz: float | None) -> Component:
     apc = banks * m.ports * m.activity
     return Component(m.name, "memory", count=m.count, area_um2_each=area, leakage_mw_each=leak,
                      energy_pj={"read": er, "write": ew}, actions_per_cycle={"read": apc / 2, "write": apc / 2},
-                     delay_ns=delay, activity_key="memory",
+                     delay_ns=delay, activity_key="pe_memory" if m.level == "pe" else "memory",
                      params={"capacity_bytes": m.capacity_bytes, "block_bytes": m.block_bytes, "banks": banks,
-                             "ports": m.ports, **params})
+                             "ports": m.ports, "level": m.level, **params})
 
 
 def compute_units(core: Core, base: str = "core") -> list[Unit]:

@@ -78,12 +78,14 @@ class PerfContext:
         # memory levels
         self.levels = []
         cores = arch.cores
-        if c.memories:
-            comps = [_memory(m, self.tech, f"core.memories[{i}]", self.clock_mhz) for i, m in enumerate(c.memories)]
-            bpc = [p.params["banks"] * p.params["ports"] * p.params["block_bytes"] for p in comps]
+        # the shared on-chip memories (count independent instances each); per-PE scratch pads are inside the PEs
+        shared = [(i, m) for i, m in enumerate(c.memories) if m.level == "shared"]
+        if shared:
+            comps = [_memory(m, self.tech, f"core.memories[{i}]", self.clock_mhz) for i, m in shared]
+            bpc = [p.count * p.params["banks"] * p.params["ports"] * p.params["block_bytes"] for p in comps]
             epb = [0.5 * (p.energy_pj["read"] + p.energy_pj["write"]) / p.params["block_bytes"] for p in comps]
-            self.levels.append({"name": "sram", "capacity_bytes": float(sum(m.capacity_bytes for m in c.memories)
-                                                                         * cores),
+            self.levels.append({"name": "sram", "capacity_bytes": float(sum(m.capacity_bytes * m.count
+                                                                             for _, m in shared) * cores),
                                 "bytes_per_cycle": float(sum(bpc) * cores),
                                 "bandwidth_gbps": float(sum(bpc) * cores * self.clock_mhz * 1e-3),
                                 "energy_pj_per_byte": float(np.average(epb, weights=bpc)) * self.v_dyn,
@@ -95,7 +97,7 @@ class PerfContext:
                                 "bytes_per_cycle": o.bandwidth_gbps * 1e3 / self.clock_mhz,
                                 "energy_pj_per_byte": phy.energy_pj["bit"] * 8.0,
                                 "source": f"{o.type} interface energy per bit (accelgen.ppa.components.dram_phy)"})
-        self.onchip_bytes = self.levels[0]["capacity_bytes"] if c.memories else 0.0
+        self.onchip_bytes = self.levels[0]["capacity_bytes"] if shared else 0.0
 
     # ---- compute energy per action at given densities
     def action_energy_pj(self, family: str, params: dict, density: np.ndarray, path: str,
@@ -187,7 +189,8 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
     e_action = np.zeros(n)
     det = [dict() for _ in range(n)]
     dens = np.sqrt(g.a_d * g.b_d)
-    sram_bpc = ctx.levels[0]["bytes_per_cycle"] if c.memories else np.inf
+    has_sram = bool(ctx.levels) and ctx.levels[0]["name"] == "sram"
+    sram_bpc = ctx.levels[0]["bytes_per_cycle"] if has_sram else np.inf
     for ct in COMPUTE_TYPES:
         idx = np.array([i for i, x in enumerate(chosen) if x == ct], dtype=np.int64)
         if not idx.size:
@@ -239,7 +242,7 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
     Cb = g.c_elems * g.a_width / 8.0
     meta = a_meta + b_meta
     byts = {}
-    if c.memories:
+    if has_sram:
         byts["sram"] = Ai * a_reads + B * b_reads + psum * acc_bytes + Cb
     if arch.chip.offchip:
         tiled = _dram_bytes(A, B, Cb, g.M.astype(float), g.N.astype(float), g.count.astype(float), acc_bytes,

@@ -127,3 +127,21 @@ def test_readme_table_is_current():
     assert README_BEGIN in text and README_END in text
     assert replace_readme_table(text, validate_chips()) == text, \
         "the README's validation table is stale: run `accelgen validate-chips --readme README.md`"
+
+
+def test_pe_memories_follow_the_compute_and_shared_memories_count_instances(models):
+    """A per-PE scratch pad is inside the PEs: its activity is the compute's and it is not part of the shared
+    on-chip level; a shared memory of ``count`` independent instances gives that level count x its bandwidth."""
+    from accelgen.ppa.perf_layers import PerfContext
+    core = {"tensor_units": [{"rows": 32, "cols": 32}],
+            "memories": [{"name": "glb", "capacity_bytes": 4096, "block_bytes": 8, "banks": 1, "count": 4},
+                         {"name": "spad", "capacity_bytes": 64, "block_bytes": 2, "banks": 1, "count": 1024,
+                          "level": "pe"}]}
+    arch = parse_arch({"name": "t", "node_nm": 28, "clock_mhz": 500, "core": core,
+                       "activity": {"default": 1.0, "tensor": 0.5, "memory": 0.25}})
+    sram = PerfContext(arch, models).levels[0]
+    assert sram["name"] == "sram" and sram["capacity_bytes"] == 4 * 4096 and sram["bytes_per_cycle"] == 4 * 8
+    tree = estimate(arch, model_paths=models).breakdown
+    for name, act in (("spad", 0.5), ("glb", 0.25)):
+        n = _node(tree, name)
+        assert n["runtime_w"] - n["leakage_w"] == pytest.approx(act * n["dynamic_w"]), name
