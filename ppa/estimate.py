@@ -82,8 +82,12 @@ def _memory(m, tech: TechNode, path: str, clock_mhz: float | None) -> Component:
         area, leak, er, ew = r.area_mm2 * 1e6, r.leakage_mw, r.read_energy_pj, r.write_energy_pj
         delay = r.access_time_ns / 2.0  # accesses pipelined over two cycles (as NeuroMeter assumes)
         params = {"cell": m.cell, "organization": r.organization, "access_time_ns": round(r.access_time_ns, 4)}
-    # full activity: every bank and port does one access per cycle, reads and writes equally
+    # full activity: every bank and port does one access per cycle, reads and writes equally; a stated bandwidth
+    # is what the memory serves, so at the clock it caps the accesses per cycle (banks chosen for a bandwidth
+    # round up, and an access time shorter than the cycle does not make the units ask for more)
     apc = banks * m.ports * m.activity
+    if m.bandwidth_gbps and clock_mhz:
+        apc = min(apc, m.bandwidth_gbps * 1e3 / (clock_mhz * m.block_bytes))
     return Component(m.name, "memory", count=m.count, area_um2_each=area, leakage_mw_each=leak,
                      energy_pj={"read": er, "write": ew}, actions_per_cycle={"read": apc / 2, "write": apc / 2},
                      delay_ns=delay, activity_key="pe_memory" if m.level == "pe" else "memory",
