@@ -35,8 +35,10 @@ from .sram import SRAM, dff_array
 _REDUCTION_FAMILY = {"fan": "fan", "linear": "fan_linear", "tree": "adder_tree"}
 
 #: Share of a die that its floorplan leaves to white space (channels, power grid, clock spines, decap and fill
-#: between the placed blocks): the 21% of TPU v1's die that no labelled block covers (Jouppi et al., ISCA 2017,
-#: Fig. 2 floorplan; NeuroMeter, Tang et al., HPCA 2021, sect. V-A, keeps the same 21% for TPU v1 and v2).
+#: between the placed blocks): the 21% of TPU v1's die that no labelled category covers (Jouppi et al., ISCA 2017,
+#: Fig. 2 caption: data buffers 37%, compute 30%, I/O 10%, control 2%: 79% labelled). NeuroMeter (Tang et al.,
+#: HPCA 2021) keeps 21% white space for TPU v1 and v2 (per its validation as the issue describes it; its text was
+#: not available to check).
 #: ``white_space_fraction: die`` applies it; it is the only white-space rule of the shipped chips.
 DIE_WHITE_SPACE = 0.21
 
