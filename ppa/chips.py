@@ -152,7 +152,9 @@ def validate_chip(arch: Arch, model_paths: dict | None = None) -> dict:
     est = estimate(arch, model_paths=model_paths)
     row.update(estimate={"area_mm2": est.area_mm2, "tdp_w": est.tdp_w, "peak_tops": est.peak_tops,
                          "clock_mhz": est.clock_mhz, "meets_timing": est.meets_timing},
-               published_tops=pub.tops)
+               published_tops=pub.tops,
+               # what the estimate extrapolates (model inputs outside their fitted range) or cannot meet
+               warnings=est.warnings)
     if pub.comparison:
         row["comparison"] = pub.comparison
     if pub.area:
