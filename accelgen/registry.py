@@ -10,13 +10,13 @@ and regressions.
 
 from __future__ import annotations
 
-from .cosim import (benes as benes_host, coverage, fan as fan_host, flexdpe as flexdpe_host, mac as mac_host,
-                    systolic as systolic_host, tensordash as tensordash_host)
+from .cosim import (benes as benes_host, coverage, dot_product as dot_product_host, fan as fan_host,
+                    flexdpe as flexdpe_host, mac as mac_host, systolic as systolic_host, tensordash as tensordash_host)
 from .cosim.vectors import parse_gemm
 from .family import BlockFamily, CosimOption, find_family
-from .rtl import (FAN, MAC, AdderTree, AdderTreeParams, Benes, BenesParams, FanLinear, FanLinearParams, FANParams,
-                  FlexDPE, FlexDPEParams, MACParams, TensorDashPE, TensorDashPEParams, TensorDashSchedParams,
-                  TensorDashScheduler, TensorDashTile, TensorDashTileParams)
+from .rtl import (FAN, MAC, AdderTree, AdderTreeParams, Benes, BenesParams, DotProduct, DotProductParams, FanLinear,
+                  FanLinearParams, FANParams, FlexDPE, FlexDPEParams, MACParams, TensorDashPE, TensorDashPEParams,
+                  TensorDashSchedParams, TensorDashScheduler, TensorDashTile, TensorDashTileParams)
 from .rtl.systolic import SystolicArray, SystolicParams
 
 _FAMILIES = (
@@ -101,6 +101,16 @@ _FAMILIES = (
         cycle_table=fan_host.adder_tree_table,
         coverage=coverage.adder_tree_coverage,
         activity_table=fan_host.reduction_activity,
+    ),
+    BlockFamily(
+        name="dot_product",
+        summary="dot-product unit (n multipliers and a binary adder tree: one exact dot product per cycle, "
+                "1 + mul_stages + log2 n * (1 + add_stages) cycles)",
+        params_model=DotProductParams,
+        build_component=DotProduct.from_params,
+        cycle_table=dot_product_host.dot_product_table,
+        coverage=coverage.dot_product_coverage,
+        activity_table=dot_product_host.dot_product_activity,
     ),
     BlockFamily(
         name="benes",

@@ -16,6 +16,9 @@ Bins per family (numpy only; no Amaranth or cocotb import):
   classes up to ``n``), clusters aligned to or straddling a subtree boundary,
   idle vectors and partly invalid vectors.
 * ``adder_tree``: valid patterns (all, some, none) and sum extremes.
+* ``dot_product``: operand classes of ``a`` x ``b`` (zero, min, max, other; those the widths
+  have) over the lanes of valid vectors, sums (largest, smallest, zero, negative, positive),
+  valid and idle vectors and bubbles (an idle vector between valid ones).
 * ``benes``: per pass, the permutation class (identity, reversal, bit
   reversal, rotation, perfect shuffle, other full permutation, partial
   permutation with don't-cares), broadcast fan-out classes of raw switch
@@ -39,10 +42,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..golden.benes import benes_reference
+from ..golden.dot_product import dot_products
 from ..golden.tensordash import pattern_options
 from .benes_router import CTRL_WORD_SWITCHES
 from .tensordash import pe_streams
-from .vectors import CycleTable
+from .vectors import CycleTable, operand_range
 
 
 @dataclass
@@ -183,6 +187,45 @@ def adder_tree_coverage(params, table: CycleTable, context) -> Coverage:
     cov.hit("valid: all", int(np.count_nonzero(valid.all(axis=1))))
     cov.hit("valid: some", int(np.count_nonzero(valid.any(axis=1) & ~valid.all(axis=1))))
     cov.hit("valid: none", int(np.count_nonzero(~valid.any(axis=1))))
+    return cov
+
+
+def _operand_classes(width: int, signed: bool) -> list[str]:
+    """The classes of zero, min, max, other that an operand's values fall in (no min when it is 0, ...)."""
+    lo, hi = operand_range(width, signed)
+    names = ["zero"] + (["min"] if lo else []) + (["max"] if hi else [])
+    return names + (["other"] if hi - lo + 1 > len(names) else [])
+
+
+def dot_product_coverage(params, table: CycleTable, context) -> Coverage:
+    cov = Coverage()
+    n, aw, bw, signed = params.n, params.a_width, params.b_width, params.signed
+    rows = int(table.info.get("vectors", table.cycles))
+    valid = table.inputs["valid"][:rows].astype(bool)
+    a = np.stack([_signed(table.inputs[f"a__{i}"][:rows], aw, signed) for i in range(n)], axis=1)[valid]
+    b = np.stack([_signed(table.inputs[f"b__{i}"][:rows], bw, signed) for i in range(n)], axis=1)[valid]
+    (a_lo, a_hi), (b_lo, b_hi) = operand_range(aw, signed), operand_range(bw, signed)
+
+    def classes(v, lo, hi):
+        return np.select([v == 0, v == lo, v == hi], ["zero", "min", "max"], "other")
+
+    ca, cb = classes(a, a_lo, a_hi), classes(b, b_lo, b_hi)
+    for x in _operand_classes(aw, signed):
+        for y in _operand_classes(bw, signed):
+            cov.hit(f"a={x} x b={y}", int(np.count_nonzero((ca == x) & (cb == y))))
+    extremes = [x * y for x in (a_lo, a_hi) for y in (b_lo, b_hi)]
+    largest, smallest = n * max(extremes), n * min(extremes)
+    sums = dot_products(a, b) if len(a) else np.zeros(0, dtype=object)
+    cov.hit("sum: largest", int(np.count_nonzero(sums == largest)))
+    cov.hit("sum: zero", int(np.count_nonzero(sums == 0)))
+    cov.hit("sum: positive", int(np.count_nonzero(sums > 0)))
+    if smallest < 0:
+        cov.hit("sum: smallest", int(np.count_nonzero(sums == smallest)))
+        cov.hit("sum: negative", int(np.count_nonzero(sums < 0)))
+    cov.hit("vectors: valid", int(np.count_nonzero(valid)))
+    cov.hit("vectors: idle", int(np.count_nonzero(~valid)))
+    bubbles = ~valid[1:-1] & valid[:-2] & valid[2:]
+    cov.hit("vectors: bubble between valid ones", int(np.count_nonzero(bubbles)))
     return cov
 
 

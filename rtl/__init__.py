@@ -7,6 +7,7 @@ schema; its docstring states ports and latency.
 
 from ._params import BlockParams
 from .benes import Benes, BenesParams
+from .dot_product import DotProduct, DotProductParams
 from .fan import FAN, AdderTreeParams, FanLinearParams, FANParams
 from .fan_baselines import AdderTree, FanLinear
 from .fp import FPAdder, FPMultiplier
@@ -16,7 +17,7 @@ from .tensordash import (TensorDashPE, TensorDashPEParams, TensorDashScheduler, 
                          TensorDashTile, TensorDashTileParams)
 
 __all__ = ["BlockParams", "MAC", "MACParams", "FAN", "FANParams", "FanLinear", "FanLinearParams", "AdderTree",
-           "AdderTreeParams", "Benes", "BenesParams"]
+           "AdderTreeParams", "Benes", "BenesParams", "DotProduct", "DotProductParams"]
 
 __all__ += ["TensorDashScheduler", "TensorDashSchedParams", "TensorDashPE", "TensorDashPEParams",
             "TensorDashTile", "TensorDashTileParams"]

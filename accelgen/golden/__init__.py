@@ -5,10 +5,12 @@ A leaf package: it imports numpy and ml_dtypes only, so that the co-simulation h
 """
 
 from .benes import benes_reference, deliver
+from .dot_product import dot_product_latency, dot_products
 from .fan import Cluster, dot_sum, segmented_sums
 from .flexdpe import map_gemm, sigma_cycles
 from .mac import mac_reference, mac_reference_fp, wrap
 from .tensordash import cycle_counts, simulate_pe
 
 __all__ = ["mac_reference", "mac_reference_fp", "wrap", "segmented_sums", "dot_sum", "Cluster", "deliver",
-           "benes_reference", "simulate_pe", "cycle_counts", "map_gemm", "sigma_cycles"]
+           "benes_reference", "dot_products", "dot_product_latency", "simulate_pe", "cycle_counts", "map_gemm",
+           "sigma_cycles"]
