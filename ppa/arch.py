@@ -129,6 +129,24 @@ class ReductionTree(BaseModel):
         return _implied_widths(data, (), ("width",))
 
 
+class DotProducts(BaseModel):
+    """NeuroMeter's reduction-tree unit (DianNao's NFU neuron): ``inputs`` multipliers feeding a binary adder tree,
+    one dot product of two ``inputs``-vectors per cycle (the ``dot_product`` block family). Integer operands."""
+
+    model_config = _STRICT
+    count: int = Field(1, ge=1)
+    inputs: int = Field(ge=2, le=256)
+    a_width: int = Width
+    b_width: int = Width
+    pipeline: Pipeline = "auto"
+
+    @model_validator(mode="after")
+    def _power_of_two(self):
+        if self.inputs & (self.inputs - 1):
+            raise ValueError(f"inputs: {self.inputs} is not allowed; expected a power of two (2..256)")
+        return self
+
+
 class FlexDPEs(BaseModel):
     model_config = _STRICT
     count: int = Field(ge=1)
@@ -205,6 +223,7 @@ class Core(BaseModel):
     model_config = _STRICT
     tensor_units: list[TensorUnit] = []
     reduction_trees: list[ReductionTree] = []
+    dot_products: list[DotProducts] = []
     flex_dpes: Optional[FlexDPEs] = None
     tensordash: Optional[TensorDash] = None
     vector_unit: Optional[VectorUnit] = None
@@ -215,9 +234,13 @@ class Core(BaseModel):
 
     @model_validator(mode="after")
     def _has_compute(self):
-        if not (self.tensor_units or self.reduction_trees or self.flex_dpes or self.tensordash or self.vector_unit):
-            raise ValueError("a core needs at least one compute unit (tensor_units, reduction_trees, flex_dpes, "
-                             "tensordash or vector_unit)")
+        if not (self.tensor_units or self.reduction_trees or self.dot_products or self.flex_dpes or self.tensordash
+                or self.vector_unit):
+            raise ValueError("a core needs at least one compute unit (tensor_units, reduction_trees, dot_products, "
+                             "flex_dpes, tensordash or vector_unit)")
+        if self.reduction_trees and self.dot_products:
+            raise ValueError("give reduction_trees or dot_products, not both (they share the performance model's "
+                             "'reduction' compute type)")
         names = [m.name for m in self.memories]
         if len(set(names)) != len(names):
             raise ValueError(f"memory names must be unique; got {names}")

@@ -113,6 +113,11 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
                           {"n": rt.inputs, "width": rt.width},
                           "int" if rt.dtype == "int" else "fp32",   # fp products are reduced in fp32
                           rt.pipeline, count=rt.count, edge_bits=rt.inputs * rt.width, functional_units=rt.count))
+    for i, dp in enumerate(core.dot_products):
+        units.append(Unit(f"{base}.dot_products[{i}]", f"dot_product{i}", "dot_product",
+                          {"n": dp.inputs, "a_width": dp.a_width, "b_width": dp.b_width}, "int", dp.pipeline,
+                          count=dp.count, ops_per_cycle=2.0 * dp.inputs, edge_bits=dp.inputs * (dp.a_width + dp.b_width),
+                          functional_units=dp.count))
     if core.flex_dpes:
         f = core.flex_dpes
         units.append(Unit(f"{base}.flex_dpes", "flex_dpes", "flexdpe", {"k": f.k, "width": f.width}, f.dtype,

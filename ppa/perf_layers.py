@@ -74,7 +74,7 @@ class PerfContext:
         c = arch.core
         self.available = [t for t, ok in (("tensor", bool(c.tensor_units)), ("sigma", c.flex_dpes is not None),
                                           ("tensordash", c.tensordash is not None),
-                                          ("reduction", bool(c.reduction_trees))) if ok]
+                                          ("reduction", bool(c.reduction_trees or c.dot_products))) if ok]
         # memory levels
         self.levels = []
         cores = arch.cores
@@ -127,7 +127,7 @@ def _check_layers(ctx: PerfContext, wl: Workload, g: Gemms, source: str | None) 
         limits = {"tensor": (c.tensor_units[0].a_width, c.tensor_units[0].b_width) if c.tensor_units else None,
                   "tensordash": (c.tensordash.a_width, c.tensordash.b_width) if c.tensordash else None,
                   "sigma": (c.flex_dpes.width,) * 2 if c.flex_dpes else None,
-                  "reduction": None}[ct]
+                  "reduction": (c.dot_products[0].a_width, c.dot_products[0].b_width) if c.dot_products else None}[ct]
         if limits:
             for side, w, lim in (("a_width", g.a_width[i], limits[0]), ("b_width", g.b_width[i], limits[1])):
                 if w > lim:
@@ -218,9 +218,12 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
                                 tiles=t.count * arch.cores, **ctx.stages.get("core.tensordash", {}))
             path = "core.tensordash"
         else:
-            rt = c.reduction_trees[0]
-            mp = reduction_map(sub, inputs=rt.inputs, kind=rt.kind, trees=rt.count * arch.cores)
-            path = "core.reduction_trees[0]"
+            if c.dot_products:   # multipliers feeding a tree: a plain tree's mapping, products made in the unit
+                rt, kind, path = c.dot_products[0], "tree", "core.dot_products[0]"
+            else:
+                rt, path = c.reduction_trees[0], "core.reduction_trees[0]"
+                kind = rt.kind
+            mp = reduction_map(sub, inputs=rt.inputs, kind=kind, trees=rt.count * arch.cores)
         cycles[idx], executed[idx], actions[idx] = mp.cycles, mp.executed_macs, mp.actions
         peak[idx] = mp.peak_macs_per_cycle
         a_reads[idx], b_reads[idx], psum[idx], vadds[idx] = (mp.onchip_a_reads, mp.onchip_b_reads,

@@ -89,6 +89,8 @@ def added_latency(family: str, params: dict, mul_stages: int, add_stages: int) -
         return mul_stages + add_stages
     if family in ("fan", "adder_tree"):
         return math.ceil(math.log2(params["n"])) * add_stages
+    if family == "dot_product":
+        return mul_stages + math.ceil(math.log2(params["n"])) * add_stages
     if family == "fan_linear":
         return (params["n"] - 1) * add_stages
     if family == "flexdpe":

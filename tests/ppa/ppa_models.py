@@ -43,6 +43,8 @@ MODELS = {
                        "rows*cols*(a_width*b_width + acc_width)", "log2(a_width*b_width)",
                        "a_width*b_width + acc_width"),
     "fan": _model("fan", {"n": _i(2, 512, 8), "width": _i(4, 48, 32)}, "n*width*log2(n)", "log2(n)"),
+    "dot_product": _model("dot_product", {"n": _i(2, 256, 16), "a_width": _i(2, 16, 8), "b_width": _i(2, 16, 8)},
+                          "n*(a_width*b_width + a_width + b_width)", "log2(n) + log2(a_width*b_width)"),
     "flexdpe": _model("flexdpe", {"k": _i(2, 256, 8), "width": _i(4, 48, 16)},
                       "k*(width*width/4 + width*log2(k))", "log2(k)"),
     "tensordash_pe": _model("tensordash_pe", {"lanes": _i(2, 16, 4), "depth": _i(2, 5, 4), **W},

@@ -145,3 +145,24 @@ def test_pe_memories_follow_the_compute_and_shared_memories_count_instances(mode
     for name, act in (("spad", 0.5), ("glb", 0.25)):
         n = _node(tree, name)
         assert n["runtime_w"] - n["leakage_w"] == pytest.approx(act * n["dynamic_w"]), name
+
+
+def test_dot_products_are_a_compute_unit_and_the_reduction_type(models, tmp_path):
+    """NeuroMeter's reduction-tree unit: ``inputs`` MACs per cycle per unit, costed by the dot_product model, and
+    the unit the performance model's 'reduction' layers run on."""
+    from accelgen.ppa.perf import evaluate
+    core = {"dot_products": [{"count": 16, "inputs": 16, "a_width": 16, "b_width": 16}],
+            "memories": [{"name": "sb", "capacity_bytes": 32768, "block_bytes": 32, "banks": 1}]}
+    arch = parse_arch({"name": "t", "node_nm": 65, "clock_mhz": 500, "core": core})
+    est = estimate(arch, model_paths=models)
+    assert est.peak_tops == pytest.approx(2 * 16 * 16 * 500e6 * 1e-12)
+    assert _node(est.breakdown, "dot_product0")["count"] == 16
+    wl = {"name": "g", "layers": [{"name": "l", "type": "gemm", "M": 64, "N": 64, "K": 256}]}
+    rep = evaluate(arch, wl, model_paths=models)
+    assert rep.layers[0]["compute"] == "reduction" and rep.layers[0]["cycles"] >= 64 * 64 * 256 // (16 * 16)
+    with pytest.raises(ConfigError, match="inputs: 12 is not allowed"):
+        parse_arch({"name": "t", "node_nm": 65, "clock_mhz": 500,
+                    "core": {"dot_products": [{"inputs": 12}]}})
+    with pytest.raises(ConfigError, match="not both"):
+        parse_arch({"name": "t", "node_nm": 65, "clock_mhz": 500,
+                    "core": {"dot_products": [{"inputs": 16}], "reduction_trees": [{"inputs": 16}]}})
