@@ -14,7 +14,8 @@ dataset measured (timed / zero-delay switching energy); and two published refere
 * per-MAC power of published arrays, scaled to 45 nm and 1.1 V with the node table's energy factor:
   SIGMA's TPU-like 128x128 bf16 array, 12.25 W post-layout at 28 nm and 500 MHz (Qin et al., HPCA 2020, Fig. 8;
   activity not stated); TPU v1's whole-chip 75 W TDP over its 65,536 MACs at 700 MHz (Jouppi et al., ISCA 2017,
-  Table 2; an upper bound of the MXU's share).
+  Table 2; an upper bound of the MXU's share); DianNao's whole 485 mW (post-layout, 65 nm) over its 256 16-bit
+  MACs at 0.98 GHz (Chen et al., ASPLOS 2014, abstract; the clock as recalled).
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ CASES = [  # (label, model, inputs)
                                                  "mul_stages": 3, "add_stages": 3}),
     ("int8 systolic PE 32x32, 32-bit acc, (0,0)", "systolic", {"rows": 32, "cols": 32, "a_width": 8, "b_width": 8,
                                                                "acc_width": 32}),
+    ("int16 dot product of 16, (0,0), per MAC", "dot_product", {"n": 16, "a_width": 16, "b_width": 16}),
+    ("int16 dot product of 16, (3,3), per MAC", "dot_product", {"n": 16, "a_width": 16, "b_width": 16,
+                                                                 "mul_stages": 3, "add_stages": 3}),
     ("bf16 MAC cell, (0,0)", "mac-bf16", {}),
     ("bf16 MAC cell, (3,3)", "mac-bf16", {"mul_stages": 3, "add_stages": 3}),
     ("bf16 systolic PE 8x8, (0,0)", "systolic-bf16", {"rows": 8, "cols": 8}),
@@ -49,7 +53,8 @@ def predicted(model: str, inputs: dict, density: float) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         args = {k: v for k, v in {**inputs, "density": density}.items() if k in m.inputs}
-        return float(m.predict(node_nm=45, **args)["energy_pj"])
+        per_dot = m.name == "dot_product"   # its energy is per dot product of n MACs
+        return float(m.predict(node_nm=45, **args)["energy_pj"]) / (inputs["n"] if per_dot else 1)
 
 
 def glitch(model: str, inputs: dict) -> float:
@@ -74,6 +79,10 @@ def main() -> None:
     tpu = 75.0 / (65536 * 700e6) * 1e12
     print(f"  {'SIGMA systolic baseline, 12.25 W at 28 nm, 500 MHz':56s} {sigma / e28:6.2f}  ({sigma:.2f} pJ at 28 nm)")
     print(f"  {'TPU v1, whole-chip 75 W TDP over 65,536 MACs at 700 MHz':56s} {tpu / e28:6.2f}  ({tpu:.2f} pJ at 28 nm)")
+    e65 = scaling(65).energy
+    diannao = 0.485 / (256 * 980e6) * 1e12
+    print(f"  {'DianNao, whole accelerator 485 mW over 256 MACs at 980 MHz':56s} {diannao / e65:6.2f}  "
+          f"({diannao:.2f} pJ at 65 nm)")
 
 
 if __name__ == "__main__":
