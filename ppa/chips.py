@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
+import warnings
 from pathlib import Path
 
 from .. import shipped
@@ -175,10 +176,16 @@ def validate_chips(directory: str | Path | None = None, model_paths: dict | None
     rows = []
     for path in paths:
         arch = load_arch(path)
-        try:
-            row = validate_chip(arch, model_paths)
-        except AccelgenError as exc:
-            row = {"chip": arch.name, "error": str(exc)}
+        # a chip is estimated several times (its area, its power at the figure's operating point): each of its
+        # warnings is said once, with the chip's name
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                row = validate_chip(arch, model_paths)
+            except AccelgenError as exc:
+                row = {"chip": arch.name, "error": str(exc)}
+        for message in dict.fromkeys(str(w.message) for w in caught):
+            warnings.warn(f"{arch.name}: {message}", UserWarning, stacklevel=2)
         row["file"] = path.name
         rows.append(row)
     return rows
