@@ -122,7 +122,9 @@ def workload_activity(arch: Arch, fig: PowerFigure, model_paths: dict | None) ->
     return activity, run
 
 
-def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None) -> dict:
+def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None, est) -> dict:
+    """``est``: the estimate of ``arch`` as described, used when the figure is at that operating point at full
+    activity."""
     at = {k: v for k, v in (("clock_mhz", fig.clock_mhz), ("vdd_v", fig.vdd_v)) if v is not None}
     if at:
         arch = arch.model_copy(update={**at, "target_tops": None} if "clock_mhz" in at else at)
@@ -133,7 +135,8 @@ def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None) -> dict:
         activity, out["run"] = workload_activity(arch, fig, model_paths)
         arch = arch.model_copy(update={"activity": activity})
         key = "runtime_w"
-    est = estimate(arch, model_paths=model_paths)
+    if at or fig.workload is not None:
+        est = estimate(arch, model_paths=model_paths)
     tree = est.breakdown
     value, paths = _total(tree, _scope_patterns(tree, fig.scope), key)
     out.update(estimate=value, error_pct=_err(value, fig.w), matched=paths, parts=_parts(tree, fig.parts, fig.w, key))
@@ -161,7 +164,7 @@ def validate_chip(arch: Arch, model_paths: dict | None = None) -> dict:
     if pub.area:
         row["area"] = _area(est, pub.area)
     if pub.power:
-        row["power"] = _power(arch, pub.power, model_paths)
+        row["power"] = _power(arch, pub.power, model_paths, est)
     row["unmodelled"] = [u.model_dump() for u in pub.unmodelled]
     row["unmodelled_share"] = sum(u.share for u in pub.unmodelled)
     return row

@@ -54,7 +54,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .arch import load_arch, parse_arch
-from .perf_layers import LEVELS, PerfContext, rate_metrics, run_layers
+from .perf_layers import LEVELS, PerfContext, rate_metrics, reduction_unit, run_layers
 from .workload import Workload, load_workload, parse_workload
 
 
@@ -135,7 +135,7 @@ def layer_report(ctx: PerfContext, wl: Workload, r: dict, batch: int) -> PerfRep
         mac = {"tensor": lambda: sum(t.rows * t.cols * t.count for t in c.tensor_units[:1]),
                "sigma": lambda: c.flex_dpes.k * c.flex_dpes.count,
                "tensordash": lambda: c.tensordash.lanes * c.tensordash.rows * c.tensordash.cols * c.tensordash.count,
-               "reduction": lambda: sum(r.inputs * r.count for r in (c.dot_products or c.reduction_trees)[:1])}[ct]()
+               "reduction": lambda: reduction_unit(c).inputs * reduction_unit(c).count}[ct]()
         peaks[ct] = 2.0 * mac * ctx.arch.cores * f_hz * 1e-12
     return PerfReport(arch=ctx.arch.name, workload=wl.name, batch=batch, clock_mhz=ctx.clock_mhz, peak_tops=peaks,
                       area_mm2=area, leakage_w=ctx.est.leakage_w if ctx.est else None,

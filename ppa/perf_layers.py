@@ -113,6 +113,12 @@ class PerfContext:
         return np.broadcast_to(np.asarray(out["energy_pj"], dtype=float), np.shape(density)) * self.v_dyn
 
 
+def reduction_unit(core):
+    """The unit the ``reduction`` compute type runs on: the first dot-product unit (multipliers feeding a tree),
+    else the first reduction tree (the schema allows one kind or the other)."""
+    return core.dot_products[0] if core.dot_products else core.reduction_trees[0]
+
+
 def _check_layers(ctx: PerfContext, wl: Workload, g: Gemms, source: str | None) -> list[str]:
     c = ctx.arch.core
     chosen = []
@@ -127,7 +133,7 @@ def _check_layers(ctx: PerfContext, wl: Workload, g: Gemms, source: str | None) 
         limits = {"tensor": (c.tensor_units[0].a_width, c.tensor_units[0].b_width) if c.tensor_units else None,
                   "tensordash": (c.tensordash.a_width, c.tensordash.b_width) if c.tensordash else None,
                   "sigma": (c.flex_dpes.width,) * 2 if c.flex_dpes else None,
-                  "reduction": (c.dot_products[0].a_width, c.dot_products[0].b_width) if c.dot_products else None}[ct]
+                  "reduction": (reduction_unit(c).a_width, reduction_unit(c).b_width) if c.dot_products else None}[ct]
         if limits:
             for side, w, lim in (("a_width", g.a_width[i], limits[0]), ("b_width", g.b_width[i], limits[1])):
                 if w > lim:
@@ -218,11 +224,9 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
                                 tiles=t.count * arch.cores, **ctx.stages.get("core.tensordash", {}))
             path = "core.tensordash"
         else:
-            if c.dot_products:   # multipliers feeding a tree: a plain tree's mapping, products made in the unit
-                rt, kind, path = c.dot_products[0], "tree", "core.dot_products[0]"
-            else:
-                rt, path = c.reduction_trees[0], "core.reduction_trees[0]"
-                kind = rt.kind
+            rt = reduction_unit(c)
+            # a dot-product unit maps as a plain tree whose products are made in the unit
+            kind, path = ("tree", "core.dot_products[0]") if c.dot_products else (rt.kind, "core.reduction_trees[0]")
             mp = reduction_map(sub, inputs=rt.inputs, kind=kind, trees=rt.count * arch.cores)
         cycles[idx], executed[idx], actions[idx] = mp.cycles, mp.executed_macs, mp.actions
         peak[idx] = mp.peak_macs_per_cycle
