@@ -70,6 +70,12 @@ def _scope_patterns(tree: dict, scope: str) -> list[str] | None:
     return units or ["core/execution_units/*"]
 
 
+def scope_total(tree: dict, scope: str, key: str) -> tuple[float, list[str]]:
+    """The figure ``key`` (``area_mm2``, ``tdp_w``, ``leakage_w``, ...) of an estimate's breakdown ``tree`` summed over
+    ``scope`` (``chip``, ``core`` or ``compute_array``), and the breakdown paths it covers."""
+    return _total(tree, _scope_patterns(tree, scope), key)
+
+
 def _total(tree: dict, patterns: list[str] | None, key: str) -> tuple[float, list[str]]:
     if patterns is None:
         return tree[key], [tree["name"]]

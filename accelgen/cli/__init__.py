@@ -14,7 +14,7 @@ import warnings
 import click
 
 from ..errors import AccelgenError
-from . import blocks, dse, estimate, fit, flexdpe, perf, regress, tech, tensordash, warmup
+from . import blocks, dse, estimate, fit, flexdpe, perf, regress, study, tech, tensordash, warmup
 from .console import EXIT_USAGE
 
 
@@ -25,7 +25,8 @@ def cli():
 
 
 for _cmd in (*blocks.COMMANDS, *fit.COMMANDS, *perf.COMMANDS, *estimate.COMMANDS, *dse.COMMANDS,
-             *regress.COMMANDS, *flexdpe.COMMANDS, *tensordash.COMMANDS, *warmup.COMMANDS, *tech.COMMANDS):
+             *regress.COMMANDS, *flexdpe.COMMANDS, *tensordash.COMMANDS, *warmup.COMMANDS, *tech.COMMANDS,
+             *study.COMMANDS):
     cli.add_command(_cmd)
 
 

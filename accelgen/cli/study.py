@@ -1,0 +1,47 @@
+"""``accelgen study NAME``: run one of the papers' studies, print its table, write its plots."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from .console import console
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return "-" if v is None else str(v)
+
+
+@click.command("study")
+@click.argument("name", metavar="NAME")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Output directory for plots and tables (default: study-out/NAME).")
+@click.option("--json", "as_json", is_flag=True, help='Print {"study": NAME, "rows": [...], ...}.')
+def study_cmd(name, out_dir, as_json):
+    """Run the study NAME (sigma-vs-systolic, neurometer-datacenter, neurometer-sparsity): the papers'
+    comparisons on accelgen's verified generators and fitted models. Prints the study's table and its
+    notes (the paper's figures beside accelgen's), and writes its plots under --out."""
+    # the estimator loads on use, as in the other commands
+    from ..ppa.studies import run_study
+
+    res = run_study(name, out_dir)
+    if as_json:
+        click.echo(json.dumps(res.to_json(), indent=1, default=str))
+        return 0
+    from rich.table import Table
+
+    table = Table(*[header for _, header in res.columns], title=res.title)
+    for row in res.rows:
+        table.add_row(*[_fmt(row.get(key)) for key, _ in res.columns])
+    console().print(table)
+    for note in res.notes:
+        click.echo(note)
+    for f in res.files:
+        click.echo(f"wrote {f}")
+    return 0
+
+
+COMMANDS = (study_cmd,)
