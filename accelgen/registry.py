@@ -18,6 +18,8 @@ from .rtl import (FAN, MAC, AdderTree, AdderTreeParams, Benes, BenesParams, DotP
                   FanLinearParams, FANParams, FlexDPE, FlexDPEParams, MACParams, TensorDashPE, TensorDashPEParams,
                   TensorDashSchedParams, TensorDashScheduler, TensorDashTile, TensorDashTileParams)
 from .rtl.systolic import SystolicArray, SystolicParams
+from .cosim import linear_reduction as linear_reduction_host
+from .rtl.linear_reduction import LinearReduction, LinearReductionParams
 
 _FAMILIES = (
     BlockFamily(
@@ -92,6 +94,16 @@ _FAMILIES = (
         cycle_table=fan_host.fan_linear_table,
         coverage=coverage.fan_coverage,
         activity_table=fan_host.reduction_activity,
+    ),
+    BlockFamily(
+        name="linear_reduction",
+        summary="SIGMA linear reduction (FAN baseline): adder chain fed skewed as a systolic column, "
+                "O(n) registers, n * (1 + add_stages) cycles",
+        params_model=LinearReductionParams,
+        build_component=LinearReduction.from_params,
+        cycle_table=linear_reduction_host.linear_reduction_table,
+        coverage=coverage.linear_reduction_coverage,
+        activity_table=linear_reduction_host.linear_reduction_activity,
     ),
     BlockFamily(
         name="adder_tree",

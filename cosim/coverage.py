@@ -11,7 +11,7 @@ Bins per family (numpy only; no Amaranth or cocotb import):
 
 * ``mac``: operand classes of ``a`` x ``b`` (zero, min, max, other) on enabled
   cycles, the four ``(en, clear)`` combinations, accumulator overflow reached.
-* ``fan`` / ``fan_linear``: cluster layouts of every valid vector: number of
+* ``fan`` / ``fan_linear`` / ``linear_reduction`` (de-skewed): cluster layouts of every valid vector: number of
   clusters (1, 2..n/4, more, all singletons), cluster sizes (power-of-two size
   classes up to ``n``), clusters aligned to or straddling a subtree boundary,
   idle vectors and partly invalid vectors.
@@ -383,6 +383,15 @@ def flexdpe_coverage(params, table: CycleTable, plans) -> Coverage:
 def fan_coverage(params, table: CycleTable, context) -> Coverage:
     """FAN and the linear chain: cluster layouts (sizes, counts, positions) seen in the run."""
     return _fan_layouts(params, table)
+
+
+def linear_reduction_coverage(params, table: CycleTable, context) -> Coverage:
+    """The linear reduction: the ``fan`` layout bins, read from its vectors de-skewed (input ``i`` of
+    vector ``t`` is in row ``t + i * info["skew"]``)."""
+    rows, skew = int(table.info["vectors"]), int(table.info["skew"])
+    cols = {f"{port}__{i}": table.inputs[f"{port}__{i}"][i * skew:i * skew + rows]
+            for i in range(params.n) for port in ("vec_id", "valid")}
+    return _fan_layouts(params, CycleTable(inputs=cols, expect={}, info={"vectors": rows}))
 
 
 def pe_coverage(params, table: CycleTable, context) -> Coverage:

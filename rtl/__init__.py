@@ -26,5 +26,9 @@ from .flexdpe import FlexDPE, FlexDPEParams  # noqa: E402
 
 __all__ += ["FlexDPE", "FlexDPEParams"]
 
+from .linear_reduction import LinearReduction, LinearReductionParams
+
+__all__ += ["LinearReduction", "LinearReductionParams"]
+
 # arithmetic units with pipeline stages (not block families: blocks build their datapaths from them)
 __all__ += ["FPAdder", "FPMultiplier", "PipelinedAdder", "PipelinedMultiplier"]
