@@ -16,7 +16,7 @@ from ..golden.fan import segmented_sums
 from ..golden.fp import random_fp_bits
 from ..golden.linear_reduction import input_cycle, linear_reduction_latency, slot_cycle
 from .fan import fan_stimulus
-from .stimulus import Activity, cosim_activity
+from .stimulus import Activity, sparse_ints
 from .vectors import CycleTable, to_bits
 
 __all__ = ["linear_reduction_activity", "linear_reduction_table"]
@@ -64,24 +64,26 @@ def linear_reduction_table(params, vectors: int = 1024, seed: int = 1, order: st
 
 
 def linear_reduction_activity(params, density: float, cycles: int, seed: int) -> Activity:
-    """Switching-activity stimulus. ``dtype="int"``: the cosim stimulus (density ignored; one operation
-    = one cycle), as the other reduction networks. ``dtype="fp32"``: a vector per cycle, all inputs
-    valid, values from :func:`~accelgen.golden.fp.random_fp_bits` (zero with probability
-    ``1 - density``), clusters cut at each boundary with probability 0.2, presented skewed; one
-    operation is one vector (in steady state the chain works on ``n`` vectors at once, one input
-    of each), and the ``latency + 1`` cycles that fill the chain are warm-up."""
-    if params.dtype == "int":
-        return cosim_activity(linear_reduction_table, params, 1.0, cycles, seed)
+    """Switching-activity stimulus: the chain in steady state. A vector per cycle, all inputs valid, values
+    zero with probability ``1 - density`` (else uniform over the width, or
+    :func:`~accelgen.golden.fp.random_fp_bits` for fp32), clusters cut at each boundary with probability 0.2,
+    presented skewed. The ``latency + 1`` cycles that fill the chain are warm-up and not counted; then
+    ``cycles`` cycles are counted, in each of which the chain works on ``n`` vectors at once, one input of each.
+    One operation is one vector (``n`` inputs reduced)."""
     rng = np.random.default_rng(seed)
     n, d = params.n, params.skew
-    values = random_fp_bits(rng, (cycles, n), "fp32", density=density).astype(np.int64)
-    cuts = rng.random((cycles, n - 1)) < 0.2
-    ids = np.concatenate([np.zeros((cycles, 1), dtype=np.int64), np.cumsum(cuts, axis=1)], axis=1) % (1 << params.id_width)
+    warm = params.latency + 1
+    total = warm + cycles
+    if params.fp:
+        values = random_fp_bits(rng, (total, n), "fp32", density=density).astype(np.int64)
+    else:
+        values = sparse_ints(rng, (total, n), params.width, params.signed, density)
+        values = values & ((1 << params.width) - 1)      # the ports' two's complement bits
+    cuts = rng.random((total, n - 1)) < 0.2
+    ids = np.concatenate([np.zeros((total, 1), dtype=np.int64), np.cumsum(cuts, axis=1)], axis=1) % (1 << params.id_width)
     ins = {}
     for i in range(n):
-        lead = min(i * d, cycles)
-        for port, col in (("value", values[:, i]), ("valid", np.ones(cycles, dtype=np.int64)), ("vec_id", ids[:, i])):
-            ins[f"{port}__{i}"] = np.concatenate([np.zeros(lead, dtype=np.int64), col[:cycles - lead]])
-    warm = params.latency + 1
-    return Activity(ins, ops=max(0, cycles - warm), per="vector (n fp32 inputs reduced, presented skewed)",
-                    warmup=warm)
+        lead = min(i * d, total)
+        for port, col in (("value", values[:, i]), ("valid", np.ones(total, dtype=np.int64)), ("vec_id", ids[:, i])):
+            ins[f"{port}__{i}"] = np.concatenate([np.zeros(lead, dtype=np.int64), col[:total - lead]])
+    return Activity(ins, ops=cycles, per="vector (n inputs reduced, presented skewed; steady state)", warmup=warm)

@@ -106,7 +106,7 @@ def test_coverage_reads_the_vectors_de_skewed():
 def test_activity_fp32_is_skewed_and_counts_vectors():
     p = FAM.validate({"n": 8, "dtype": "fp32", "add_stages": 1})
     act = linear_reduction_activity(p, 0.5, 64, seed=1)
-    assert act.cycles == 64 and act.warmup == p.latency + 1 and act.ops == 64 - act.warmup
+    assert act.cycles == 64 + act.warmup and act.warmup == p.latency + 1 and act.ops == 64
     for i in range(8):
         valid = np.asarray(act.inputs[f"valid__{i}"])
         assert not valid[:2 * i].any() and valid[2 * i:].all()
@@ -115,4 +115,9 @@ def test_activity_fp32_is_skewed_and_counts_vectors():
     assert (ids[:, 0] == 0).all() and (np.diff(ids, axis=1) >= 0).all()
     vals = np.concatenate([np.asarray(act.inputs[f"value__{i}"])[2 * i:] for i in range(8)])
     assert 0.3 < np.mean((vals & 0x7FFFFFFF) != 0) < 0.7
-    assert linear_reduction_activity(FAM.validate({"n": 4}), 1.0, 40, seed=1).cycles <= 40
+    # the counted window is whole for any n: the chain's fill is warm-up on top of it
+    wide = FAM.validate({"n": 64, "add_stages": 3})
+    act = linear_reduction_activity(wide, 1.0, 40, seed=1)
+    assert act.ops == 40 and act.cycles == 40 + wide.latency + 1
+    vals = np.asarray(act.inputs["value__63"])[act.warmup:]
+    assert vals.min() >= 0 and vals.max() < 1 << wide.width and (vals >= 1 << (wide.width - 1)).any()
