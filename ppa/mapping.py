@@ -34,6 +34,7 @@ Verilog (``accelgen.golden``): on shapes the two share they are equal
   on sampled operand streams at the layer's densities (element-wise skipping;
   a tile exploits only B's zeros, a single PE both operands'), plus the PE's
   pipeline latency per output group (the next group starts when a result is done).
+  ``depth=1`` is the dense baseline: speedup 1, every MAC executed (zeros included).
 * :func:`reduction_map` — reduction trees (vector-wise): each pass reduces one
   ``n``-wide vector of products; FAN packs ``floor(n/K)`` short dot products
   per pass; vectors whose products are all zero are skipped.
@@ -278,7 +279,8 @@ def tensordash_map(g: Gemms, *, lanes: int, depth: int, rows: int, cols: int, ti
     latency = pe_latency(lanes, mul_stages, add_stages)
     cycles = np.ceil(rounds * (dense_rows / sp + latency)).astype(np.int64)
     macs = g.M * g.N * g.K * g.count
-    eff_frac = g.b_d if side == "b" else g.a_d * g.b_d
+    # the dense baseline (depth 1) skips nothing: it multiplies every pair, zeros included
+    eff_frac = 1.0 if depth == 1 else g.b_d if side == "b" else g.a_d * g.b_d
     return Mapping("tensordash", cycles=cycles, executed_macs=(macs * eff_frac).astype(float),
                    actions=(groups * dense_rows / sp).astype(float), peak_macs_per_cycle=float(pes * rows * lanes),
                    # a round's groups form a ~square block of (M/R)-blocks x columns: operands shared inside it

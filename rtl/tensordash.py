@@ -54,7 +54,8 @@ grouping of a generator.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import ClassVar
 
 from amaranth import Module
 from amaranth.lib import wiring
@@ -64,14 +65,38 @@ from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
 from ._params import AccWidth, AddStages, AWidth, BWidth, FPOperandParams, FromParams, MacDtype, MulStages, Signed
-from .tensordash_datapath import (AccControl, ScheduledBuffers, accumulator_fold_cycles, idle_b, lane_accumulate,
-                                  lane_mux, op_shape, regs, stage, stream_ports)
-from .tensordash_sched import  (TENSORDASH_PATTERNS, TensorDashSchedParams, TensorDashScheduler, tensordash_levels,
-                                tensordash_options, validated_with_options)
+from .tensordash_datapath import (
+    AccControl,
+    ScheduledBuffers,
+    accumulator_fold_cycles,
+    idle_b,
+    lane_accumulate,
+    lane_mux,
+    op_shape,
+    regs,
+    stage,
+    stream_ports,
+)
+from .tensordash_dense import DenseRow, operand_row
+from .tensordash_sched import (
+    TENSORDASH_PATTERNS,
+    TensorDashSchedParams,
+    TensorDashScheduler,
+    tensordash_levels,
+    tensordash_options,
+    validated_with_options,
+)
 
 __all__ = [
-    "TENSORDASH_PATTERNS", "TensorDashSchedParams", "TensorDashPEParams", "TensorDashTileParams",
-    "TensorDashScheduler", "TensorDashPE", "TensorDashTile", "tensordash_options", "tensordash_levels",
+    "TENSORDASH_PATTERNS",
+    "TensorDashPE",
+    "TensorDashPEParams",
+    "TensorDashSchedParams",
+    "TensorDashScheduler",
+    "TensorDashTile",
+    "TensorDashTileParams",
+    "tensordash_levels",
+    "tensordash_options",
 ]
 
 class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
@@ -81,11 +106,17 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
     bits, fp32 accumulator, ``signed`` true) and filled in when not given; an
     explicit contradictory value is rejected naming the field, the value and what
     the dtype allows. ``mul_stages`` / ``add_stages`` pipeline the lane
-    multipliers and the adders of the lane tree (:attr:`latency`).
+    multipliers and the adders of the lane tree (:attr:`latency`). ``depth: 1`` is the dense
+    baseline (:mod:`accelgen.rtl.tensordash_dense`): the same PE without staging buffers, scheduler and
+    muxes.
     """
 
     block = "tensordash_pe"
     fp_signed = True
+    dense_baseline: ClassVar[bool] = True
+
+    depth: int = Field(4, ge=1, le=5, description="staging buffer depth D in rows (1: the dense baseline, "
+                                                  "no staging buffers, scheduler or muxes)")
 
     a_width: AWidth = 8
     b_width: BWidth = 8
@@ -109,6 +140,11 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
     @property
     def is_fp(self) -> bool:
         return self.dtype != "int"
+
+    @property
+    def dense(self) -> bool:
+        """The dense baseline (``depth`` 1): every lane multiplies its own pair every busy cycle."""
+        return self.depth == 1
 
     @property
     def tree_levels(self) -> int:
@@ -183,6 +219,23 @@ _FP_DOC = """
     the cycle counts are those of the integer PE with the same zero pattern.
 """
 
+_DENSE_DOC = """
+    Dense baseline (``depth`` 1)
+    ----------------------------
+    The same block without TensorDash (:mod:`accelgen.rtl.tensordash_dense`):
+    no staging rows beyond the current one, no zero detectors, no scheduler
+    (no ``sched`` submodule) and no operand multiplexers. Each lane multiplies
+    its own pair of the current row every busy cycle, zeros included (in
+    floating point ``0 x Inf`` is NaN and zero products keep their signs), into
+    the same lane tree and accumulator with the same pipelining, latency and
+    fold. The ports keep their names; with ``D = 1`` the windows ``a_next`` /
+    ``b_next`` are one row, ``next_valid`` one bit, ``take`` is 1 at ``start``
+    and in every busy cycle (a stream of ``N`` rows takes ``N`` busy cycles),
+    and ``sel`` (1 bit per lane) is 1 in every busy cycle (option 0, the dense
+    slot), else 0. ``pattern`` and ``options`` have no effect.
+"""
+
+
 _STREAM_DOC = """
     Operand streams
     ---------------
@@ -197,7 +250,7 @@ _STREAM_DOC = """
 
 
 class TensorDashPE(FromParams, wiring.Component):
-    """TensorDash sparse-operand PE: ``L`` lanes, A and B staging buffers, scheduler, one accumulator.
+    __doc__ = """TensorDash sparse-operand PE: ``L`` lanes, A and B staging buffers, scheduler, one accumulator.
 
     A pair is ineffectual when either operand is zero (``Z = ZA | ZB``, found by
     zero detectors as rows enter the buffers). Each busy cycle the scheduler
@@ -289,7 +342,7 @@ class TensorDashPE(FromParams, wiring.Component):
     each dot product costs ``C + 1 + P + F`` cycles back to back: the drain is
     not overlapped with the next stream). ``N = 0`` (``next_valid`` all 0 at
     start) needs 0 busy cycles.
-    """
+""" + _DENSE_DOC
 
     def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default", a_width: int | None = None,
                  b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
@@ -304,7 +357,8 @@ class TensorDashPE(FromParams, wiring.Component):
     def elaborate(self, platform):
         p = self.params
         m = Module()
-        front = ScheduledBuffers(m, self, {"a": (self.a_next, p.a_width), "b": (self.b_next, p.b_width)})
+        streams = {"a": (self.a_next, p.a_width), "b": (self.b_next, p.b_width)}
+        front = DenseRow(m, self, streams) if p.dense else ScheduledBuffers(m, self, streams)
         xs = front.lane_operands("a")
         ys = front.lane_operands("b", idle=idle_b(p))
         ctrl = front.pipeline(p.pipeline_delay, p.threads)
@@ -325,10 +379,11 @@ class TensorDashTileRow(wiring.Component):
     ``acc_clear`` and ``acc_en`` (clear and enable, delayed), or with an
     interleaved accumulator (``add_stages``) its selects ``acc_en``,
     ``acc_a_zero``, ``acc_b_hold``, ``acc_h_load`` and ``acc_load``
-    (:class:`~accelgen.rtl.tensordash_datapath.AccControl`).
+    (:class:`~accelgen.rtl.tensordash_datapath.AccControl`). The dense baseline's row (``depth`` 1) holds
+    the current A row instead of a staging buffer and has no muxes, so no ``shift`` and ``sel`` ports.
     """
 
-    def __init__(self, *, params: "TensorDashTileParams", options: tuple[tuple[int, int], ...]):
+    def __init__(self, *, params: TensorDashTileParams, options: tuple[tuple[int, int], ...]):
         p = self.params = params
         self.lanes, self.depth, self.options = p.lanes, p.depth, options
         self.a_shape, self.acc_shape = op_shape(p, p.a_width), op_shape(p, p.acc_width)
@@ -337,12 +392,13 @@ class TensorDashTileRow(wiring.Component):
             pipelined = {f"acc_{name}": In(1) for name in AccControl.SELECTS}
         elif p.pipeline_delay:
             pipelined = {"acc_clear": In(1), "acc_en": In(1)}
+        scheduled = {} if p.dense else {"shift": In(bits_for(p.depth)),
+                                        "sel": In(bits_for(len(options))).array(p.lanes)}
         super().__init__({
             "a_next": In(self.a_shape).array(p.depth, p.lanes),
             "start": In(1),
             "step": In(1),
-            "shift": In(bits_for(p.depth)),
-            "sel": In(bits_for(len(options))).array(p.lanes),
+            **scheduled,
             "b_op": In(op_shape(p, p.b_width)).array(p.lanes),
             "acc": Out(self.acc_shape),
             **pipelined,
@@ -351,10 +407,13 @@ class TensorDashTileRow(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         p = self.params
-        a = regs("a", self.a_shape, self.depth, self.lanes)
-        stage(m, a, a, self.a_next, self.start, self.step, self.shift)
-        xs = [lane_mux(m, self.sel[lane], self.options, a, lane, self.a_shape, f"a_op{lane}")
-              for lane in range(self.lanes)]
+        if p.dense:
+            xs = operand_row(m, "a", self.a_shape, self.a_next[0], self.start | self.step)
+        else:
+            a = regs("a", self.a_shape, self.depth, self.lanes)
+            stage(m, a, a, self.a_next, self.start, self.step, self.shift)
+            xs = [lane_mux(m, self.sel[lane], self.options, a, lane, self.a_shape, f"a_op{lane}")
+                  for lane in range(self.lanes)]
         if p.threads > 1:
             ctrl = AccControl(None, **{name: getattr(self, f"acc_{name}") for name in AccControl.SELECTS},
                               threads=p.threads)
@@ -368,7 +427,7 @@ class TensorDashTileRow(wiring.Component):
 
 
 class TensorDashTile(FromParams, HierarchicalComponent):
-    """``R`` TensorDash PE rows sharing one B stream, B staging buffer and schedule.
+    __doc__ = """``R`` TensorDash PE rows sharing one B stream, B staging buffer and schedule.
 
     Sparsity is taken from the B side only (a pair is ineffectual when its B
     operand is zero; in floating point a zero A operand is multiplied, so
@@ -406,7 +465,7 @@ class TensorDashTile(FromParams, HierarchicalComponent):
     ceil(log2(L)) * add_stages`` and ``F`` the accumulators' fold
     (:attr:`latency`; 1 without pipelining); done ``C + 1 + P + F`` cycles
     after start.
-    """
+""" + _DENSE_DOC
 
     def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default", a_width: int | None = None,
                  b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
@@ -422,13 +481,16 @@ class TensorDashTile(FromParams, HierarchicalComponent):
         p = self.params
         lanes, depth = p.lanes, p.depth
         m = Module()
-        front = ScheduledBuffers(m, self, {"b": (self.b_next, p.b_width)})
+        streams = {"b": (self.b_next, p.b_width)}
+        front = DenseRow(m, self, streams) if p.dense else ScheduledBuffers(m, self, streams)
         b_op = front.lane_operands("b", idle=idle_b(p))
         ctrl = front.pipeline(p.pipeline_delay, p.threads)
 
         for r in range(p.rows):
             cell = TensorDashTileRow(params=p, options=self.options)
-            ports = {"start": self.start, "step": front.step, "shift": front.shift, "acc": self.acc[r]}
+            ports = {"start": self.start, "step": front.step, "acc": self.acc[r]}
+            if not p.dense:
+                ports["shift"] = front.shift
             if p.threads > 1:
                 ports |= {f"acc_{name}": getattr(ctrl, name) for name in AccControl.SELECTS}
             elif p.pipeline_delay:
@@ -437,7 +499,8 @@ class TensorDashTile(FromParams, HierarchicalComponent):
                 for l in range(lanes):
                     ports[f"a_next__{s}__{l}"] = self.a_next[r][s][l]
             for l in range(lanes):
-                ports[f"sel__{l}"] = front.sched.sel[l]
+                if not p.dense:
+                    ports[f"sel__{l}"] = front.sched.sel[l]
                 ports[f"b_op__{l}"] = b_op[l]
             m.submodules[f"row{r}"] = self.cell_instance("row", cell, **ports)
 

@@ -62,14 +62,13 @@ def stage(m: Module, regs, kept, window, start, step, shift) -> None:
         for s in range(depth):
             for l, reg in enumerate(regs[s]):
                 m.d.sync += reg.eq(window[s][l])
-    with m.Elif(step):
-        with m.Switch(shift):
-            for adv in range(1, depth + 1):
-                with m.Case(adv):
-                    for s in range(depth):
-                        src = s + adv
-                        for l, reg in enumerate(regs[s]):
-                            m.d.sync += reg.eq(kept[src][l] if src < depth else window[src - depth][l])
+    with m.Elif(step), m.Switch(shift):
+        for adv in range(1, depth + 1):
+            with m.Case(adv):
+                for s in range(depth):
+                    src = s + adv
+                    for l, reg in enumerate(regs[s]):
+                        m.d.sync += reg.eq(kept[src][l] if src < depth else window[src - depth][l])
 
 
 def lane_mux(m: Module, sel, options, regs, lane: int, shape, name: str, idle: int = 0) -> Signal:
@@ -334,48 +333,21 @@ def stream_ports(p, options, rows: tuple[int, ...]) -> dict:
     }
 
 
-class ScheduledBuffers:
-    """What the PE and the tile share: the scheduler, one staging buffer per operand stream, the
-    ``live`` flags of the effectual pairs and the ``valid`` rows, ``step`` (a busy cycle without
-    ``start``), and the ``take`` / ``done`` / ``sel`` outputs.
+class OperandFront:
+    """The front of a PE or tile, in front of its lane multipliers: what feeds the lanes, ``busy`` (the
+    current row exists), ``step`` (a busy cycle without ``start``), ``shift`` (rows taken per busy cycle)
+    and ``selects`` (the per-lane ``sel`` outputs); :meth:`pipeline` and :meth:`drive_outputs` are shared.
+    :class:`ScheduledBuffers` is TensorDash's, :class:`~accelgen.rtl.tensordash_dense.DenseRow` the dense
+    baseline's (``depth`` 1)."""
 
-    ``streams`` maps a buffer name to ``(window port, width)``, in the order the buffers are built. A
-    slot enters live when its row exists and every stream's operand there is non-zero (the PE: A and
-    B; the tile: B only); it stays live until a lane uses it.
-    """
+    busy: Signal
+    step: Signal
+    shift: Value
+    selects: list
 
-    def __init__(self, m: Module, component, streams: dict[str, tuple[object, int]]):
-        p, options = component.params, component.options
-        lanes, depth = p.lanes, p.depth
-        self.m, self.component, self.options, self.params = m, component, options, p
-        start, next_valid = component.start, component.next_valid
-        self.sched = sched = m.submodules.sched = TensorDashScheduler(lanes=lanes, depth=depth, options=options)
-        self.shapes = {name: op_shape(p, width) for name, (_, width) in streams.items()}
-        self.buffers = {name: regs(name, self.shapes[name], depth, lanes) for name in streams}
-        live = regs("live", 1, depth, lanes)
-        valid = regs("valid", 1, depth, 1)
-        self.busy = valid[0][0]
+    def __init__(self, m: Module, component):
+        self.m, self.component, self.options, self.params = m, component, component.options, component.params
         self.pending = None  # accumulator control still in the pipeline (:meth:`pipeline`)
-        self.step = step = Signal(name="step")
-        m.d.comb += step.eq(self.busy & ~start)
-        for s in range(depth):
-            m.d.comb += sched.z[s].eq(~Cat(live[s]))
-        used = used_slots(sched.sel, options, depth, lanes)
-        # zero detectors on the rows entering the buffers
-        w_live = [[next_valid[s] for _ in range(lanes)] for s in range(depth)]
-        for window, _ in streams.values():
-            w_live = [[w_live[s][l] & nonzero_detect(p, window[s][l]) for l in range(lanes)] for s in range(depth)]
-        self.shift = shift = sched.as_rows
-        for name, (window, _) in streams.items():
-            stage(m, self.buffers[name], self.buffers[name], window, start, step, shift)
-        stage(m, live, [[live[s][l] & ~used[s][l] for l in range(lanes)] for s in range(depth)], w_live,
-               start, step, shift)
-        stage(m, valid, valid, [[next_valid[s]] for s in range(depth)], start, step, shift)
-
-    def lane_operands(self, name: str, idle: int = 0) -> list[Signal]:
-        """Per lane the operand of buffer ``name`` its select picks (``idle`` for an idle lane)."""
-        return [lane_mux(self.m, self.sched.sel[lane], self.options, self.buffers[name], lane, self.shapes[name],
-                          f"{name}_op{lane}", idle=idle) for lane in range(self.params.lanes)]
 
     def pipeline(self, delay: int, threads: int = 1) -> AccControl:
         """The accumulator's control: ``start`` and ``step`` delayed by ``delay`` cycles, so that they meet
@@ -401,4 +373,49 @@ class ScheduledBuffers:
             *more,
         ]
         for lane in range(self.params.lanes):
-            self.m.d.comb += c.sel[lane].eq(self.sched.sel[lane])
+            self.m.d.comb += c.sel[lane].eq(self.selects[lane])
+
+
+class ScheduledBuffers(OperandFront):
+    """What the TensorDash PE and tile share: the scheduler, one staging buffer per operand stream, the
+    ``live`` flags of the effectual pairs and the ``valid`` rows, ``step`` (a busy cycle without
+    ``start``), and the ``take`` / ``done`` / ``sel`` outputs.
+
+    ``streams`` maps a buffer name to ``(window port, width)``, in the order the buffers are built. A
+    slot enters live when its row exists and every stream's operand there is non-zero (the PE: A and
+    B; the tile: B only); it stays live until a lane uses it.
+    """
+
+    def __init__(self, m: Module, component, streams: dict[str, tuple[object, int]]):
+        super().__init__(m, component)
+        p, options = self.params, self.options
+        lanes, depth = p.lanes, p.depth
+        start, next_valid = component.start, component.next_valid
+        self.sched = sched = m.submodules.sched = TensorDashScheduler(lanes=lanes, depth=depth, options=options)
+        self.selects = list(sched.sel)
+        self.shapes = {name: op_shape(p, width) for name, (_, width) in streams.items()}
+        self.buffers = {name: regs(name, self.shapes[name], depth, lanes) for name in streams}
+        live = regs("live", 1, depth, lanes)
+        valid = regs("valid", 1, depth, 1)
+        self.busy = valid[0][0]
+        self.step = step = Signal(name="step")
+        m.d.comb += step.eq(self.busy & ~start)
+        for s in range(depth):
+            m.d.comb += sched.z[s].eq(~Cat(live[s]))
+        used = used_slots(sched.sel, options, depth, lanes)
+        # zero detectors on the rows entering the buffers
+        w_live = [[next_valid[s] for _ in range(lanes)] for s in range(depth)]
+        for window, _ in streams.values():
+            w_live = [[w_live[s][l] & nonzero_detect(p, window[s][l]) for l in range(lanes)] for s in range(depth)]
+        self.shift = shift = sched.as_rows
+        for name, (window, _) in streams.items():
+            stage(m, self.buffers[name], self.buffers[name], window, start, step, shift)
+        stage(m, live, [[live[s][l] & ~used[s][l] for l in range(lanes)] for s in range(depth)], w_live,
+               start, step, shift)
+        stage(m, valid, valid, [[next_valid[s]] for s in range(depth)], start, step, shift)
+
+    def lane_operands(self, name: str, idle: int = 0) -> list[Signal]:
+        """Per lane the operand of buffer ``name`` its select picks (``idle`` for an idle lane)."""
+        return [lane_mux(self.m, self.sched.sel[lane], self.options, self.buffers[name], lane, self.shapes[name],
+                          f"{name}_op{lane}", idle=idle) for lane in range(self.params.lanes)]
+

@@ -6,18 +6,24 @@ behaviour of the whole, are described in :mod:`accelgen.rtl.tensordash`.
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import ClassVar, Literal
 
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from ._params import BlockParams, FromParams
 
-__all__ = ["TENSORDASH_PATTERNS", "TensorDashSchedParams", "TensorDashScheduler", "tensordash_options",
-           "tensordash_levels"]
+__all__ = [
+    "TENSORDASH_PATTERNS",
+    "TensorDashSchedParams",
+    "TensorDashScheduler",
+    "tensordash_levels",
+    "tensordash_options",
+]
 
 
 #: named connectivity patterns: ``(step, lane offset)`` options in priority order
@@ -88,6 +94,17 @@ class TensorDashSchedParams(BlockParams):
     lanes: int = Field(4, ge=2, le=16, description="multiplier lanes L")
     depth: int = Field(4, ge=2, le=5, description="staging buffer depth D in rows")
     pattern: PatternName = Field("default", description="connectivity pattern (options beyond +D-1 dropped)")
+
+    #: whether ``depth: 1`` (the dense baseline: no staging buffers, scheduler or muxes) can be built
+    dense_baseline: ClassVar[bool] = False
+
+    @field_validator("depth", mode="before")
+    @classmethod
+    def _depth_one_has_no_scheduler(cls, value):
+        if type(value) is int and value == 1 and not cls.dense_baseline:
+            raise ValueError(f"1 is not allowed; expected {cls.allowed('depth')} (depth 1 is the dense baseline "
+                             "of tensordash_pe and tensordash_tile, which has no scheduler)")
+        return value
 
 
 def validated_with_options(model, options, **kwargs):

@@ -33,7 +33,7 @@ def _sparsities(ctx, param, value: str) -> list[float]:
 
 @click.command("tensordash-speedup")
 @click.option("--lanes", type=int, default=4, show_default=True, help="Multiplier lanes L (2..16).")
-@click.option("--depth", type=int, default=4, show_default=True, help="Staging depth D (2..5).")
+@click.option("--depth", type=int, default=4, show_default=True, help="Staging depth D (1..5; 1: the dense baseline).")
 @click.option("--pattern", type=click.Choice(["default", "lookahead"]), default="default", show_default=True,
               help="Connectivity pattern.")
 @click.option("--sparsity", "sparsity", default="0,0.2,0.5,0.9,0.99", show_default=True, callback=_sparsities,
@@ -56,7 +56,7 @@ def tensordash_speedup_cmd(lanes, depth, pattern, sparsity, streams, rows, seed,
     or any dot product is wrong.
     """
     fam = FAMILIES["tensordash_pe"]
-    params = fam.validate(dict(lanes=lanes, depth=depth, pattern=pattern), fam.name)
+    params = fam.validate({"lanes": lanes, "depth": depth, "pattern": pattern}, fam.name)
     if not sparsity:
         raise ConfigError([("--sparsity", "no sparsity given")])
     table = speedup_sweep(fam, params, sparsity, streams=streams, rows=rows, seed=seed,

@@ -23,6 +23,17 @@ Three layers:
 * :func:`cycle_counts`: the same cycle count, vectorized over many streams with
   numpy, for the estimator on large tensors.
 
+The dense baseline
+------------------
+``depth=1`` is the PE or tile without TensorDash (no staging rows beyond the
+current one, no scheduler, no muxes): :func:`simulate_dense`, to which
+:func:`simulate_pe` hands ``depth=1``. Every lane multiplies its own pair of
+the current row in every busy cycle, zeros included (in floating point ``0 x
+Inf`` is NaN and a zero product is the signed zero ``fp_mul`` gives, not the
+-0.0 of an idle lane), so a stream of ``N`` rows takes ``N`` busy cycles and
+the result is the plain dense dot product, summed in the same lane tree and
+accumulator order (threads and fold included).
+
 Pipelining
 ----------
 With ``mul_stages`` registers inside every lane multiplier and ``add_stages``
@@ -73,9 +84,23 @@ from ..fpformat import FP_DTYPES, is_fp
 from .fp import bits_dtype, canonical, fp_add, fp_mul, fp_width
 
 __all__ = [
-    "TD_PATTERNS", "pattern_options", "schedule_levels", "schedule_step", "PETrace", "simulate_pe",
-    "cycle_counts", "dense_cycles", "ideal_speedup", "fp_nonzero", "lane_tree_sum", "lane_tree_levels",
-    "pe_latency", "pass_cycles", "delayed", "fold_cycles",
+    "TD_PATTERNS",
+    "PETrace",
+    "cycle_counts",
+    "delayed",
+    "dense_cycles",
+    "fold_cycles",
+    "fp_nonzero",
+    "ideal_speedup",
+    "lane_tree_levels",
+    "lane_tree_sum",
+    "pass_cycles",
+    "pattern_options",
+    "pe_latency",
+    "schedule_levels",
+    "schedule_step",
+    "simulate_dense",
+    "simulate_pe",
 ]
 
 #: -0.0 in fp32: what an idle lane contributes (x + -0.0 == x bit for bit, for every x)
@@ -303,7 +328,14 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
     ``threads`` (``add_stages + 1``): the accumulator's interleaved partial sums (module docstring); the
     result is their fold, and ``acc`` per busy cycle holds the thread that cycle updated (in fp; integers:
     the running sum, which the fold does not change).
+
+    ``depth=1`` is the dense baseline: :func:`simulate_dense` (``pattern`` and ``side`` do not matter).
     """
+    if side not in ("both", "b"):
+        raise ValueError(f"side={side!r}; allowed: 'both' or 'b'")
+    if depth == 1:
+        return simulate_dense(a, b, length=length, dtype=dtype, flush_subnormals=flush_subnormals,
+                              threads=threads)
     b = np.asarray(b, dtype=object)
     a = np.asarray(a, dtype=object)
     tile = a.ndim == 3
@@ -311,8 +343,6 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
     n, lanes = b.shape
     if a_rows.shape[1:] != (n, lanes):
         raise ValueError(f"a has shape {a.shape} but b has shape {b.shape}")
-    if side not in ("both", "b"):
-        raise ValueError(f"side={side!r}; allowed: 'both' or 'b'")
     fp = dtype != "int"
     if fp and not is_fp(dtype):
         raise ValueError(f"dtype={dtype!r}; allowed: " + ", ".join(repr(d) for d in ("int", *FP_DTYPES)))
@@ -379,6 +409,51 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
                    as_rows=np.array(ases, dtype=np.int64), acc=accs, pairs_used=used)
 
 
+def simulate_dense(a, b, *, length: int | None = None, dtype: str = "int", flush_subnormals: bool = False,
+                   threads: int = 1) -> PETrace:
+    """The dense baseline (``depth=1``) of the PE (``a`` of shape ``(N, L)``) or tile (``(R, N, L)``).
+
+    Busy cycle ``j = 1 .. length`` multiplies row ``j - 1``: every lane its own pair, zeros included,
+    so ``sel`` is 1 (option 0, the dense slot) for every lane and ``as_rows`` 1 in every busy cycle and
+    every pair is used. Integers: exact Python sums. Floating point: ``p[l] = fp_mul(a, b)``, the lane
+    tree, then ``thread += tree`` for thread ``j mod threads``, folded at the end as in
+    :func:`simulate_pe`.
+    """
+    a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
+    tile = a.ndim == 3
+    a_rows = a if tile else a[None]
+    n, lanes = b.shape
+    if a_rows.shape[1:] != (n, lanes):
+        raise ValueError(f"a has shape {a.shape} but b has shape {b.shape}")
+    fp = dtype != "int"
+    if fp and not is_fp(dtype):
+        raise ValueError(f"dtype={dtype!r}; allowed: " + ", ".join(repr(d) for d in ("int", *FP_DTYPES)))
+    length = n if length is None else int(length)
+    if not 0 <= length <= n:
+        raise ValueError(f"length={length} outside 0..{n}")
+    if threads < 1:
+        raise ValueError(f"threads={threads}; allowed: >= 1")
+    n_out = a_rows.shape[0]
+    sums = [0] * n_out
+    fp_acc = np.zeros((n_out, threads), dtype=np.uint32)  # +0.0 in every thread
+    accs = []
+    for k in range(length):
+        if fp:
+            x = a_rows[:, k, :].astype(bits_dtype(dtype))
+            y = np.broadcast_to(b[k, :].astype(bits_dtype(dtype)), x.shape)
+            tree = lane_tree_sum(fp_mul(x, y, dtype, flush_subnormals=flush_subnormals), flush_subnormals)
+            thread = (k + 1) % threads
+            fp_acc[:, thread] = canonical(fp_add(fp_acc[:, thread], tree, flush_subnormals=flush_subnormals))
+            sums = [int(v) for v in fp_acc[:, thread]]
+        else:
+            sums = [s + sum(int(a_rows[r, k, l]) * int(b[k, l]) for l in range(lanes)) for r, s in enumerate(sums)]
+        accs.append(list(sums))
+    if fp:
+        sums = [int(v) for v in canonical(_fold(fp_acc, (length + 1) % threads, flush_subnormals))]
+    return PETrace(cycles=length, result=sums if tile else sums[:1], sel=np.ones((length, lanes), dtype=np.int64),
+                   as_rows=np.ones(length, dtype=np.int64), acc=accs, pairs_used=length * lanes)
+
+
 def dense_cycles(lengths) -> np.ndarray:
     """Cycles of the dense schedule: one row per cycle."""
     return np.asarray(lengths, dtype=np.int64)
@@ -411,6 +486,8 @@ def cycle_counts(effectual, lengths=None, *, depth: int, pattern="default") -> n
     lengths = np.full(n_streams, n, dtype=np.int64) if lengths is None else np.asarray(lengths, dtype=np.int64)
     if lengths.shape != (n_streams,) or (lengths < 0).any() or (lengths > n).any():
         raise ValueError(f"lengths must be {n_streams} integers in 0..{n}")
+    if depth == 1:  # the dense baseline: one row per busy cycle, zeros or not
+        return dense_cycles(lengths)[0:1] if single else dense_cycles(lengths)
     options = pattern_options(pattern, lanes, depth)
     levels = [np.array(g) for g in schedule_levels(options, lanes)]
     # stream bitmaps padded with 2*depth empty rows so every refill index exists

@@ -5,18 +5,34 @@ import itertools
 import numpy as np
 import pytest
 from amaranth.sim import Simulator
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from accelgen.golden.fp import fp_add, fp_mul
-from accelgen.golden.tensordash import (cycle_counts, delayed, fold_cycles, ideal_speedup, lane_tree_levels,
-                                        pass_cycles, pattern_options, pe_latency, schedule_levels, schedule_step,
-                                        simulate_pe)
-from accelgen.rtl.tensordash_datapath import FOLD_SCHEDULE, accumulator_fold_cycles
-from accelgen.cosim.tensordash import pe_streams, pe_table, sched_table
 from accelgen.cli import main
-from accelgen.rtl.tensordash import (TensorDashPE, TensorDashPEParams, TensorDashScheduler, TensorDashTile,
-                                     TensorDashTileParams, tensordash_levels, tensordash_options)
+from accelgen.cosim.tensordash import pe_streams, pe_table, sched_table
+from accelgen.golden.fp import fp_add, fp_mul
+from accelgen.golden.tensordash import (
+    cycle_counts,
+    delayed,
+    fold_cycles,
+    ideal_speedup,
+    lane_tree_levels,
+    pass_cycles,
+    pattern_options,
+    pe_latency,
+    schedule_levels,
+    schedule_step,
+    simulate_pe,
+)
+from accelgen.rtl.tensordash import (
+    TensorDashPE,
+    TensorDashPEParams,
+    TensorDashScheduler,
+    TensorDashTile,
+    TensorDashTileParams,
+    tensordash_levels,
+    tensordash_options,
+)
+from accelgen.rtl.tensordash_datapath import FOLD_SCHEDULE, accumulator_fold_cycles
 
 DEFAULT = ((0, 0), (1, 0), (2, 0), (3, 0), (1, 1), (1, 3), (2, 2), (3, 3))
 
@@ -199,15 +215,15 @@ def test_ideal_speedup():
 # --------------------------------------------------------------------------- parameters
 
 @pytest.mark.parametrize("kw, exc, match", [
-    (dict(lanes=1), ValueError, r"tensordash_pe\.lanes: 1 is not allowed; expected an integer in 2\.\.16"),
-    (dict(lanes=17), ValueError, r"lanes: 17 .* 2\.\.16"),
-    (dict(depth=6), ValueError, r"depth: 6 .* 2\.\.5"),
-    (dict(pattern="sparse"), ValueError, r"pattern: 'sparse' is not allowed; expected 'default' or 'lookahead'"),
-    (dict(lanes="4"), TypeError, r"lanes: '4'"),
-    (dict(acc_width=15), ValueError, r"acc_width=15 .* allowed: acc_width >= a_width \+ b_width = 16"),
-    (dict(options=[(1, 0), (0, 0)]), ValueError, r"first option must be \(0, 0\)"),
-    (dict(options=[(0, 0), (0, 1)]), ValueError, r"no other option may have step 0"),
-    (dict(options="abc"), TypeError, r"options='abc' is not a sequence"),
+    ({"lanes": 1}, ValueError, r"tensordash_pe\.lanes: 1 is not allowed; expected an integer in 2\.\.16"),
+    ({"lanes": 17}, ValueError, r"lanes: 17 .* 2\.\.16"),
+    ({"depth": 6}, ValueError, r"depth: 6 .* 1\.\.5"),  # 1: the dense baseline
+    ({"pattern": "sparse"}, ValueError, r"pattern: 'sparse' is not allowed; expected 'default' or 'lookahead'"),
+    ({"lanes": "4"}, TypeError, r"lanes: '4'"),
+    ({"acc_width": 15}, ValueError, r"acc_width=15 .* allowed: acc_width >= a_width \+ b_width = 16"),
+    ({"options": [(1, 0), (0, 0)]}, ValueError, r"first option must be \(0, 0\)"),
+    ({"options": [(0, 0), (0, 1)]}, ValueError, r"no other option may have step 0"),
+    ({"options": "abc"}, TypeError, r"options='abc' is not a sequence"),
 ])
 def test_pe_rejects_bad_parameters(kw, exc, match):
     with pytest.raises(exc, match=match):
@@ -215,10 +231,10 @@ def test_pe_rejects_bad_parameters(kw, exc, match):
 
 
 @pytest.mark.parametrize("kw, exc, match", [
-    (dict(mul_stages=4), ValueError, r"^tensordash_pe\.mul_stages: 4 is not allowed; expected an integer in 0\.\.3$"),
-    (dict(add_stages=-1), ValueError, r"^tensordash_pe\.add_stages: -1 is not allowed; expected an integer in 0\.\.3$"),
-    (dict(add_stages=True), TypeError, r"^tensordash_pe\.add_stages: True is not allowed"),
-    (dict(mul_stages=1.0), TypeError, r"^tensordash_pe\.mul_stages: 1\.0 is not allowed"),
+    ({"mul_stages": 4}, ValueError, r"^tensordash_pe\.mul_stages: 4 is not allowed; expected an integer in 0\.\.3$"),
+    ({"add_stages": -1}, ValueError, r"^tensordash_pe\.add_stages: -1 is not allowed; expected an integer in 0\.\.3$"),
+    ({"add_stages": True}, TypeError, r"^tensordash_pe\.add_stages: True is not allowed"),
+    ({"mul_stages": 1.0}, TypeError, r"^tensordash_pe\.mul_stages: 1\.0 is not allowed"),
 ])
 def test_pe_rejects_stages_out_of_range(kw, exc, match):
     with pytest.raises(exc, match=match):
@@ -382,7 +398,7 @@ def test_pipelined_table_is_the_unpipelined_one_with_drain_and_delayed_acc(cls, 
     """Same schedule; after each stream's busy cycles ``latency - 1`` drain cycles (take, sel 0; done 0).
     Without add_stages acc is the unpipelined running sum seen ``latency - 1`` cycles later; with them (the
     interleaved accumulator) acc is checked only when done, where it is the same result."""
-    kw = dict(lanes=3, depth=3, a_width=6, b_width=5, acc_width=12) | ({"rows": 2} if cls is TensorDashTileParams
+    kw = {"lanes": 3, "depth": 3, "a_width": 6, "b_width": 5, "acc_width": 12} | ({"rows": 2} if cls is TensorDashTileParams
                                                                         else {})
     mul, add = stages
     base, pipe = cls(**kw), cls(**kw, mul_stages=mul, add_stages=add)
@@ -428,16 +444,16 @@ def TensorDashSchedParams_default():
 # --------------------------------------------------------------------------- Amaranth simulator (layer 2)
 
 @pytest.mark.parametrize("kw", [
-    dict(lanes=4, depth=2, a_width=4, b_width=4, acc_width=8),
+    {"lanes": 4, "depth": 2, "a_width": 4, "b_width": 4, "acc_width": 8},
     # degenerate: two lanes, shallowest buffer, unsigned, accumulator wraps
-    dict(lanes=2, depth=2, a_width=4, b_width=4, acc_width=8, signed=False),
+    {"lanes": 2, "depth": 2, "a_width": 4, "b_width": 4, "acc_width": 8, "signed": False},
     # pipelined (issue 19): odd lane counts send a value up a tree level past an adder (it waits add_stages
     # cycles); 32x32-bit products make tree sums wider than the 64-bit accumulator; every stage count 1..3
-    dict(lanes=3, depth=3, a_width=4, b_width=4, acc_width=8, mul_stages=1, add_stages=2),
-    dict(lanes=2, depth=2, a_width=4, b_width=4, acc_width=8, signed=False, mul_stages=3),
-    dict(lanes=3, depth=2, a_width=32, b_width=32, acc_width=64, mul_stages=1, add_stages=1),
-    dict(lanes=3, depth=2, dtype="fp16", mul_stages=2, add_stages=1),
-    dict(lanes=5, depth=2, dtype="bf16", flush_subnormals=True, mul_stages=1, add_stages=3),
+    {"lanes": 3, "depth": 3, "a_width": 4, "b_width": 4, "acc_width": 8, "mul_stages": 1, "add_stages": 2},
+    {"lanes": 2, "depth": 2, "a_width": 4, "b_width": 4, "acc_width": 8, "signed": False, "mul_stages": 3},
+    {"lanes": 3, "depth": 2, "a_width": 32, "b_width": 32, "acc_width": 64, "mul_stages": 1, "add_stages": 1},
+    {"lanes": 3, "depth": 2, "dtype": "fp16", "mul_stages": 2, "add_stages": 1},
+    {"lanes": 5, "depth": 2, "dtype": "bf16", "flush_subnormals": True, "mul_stages": 1, "add_stages": 3},
 ], ids=["l4d2", "l2d2_unsigned", "l3d3_m1a2", "l2d2_unsigned_m3", "l3_32x32_m1a1", "l3_fp16_m2a1",
         "l5_bf16_ftz_m1a3"])
 def test_pe_matches_table_in_amaranth_simulator(kw):
