@@ -20,6 +20,8 @@ from .rtl import (FAN, MAC, AdderTree, AdderTreeParams, Benes, BenesParams, DotP
 from .rtl.systolic import SystolicArray, SystolicParams
 from .cosim import linear_reduction as linear_reduction_host
 from .rtl.linear_reduction import LinearReduction, LinearReductionParams
+from .cosim import art as art_host
+from .rtl.art import ART, ARTParams
 
 _FAMILIES = (
     BlockFamily(
@@ -104,6 +106,16 @@ _FAMILIES = (
         cycle_table=linear_reduction_host.linear_reduction_table,
         coverage=coverage.linear_reduction_coverage,
         activity_table=linear_reduction_host.linear_reduction_activity,
+    ),
+    BlockFamily(
+        name="art",
+        summary="MAERI augmented reduction tree (FAN baseline): adder tree with forwarding links and 3-input "
+                "adders between non-sibling neighbours, same interface, 1 + log2 n * (1 + add_stages) cycles",
+        params_model=ARTParams,
+        build_component=ART.from_params,
+        cycle_table=art_host.art_table,
+        coverage=coverage.art_coverage,
+        activity_table=art_host.art_activity,
     ),
     BlockFamily(
         name="adder_tree",

@@ -15,6 +15,9 @@ Bins per family (numpy only; no Amaranth or cocotb import):
   clusters (1, 2..n/4, more, all singletons), cluster sizes (power-of-two size
   classes up to ``n``), clusters aligned to or straddling a subtree boundary,
   idle vectors and partly invalid vectors.
+* ``art``: the ``fan`` layout bins, and every switch operation of MAERI's ART used at least once
+  (2-input add, 3-input add over a forwarding link, 2-input add over a link, a cluster split at a
+  link, a finished cluster riding up to a free output).
 * ``adder_tree``: valid patterns (all, some, none) and sum extremes.
 * ``dot_product``: operand classes of ``a`` x ``b`` (zero, min, max, other; those the widths
   have) over the lanes of valid vectors, sums (largest, smallest, zero, negative, positive),
@@ -41,6 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..golden.art import art_plan
 from ..golden.benes import benes_reference
 from ..golden.dot_product import dot_products
 from ..golden.tensordash import pattern_options
@@ -383,6 +387,21 @@ def flexdpe_coverage(params, table: CycleTable, plans) -> Coverage:
 def fan_coverage(params, table: CycleTable, context) -> Coverage:
     """FAN and the linear chain: cluster layouts (sizes, counts, positions) seen in the run."""
     return _fan_layouts(params, table)
+
+
+def art_coverage(params, table: CycleTable, context) -> Coverage:
+    """MAERI's ART: the ``fan`` layout bins, and the switch operations (:func:`accelgen.golden.art.art_plan`)
+    its vectors made (the operations a size allows: no links below n = 8)."""
+    cov = _fan_layouts(params, table)
+    kinds = ["add2"] + (["add3", "add2 over link", "split at link"] if params.n >= 8 else []) + \
+        (["ride up"] if params.n >= 4 else [])
+    cov.declare(*(f"switch: {kind}" for kind in kinds))
+    rows = int(table.info.get("vectors", table.cycles))
+    ids = np.stack([table.inputs[f"vec_id__{i}"][:rows] for i in range(params.n)], axis=1)
+    for t in range(rows):
+        for kind, count in art_plan(ids[t]).ops.items():
+            cov.hit(f"switch: {kind}", count)
+    return cov
 
 
 def linear_reduction_coverage(params, table: CycleTable, context) -> Coverage:

@@ -30,5 +30,9 @@ from .linear_reduction import LinearReduction, LinearReductionParams
 
 __all__ += ["LinearReduction", "LinearReductionParams"]
 
+from .art import ART, ARTParams
+
+__all__ += ["ART", "ARTParams"]
+
 # arithmetic units with pipeline stages (not block families: blocks build their datapaths from them)
 __all__ += ["FPAdder", "FPMultiplier", "PipelinedAdder", "PipelinedMultiplier"]

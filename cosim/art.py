@@ -1,0 +1,85 @@
+"""Host side of the ART's co-simulation: the FAN's stimulus and the ART's slots, sums and cycles.
+
+The vectors are those of :func:`accelgen.cosim.fan.fan_stimulus` (directed cluster layouts, then
+random ones; fp32 special values and rounding cases), one per cycle. Each valid cluster's sum and
+vecID are expected in the slot :func:`accelgen.golden.art.art_sums` names, exactly
+:func:`~accelgen.golden.art.art_latency` cycles after its vector; every slot's valid flag is checked
+in every cycle, so a result early, late, twice or in another slot is a mismatch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..golden.art import art_latency, art_plan, art_sums
+from ..golden.fan import segmented_sums
+from .fan import fan_stimulus, reduction_activity
+from .stimulus import Activity, cosim_activity
+from .vectors import CycleTable, to_bits
+
+__all__ = ["art_activity", "art_ops", "art_table"]
+
+
+def art_table(params, vectors: int = 1024, seed: int = 1, order: str = "art", latency: int | None = None) -> CycleTable:
+    """Cycle table for :class:`~accelgen.rtl.art.ART` (module docstring).
+
+    ``order`` (fp32: ``"art"``, or ``"fan"`` for the FAN's association order) and ``latency``
+    (default the cycle model's) exist for mutants: both must fail on the real design.
+    ``info``: ``vectors``, ``clusters``, ``sections``, ``latency``, ``ops`` (switch operations by kind).
+    """
+    stim = fan_stimulus(params, vectors, seed)
+    vecs = stim["vectors"]
+    n, dtype = params.n, params.dtype
+    lat = art_latency(n, params.add_stages) if latency is None else latency
+    total = len(vecs) + lat
+    ins = {f"{port}__{i}": np.zeros(total, dtype=np.uint64) for i in range(n) for port in ("value", "valid", "vec_id")}
+    expect, check = {}, {}
+    for j in range(n):
+        expect[f"sum_valid__{j}"] = np.zeros(total, dtype=np.uint64)  # checked in every cycle
+        for name in (f"sum__{j}", f"sum_id__{j}"):
+            expect[name] = np.zeros(total, dtype=np.uint64)
+            check[name] = np.zeros(total, dtype=bool)
+    clusters, ops = 0, {}
+    for t, (x, ids, valid) in enumerate(vecs):
+        bits = to_bits(x, params.width)
+        for i in range(n):
+            ins[f"value__{i}"][t], ins[f"valid__{i}"][t], ins[f"vec_id__{i}"][t] = bits[i], valid[i], ids[i]
+        found = art_sums(x, ids, valid, dtype=dtype)
+        if order == "fan":   # mutant: the FAN's association order in the ART's slots
+            fan = {c.start: c.total for c in segmented_sums(x, ids, valid, dtype=dtype, order="fan")}
+            found = [c.__class__(c.start, c.end, c.vec_id, fan[c.start], c.valid, c.slot, c.tree) for c in found]
+        elif order != "art":
+            raise ValueError(f"order={order!r} is not allowed; allowed: 'art', 'fan'")
+        for kind, count in art_plan(ids).ops.items():
+            ops[kind] = ops.get(kind, 0) + count
+        for c in found:
+            if not c.valid:
+                continue
+            clusters += 1
+            j, row = c.slot, t + lat
+            expect[f"sum_valid__{j}"][row] = 1
+            expect[f"sum__{j}"][row] = to_bits([c.total], params.sum_width)[0]
+            expect[f"sum_id__{j}"][row] = c.vec_id
+            check[f"sum__{j}"][row] = check[f"sum_id__{j}"][row] = True
+    return CycleTable(inputs=ins, expect=expect, check=check,
+                      info={"vectors": len(vecs), "clusters": clusters, "sections": stim["sections"], "latency": lat,
+                            "ops": ops})
+
+
+def art_ops(params, table: CycleTable) -> dict:
+    """Switch operations by kind over the vectors of ``table`` (:func:`accelgen.golden.art.art_plan`)."""
+    rows = int(table.info.get("vectors", table.cycles))
+    ids = np.stack([table.inputs[f"vec_id__{i}"][:rows] for i in range(params.n)], axis=1)
+    ops: dict = {}
+    for t in range(rows):
+        for kind, count in art_plan(ids[t]).ops.items():
+            ops[kind] = ops.get(kind, 0) + count
+    return ops
+
+
+def art_activity(params, density: float, cycles: int, seed: int) -> Activity:
+    """As the FAN's (:func:`accelgen.cosim.fan.reduction_activity`): int, the cosim stimulus; fp32, one
+    vector per cycle, all inputs valid, clusters cut with probability 0.2 at each boundary."""
+    if params.dtype == "int":
+        return cosim_activity(art_table, params, 1.0, cycles, seed)
+    return reduction_activity(params, density, cycles, seed)
