@@ -5,9 +5,9 @@ Every table presents a new vector in every cycle and checks every slot's valid f
 each cluster's sum must appear exactly ``1 + log2 n * (1 + add_stages)`` cycles after its vector, once,
 in the slot :func:`accelgen.golden.art.art_sums` names (fp32: bit-exact in the ART's order).
 
-Default builds (three): n = 16 int (also the one-cycle-short mutant), n = 16 fp32 (also the FAN-order
-mutant) and the degenerate n = 2 in fp32 (one switch, the root, its second result the bypassed
-input). Everything else (n = 2 int, n = 64, pipelined adders) is slow.
+Default builds (three): n = 16 int (also the one-cycle-short mutant), n = 8 fp32 (also the FAN-order
+mutant: its first level has a forwarding link; small, as fp32 builds are the slow ones) and the degenerate n = 2 in fp32 (one switch, the root, its second result the bypassed
+input). Everything else (n = 2 int, n = 16 and 64 fp32, pipelined adders) is slow.
 """
 
 import sys
@@ -24,7 +24,7 @@ from family_cosim import cosim_family
 pytestmark = pytest.mark.cosim
 
 INT16 = {"n": 16, "width": 8, "signed": True}
-FP16 = {"n": 16, "dtype": "fp32"}
+FP8 = {"n": 8, "dtype": "fp32"}
 
 
 def _passes(p, table, result):
@@ -46,13 +46,13 @@ def test_art_int_n16_and_short_latency_mutant(tmp_path):
     assert not result.passed and result.mismatches > 0
 
 
-def test_art_fp32_n16_and_fan_order_mutant(tmp_path):
-    p, table, result = cosim_family(tmp_path / "ok", "art", FP16, 1200, seed=8)
+def test_art_fp32_n8_and_fan_order_mutant(tmp_path):
+    p, table, result = cosim_family(tmp_path / "ok", "art", FP8, 1200, seed=8)
     _passes(p, table, result)
     assert {"fp_special", "fp_ties", "fp_cancel", "fp_subnormal", "fp_overflow"} <= set(table.info["sections"])
     # mutant: the expected sums in the FAN's association order, in the ART's slots (same build)
     bad = art_table(p, 300, seed=8, order="fan")
-    _, _, result = cosim_family(tmp_path / "order", "art", FP16, 0, table=bad)
+    _, _, result = cosim_family(tmp_path / "order", "art", FP8, 0, table=bad)
     assert not result.passed and result.mismatches > 0
     assert all(m["port"].startswith("sum__") for m in result.first_mismatches)   # the cycles are right
 
@@ -72,6 +72,7 @@ def _case(**params):
     _case(n=2, width=4),
     _case(n=64, width=8),
     _case(n=64, dtype="fp32"),
+    _case(n=16, dtype="fp32"),
     _case(n=8, width=6, signed=False),
     _case(n=16, width=8, add_stages=1),
     _case(n=16, width=8, add_stages=2),
