@@ -87,8 +87,10 @@ def added_latency(family: str, params: dict, mul_stages: int, add_stages: int) -
     interleaved accumulator)."""
     if family in ("systolic", "mac"):
         return mul_stages + add_stages
-    if family in ("fan", "adder_tree"):
+    if family in ("fan", "adder_tree", "art"):
         return math.ceil(math.log2(params["n"])) * add_stages
+    if family == "linear_reduction":   # the chain fed skewed: each of its n inputs waits 1 + add_stages cycles
+        return params["n"] * add_stages
     if family == "dot_product":
         return mul_stages + math.ceil(math.log2(params["n"])) * add_stages
     if family == "fan_linear":

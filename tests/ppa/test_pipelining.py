@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from accelgen.errors import ConfigError
+from accelgen.golden.art import art_latency
+from accelgen.golden.linear_reduction import linear_reduction_latency
 from accelgen.ppa import estimate, parse_arch
+from accelgen.ppa.pipelining import added_latency
 
 sys.path.insert(0, str(Path(__file__).parent))
 import ppa_models
@@ -110,3 +113,11 @@ def _walk(node):
     yield node
     for c in node.get("children", []):
         yield from _walk(c)
+
+
+@pytest.mark.parametrize("n", [2, 16, 512])
+@pytest.mark.parametrize("add_stages", [0, 1, 3])
+def test_added_latency_of_the_reduction_baselines_is_their_golden_latency(n, add_stages):
+    assert added_latency("art", {"n": n}, 0, add_stages) == art_latency(n, add_stages) - art_latency(n)
+    assert (added_latency("linear_reduction", {"n": n}, 0, add_stages)
+            == linear_reduction_latency(n, add_stages) - linear_reduction_latency(n))
