@@ -11,12 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import ConfigError
-from . import neurometer, sigma_vs_systolic
+from . import neurometer, sigma_reduction, sigma_vs_systolic
 from .result import Study, StudyResult
 
 __all__ = ["Study", "StudyResult", "run_study", "study_names"]
 
-STUDIES: dict[str, Study] = {s.name: s for s in (*neurometer.STUDIES, *sigma_vs_systolic.STUDIES)}
+STUDIES: dict[str, Study] = {s.name: s for s in (*sigma_reduction.STUDIES, *sigma_vs_systolic.STUDIES,
+                                                 *neurometer.STUDIES)}
 
 
 def study_names() -> list[str]:

@@ -14,7 +14,24 @@ def accelgen(*args):
 
 
 def test_study_names():
-    assert {"sigma-vs-systolic", "neurometer-datacenter", "neurometer-sparsity"} <= set(study_names())
+    assert {"sigma-reduction", "sigma-vs-systolic", "neurometer-datacenter", "neurometer-sparsity"} <= set(study_names())
+
+
+def test_sigma_reduction_rows(tmp_path):
+    res = run_study("sigma-reduction", tmp_path)
+    doc = res.to_json()
+    assert doc["study"] == "sigma-reduction"
+    rows = {(r["network"], r["n"]): r for r in doc["rows"]}
+    assert set(rows) == {(net, n) for net in ("linear", "art", "fan") for n in (16, 32, 64, 128, 256, 512)}
+    for r in rows.values():
+        assert r["area_mm2"] > 0 and r["power_w"] > 0 and r["edp"] > 0 and r["meets_clock"]
+    for n in (16, 512):
+        # Fig. 6b's run: 100 folds of 1000 vectors; the chain drains in n cycles per fold, the trees in log2 n levels
+        # (ART's linked switches put two fp32 adders in a level: it needs more stages for 500 MHz than FAN)
+        assert rows[("linear", n)]["cycles"] > rows[("art", n)]["cycles"] >= rows[("fan", n)]["cycles"] >= 100 * 1000
+        # ART's linked switches add n - 2 log2 n adders to the n - 1 of a tree: SIGMA's argument against it
+        assert rows[("art", n)]["area_mm2"] > rows[("fan", n)]["area_mm2"]
+    assert all(f.exists() for f in res.files)
 
 
 def test_sigma_vs_systolic_rows(tmp_path):
