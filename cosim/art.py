@@ -13,7 +13,7 @@ import numpy as np
 
 from ..golden.art import art_latency, art_plan, art_sums
 from ..golden.fan import segmented_sums
-from .fan import fan_stimulus, reduction_activity
+from .fan import fan_stimulus, reduction_activity, slot_expectations
 from .stimulus import Activity, cosim_activity
 from .vectors import CycleTable, to_bits
 
@@ -33,12 +33,7 @@ def art_table(params, vectors: int = 1024, seed: int = 1, order: str = "art", la
     lat = art_latency(n, params.add_stages) if latency is None else latency
     total = len(vecs) + lat
     ins = {f"{port}__{i}": np.zeros(total, dtype=np.uint64) for i in range(n) for port in ("value", "valid", "vec_id")}
-    expect, check = {}, {}
-    for j in range(n):
-        expect[f"sum_valid__{j}"] = np.zeros(total, dtype=np.uint64)  # checked in every cycle
-        for name in (f"sum__{j}", f"sum_id__{j}"):
-            expect[name] = np.zeros(total, dtype=np.uint64)
-            check[name] = np.zeros(total, dtype=bool)
+    expect, check = slot_expectations(n, total)
     clusters, ops = 0, {}
     for t, (x, ids, valid) in enumerate(vecs):
         bits = to_bits(x, params.width)

@@ -196,17 +196,25 @@ def _inputs(params, vecs, total, with_ids=True):
     return ins
 
 
+def slot_expectations(n: int, total: int) -> tuple[dict, dict]:
+    """``(expect, check)`` of ``total`` rows for the ``n`` output slots of a vecID reduction network: every
+    ``sum_valid`` is checked in every row (0 unless a cluster is expected), ``sum`` and ``sum_id`` only where
+    a cluster is expected (the caller sets them and their ``check``)."""
+    expect, check = {}, {}
+    for j in range(n):
+        expect[f"sum_valid__{j}"] = np.zeros(total, dtype=np.uint64)
+        for name in (f"sum__{j}", f"sum_id__{j}"):
+            expect[name] = np.zeros(total, dtype=np.uint64)
+            check[name] = np.zeros(total, dtype=bool)
+    return expect, check
+
+
 def _slot_table(params, vectors: int, seed: int, slot_of, order: str, lat: int) -> CycleTable:
     stim = fan_stimulus(params, vectors, seed)
     vecs = stim["vectors"]
     n = params.n
     total = len(vecs) + lat
-    expect, check = {}, {}
-    for j in range(n):
-        expect[f"sum_valid__{j}"] = np.zeros(total, dtype=np.uint64)  # checked in every cycle
-        for name in (f"sum__{j}", f"sum_id__{j}"):
-            expect[name] = np.zeros(total, dtype=np.uint64)
-            check[name] = np.zeros(total, dtype=bool)
+    expect, check = slot_expectations(n, total)
     clusters = 0
     for t, (x, ids, valid) in enumerate(vecs):
         row = t + lat

@@ -15,7 +15,7 @@ import numpy as np
 from ..golden.fan import segmented_sums
 from ..golden.fp import random_fp_bits
 from ..golden.linear_reduction import input_cycle, linear_reduction_latency, slot_cycle
-from .fan import fan_stimulus
+from .fan import fan_stimulus, slot_expectations
 from .stimulus import Activity, sparse_ints
 from .vectors import CycleTable, to_bits
 
@@ -37,12 +37,7 @@ def linear_reduction_table(params, vectors: int = 1024, seed: int = 1, order: st
     lat = linear_reduction_latency(n, stages)
     total = len(vecs) + lat
     ins = {f"{port}__{i}": np.zeros(total, dtype=np.uint64) for i in range(n) for port in ("value", "valid", "vec_id")}
-    expect, check = {}, {}
-    for j in range(n):
-        expect[f"sum_valid__{j}"] = np.zeros(total, dtype=np.uint64)  # checked in every row
-        for name in (f"sum__{j}", f"sum_id__{j}"):
-            expect[name] = np.zeros(total, dtype=np.uint64)
-            check[name] = np.zeros(total, dtype=bool)
+    expect, check = slot_expectations(n, total)
     clusters = 0
     for t, (x, ids, valid) in enumerate(vecs):
         bits = to_bits(x, params.width)

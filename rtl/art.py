@@ -23,23 +23,18 @@ from amaranth import Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .fan import ReductionNetwork, _ReductionParams, delayed, value_shape
+from .fan import FANParams, ReductionNetwork, delayed, value_shape
 from .fp import FPAdder
 from .intarith import PipelinedAdder
 
 __all__ = ["ART", "ARTParams", "ArtSwitch"]
 
 
-class ARTParams(_ReductionParams):
-    """Parameters of :class:`ART` (see there for their meaning)."""
+class ARTParams(FANParams):
+    """Parameters of :class:`ART` (see there for their meaning): FAN's, with FAN's latency
+    ``1 + log2 n * (1 + add_stages)``."""
 
     block = "art"
-
-    @property
-    def latency(self) -> int:
-        """``1 + log2 n * (1 + add_stages)``: the input registers, then ``log2 n`` levels of
-        ``add_stages`` adder registers and one output register each."""
-        return 1 + self.log2n * self.level_cycles
 
     def linked(self, level: int, j: int) -> bool:
         """Switch ``j`` of ``level`` has a forwarding link (a level of at least 4 switches, not at its ends)."""

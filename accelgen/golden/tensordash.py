@@ -307,6 +307,25 @@ class PETrace:
     pairs_used: int = 0
 
 
+def _operands(a, b, dtype: str, length: int | None):
+    """The checked operands of a PE or tile run: ``(a_rows, b, tile, n, lanes, fp, length)`` (``a_rows``: a's rows
+    with a leading output axis; ``length`` defaults to every stream row)."""
+    b = np.asarray(b, dtype=object)
+    a = np.asarray(a, dtype=object)
+    tile = a.ndim == 3
+    a_rows = a if tile else a[None]
+    n, lanes = b.shape
+    if a_rows.shape[1:] != (n, lanes):
+        raise ValueError(f"a has shape {a.shape} but b has shape {b.shape}")
+    fp = dtype != "int"
+    if fp and not is_fp(dtype):
+        raise ValueError(f"dtype={dtype!r}; allowed: " + ", ".join(repr(d) for d in ("int", *FP_DTYPES)))
+    length = n if length is None else int(length)
+    if not 0 <= length <= n:
+        raise ValueError(f"length={length} outside 0..{n}")
+    return a_rows, b, tile, n, lanes, fp, length
+
+
 def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = None,
                 side: str = "both", dtype: str = "int", flush_subnormals: bool = False,
                 threads: int = 1) -> PETrace:
@@ -336,21 +355,9 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
     if depth == 1:
         return simulate_dense(a, b, length=length, dtype=dtype, flush_subnormals=flush_subnormals,
                               threads=threads)
-    b = np.asarray(b, dtype=object)
-    a = np.asarray(a, dtype=object)
-    tile = a.ndim == 3
-    a_rows = a if tile else a[None]
-    n, lanes = b.shape
-    if a_rows.shape[1:] != (n, lanes):
-        raise ValueError(f"a has shape {a.shape} but b has shape {b.shape}")
-    fp = dtype != "int"
-    if fp and not is_fp(dtype):
-        raise ValueError(f"dtype={dtype!r}; allowed: " + ", ".join(repr(d) for d in ("int", *FP_DTYPES)))
+    a_rows, b, tile, _, lanes, fp, length = _operands(a, b, dtype, length)
     if fp:
         op_type = bits_dtype(dtype)
-    length = n if length is None else int(length)
-    if not 0 <= length <= n:
-        raise ValueError(f"length={length} outside 0..{n}")
     options = pattern_options(pattern, lanes, depth)
     levels = schedule_levels(options, lanes)
 
@@ -419,18 +426,7 @@ def simulate_dense(a, b, *, length: int | None = None, dtype: str = "int", flush
     tree, then ``thread += tree`` for thread ``j mod threads``, folded at the end as in
     :func:`simulate_pe`.
     """
-    a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
-    tile = a.ndim == 3
-    a_rows = a if tile else a[None]
-    n, lanes = b.shape
-    if a_rows.shape[1:] != (n, lanes):
-        raise ValueError(f"a has shape {a.shape} but b has shape {b.shape}")
-    fp = dtype != "int"
-    if fp and not is_fp(dtype):
-        raise ValueError(f"dtype={dtype!r}; allowed: " + ", ".join(repr(d) for d in ("int", *FP_DTYPES)))
-    length = n if length is None else int(length)
-    if not 0 <= length <= n:
-        raise ValueError(f"length={length} outside 0..{n}")
+    a_rows, b, tile, _, lanes, fp, length = _operands(a, b, dtype, length)
     if threads < 1:
         raise ValueError(f"threads={threads}; allowed: >= 1")
     n_out = a_rows.shape[0]
