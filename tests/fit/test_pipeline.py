@@ -55,7 +55,7 @@ def test_shipped_model_heldout_error_bounds(family):
 
 #: every family with a shipped model; each one's bounds are checked by the test above
 SHIPPED = {"mac", "systolic", "fan", "adder_tree", "tensordash_sched", "fan_linear", "tensordash_pe", "benes", "flexdpe",
-           "tensordash_tile", "dot_product", "linear_reduction"}
+           "tensordash_tile", "dot_product", "linear_reduction", "art"}
 
 
 def test_shipped_families_exist_with_their_sweep_and_dataset():
