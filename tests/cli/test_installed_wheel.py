@@ -204,6 +204,13 @@ def test_perf_by_names(installed):
     assert "total: 54 layers" in out and "TOPS/W" in out, out
 
 
+def test_studies_run_from_the_wheel(installed):
+    for name in ("sigma-reduction", "sigma-vs-systolic"):
+        doc = json.loads(installed.accelgen("study", name, "--json", "--out", installed.cwd / name).stdout)
+        assert doc["study"] == name and doc["rows"], doc
+        assert (installed.cwd / name).is_dir()
+
+
 def test_unknown_name_is_one_line_exit_2(installed):
     proc = installed.accelgen("estimate", "tpu_v9", check=False)
     assert proc.returncode == 2 and proc.stdout == ""
