@@ -27,8 +27,11 @@ def test_art_sweep_file_loads(name, dtype):
     assert {p.add_stages for p in train} == {0, 1, 2, 3}
     names = set(fam.params_model.model_fields) | {"density"}
     assert {"area_um2", "leakage_uw", "energy_pj", "delay_ns"} <= set(spec.targets)
-    for target in spec.targets.values():
-        assert any("n-2*log2(n)" in f for f in target["features"]) or target is spec.targets["delay_ns"]
+    for name_, target in spec.targets.items():
+        # the additive forms count the linked switches' second adders; the delay is a step (fp32: at n = 8) and a
+        # log-link energy scales n switches by factors, so they need not
+        if name_ != "delay_ns" and target.get("link", "identity") == "identity":
+            assert any("n-2*log2(n)" in f for f in target["features"]), name_
         for form in target["features"]:
             values = [float(compile_feature(form, names)({**p.model_dump(), "density": 0.5})) for p in train]
             assert all(math.isfinite(v) for v in values), form
