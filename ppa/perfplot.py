@@ -20,7 +20,8 @@ from ..util import atomic_files
 _COLORS = {"compute": "tab:green", "sram": "tab:orange", "dram": "tab:red"}
 
 
-def _plt():
+def pyplot():
+    """matplotlib's pyplot on the Agg backend (no display), imported on first use: every plot module's entry."""
     import matplotlib  # noqa: PLC0415
 
     matplotlib.use("Agg")
@@ -29,8 +30,9 @@ def _plt():
     return plt
 
 
-def _save(fig, path: Path) -> Path:
-    plt = _plt()
+def save_png(fig, path: Path) -> Path:
+    """Write ``fig`` to ``path`` as a PNG atomically (nothing half-written on an error) and close it."""
+    plt = pyplot()
     with atomic_files([path]) as (tmp,):
         fig.savefig(tmp, format="png", dpi=110)
     plt.close(fig)
@@ -38,7 +40,7 @@ def _save(fig, path: Path) -> Path:
 
 
 def plot_roofline(rep, path) -> Path:
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5.5))
     peak = max(rep.peak_tops.values())
     ints = [lay[f"{lv['name']}_intensity_ops_per_byte"] for lay in rep.layers for lv in rep.levels]
@@ -60,13 +62,13 @@ def plot_roofline(rep, path) -> Path:
     ax.set_title(f"{rep.arch} / {rep.workload}, batch {rep.batch}: throughput roofline")
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    return _save(fig, Path(path))
+    return save_png(fig, Path(path))
 
 
 def plot_energy_roofline(rep, path) -> Path | None:
     if not rep.energy_available:
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5.5))
     # compute energy per op of the network (pJ/op) from the measured breakdown
     tot = rep.total
@@ -88,11 +90,11 @@ def plot_energy_roofline(rep, path) -> Path | None:
     ax.set_title(f"{rep.arch} / {rep.workload}: energy roofline")
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    return _save(fig, Path(path))
+    return save_png(fig, Path(path))
 
 
 def plot_layers(rep, path) -> Path:
-    plt = _plt()
+    plt = pyplot()
     n = len(rep.layers)
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(max(8, 0.14 * n + 3), 7), sharex=True)
     idx = np.arange(n)
@@ -112,11 +114,11 @@ def plot_layers(rep, path) -> Path:
     ax2.set_xticklabels([lay["name"] for lay in rep.layers], rotation=90, fontsize=6)
     ax2.legend(fontsize=8)
     fig.tight_layout()
-    return _save(fig, Path(path))
+    return save_png(fig, Path(path))
 
 
 def plot_sparsity(sweep: dict, path) -> Path:
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 5))
     d = sweep["densities"]
     for ct, row in sweep["types"].items():
@@ -130,7 +132,7 @@ def plot_sparsity(sweep: dict, path) -> Path:
     ax.set_title(f"sparsity gain, {M}x{N}x{K} GEMM ({sweep['pattern']})")
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    return _save(fig, Path(path))
+    return save_png(fig, Path(path))
 
 
 def plot_all(rep, directory, sweep: dict | None = None) -> list[Path]:

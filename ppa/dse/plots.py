@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..perfplot import _plt, _save
+from ..perfplot import pyplot, save_png
 from .plan import Plan, Plot
 
 
@@ -22,7 +22,7 @@ def _label(plan: Plan, row) -> str:
 
 def plot_front(plan: Plan, table: pd.DataFrame, front: dict, out: Path) -> Path:
     """All feasible points (grey) and the front (coloured, labelled) over the front's objectives."""
-    plt = _plt()
+    plt = pyplot()
     objs = front["objectives"]
     feas = table[table["feasible"]]
     on = table[table[front["column"]]]
@@ -55,12 +55,12 @@ def plot_front(plan: Plan, table: pd.DataFrame, front: dict, out: Path) -> Path:
         ax.legend(fontsize=8)
     ax.set_title(f"{plan.name}: Pareto front over {', '.join(objs)}", fontsize=9)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_png(fig, path)
 
 
 def plot_spec(plan: Plan, table: pd.DataFrame, spec: Plot, out: Path, index: int) -> Path:
     """One plot of the space's ``plots:`` list: ``y`` against ``x``, one line/colour per ``group``."""
-    plt = _plt()
+    plt = pyplot()
     df = table[table["feasible"]] if spec.feasible_only else table
     for k, v in spec.filter.items():
         df = df[df[k] == v]
@@ -90,4 +90,4 @@ def plot_spec(plan: Plan, table: pd.DataFrame, spec: Plot, out: Path, index: int
     name = f"plot{index}_{spec.y}_vs_{spec.x}".replace(".", "-").replace("/", "-")
     if spec.filter:
         name += "_" + "_".join(f"{k}-{v}" for k, v in spec.filter.items())
-    return _save(fig, out / f"{name}.png")
+    return save_png(fig, out / f"{name}.png")

@@ -19,7 +19,7 @@ from ...golden.art import art_latency
 from ...golden.fan import fan_latency
 from ...golden.linear_reduction import linear_reduction_latency
 from ..components import FittedCompute
-from ..perfplot import _plt, _save
+from ..perfplot import pyplot, save_png
 from ..pipelining import Unit, choose
 from ..process import STD_CELL_UTILIZATION
 from .result import Study, StudyResult
@@ -67,7 +67,7 @@ def run_study(out: Path) -> StudyResult:
 
 
 def _plot(rows: list[dict], path: Path) -> Path:
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 4, figsize=(16, 4))
     for ax, (key, label) in zip(axes, (("area_mm2", "area mm^2"), ("power_w", "power W"), ("cycles", "cycles"),
                                       ("edp", "EDP J s"))):
@@ -81,7 +81,7 @@ def _plot(rows: list[dict], path: Path) -> Path:
     axes[0].legend()
     fig.suptitle(f"fp32 reduction networks, {NODE_NM} nm, {CLOCK_MHZ:g} MHz, {FOLDS} folds x {STREAM} vectors")
     fig.tight_layout()
-    return _save(fig, path)
+    return save_png(fig, path)
 
 
 STUDIES = (Study("sigma-reduction",

@@ -28,7 +28,7 @@ from ..arch import load_arch
 from ..chips import scope_total
 from ..estimate import estimate
 from ..perf import evaluate
-from ..perfplot import _plt, _save
+from ..perfplot import pyplot, save_png
 from ..workload import load_workload, resolve_workload_path
 from .result import Study, StudyResult
 
@@ -104,7 +104,7 @@ def run_study(out: Path) -> StudyResult:
 
 
 def _plot(rows: list[dict], gemms: list[dict], path: Path) -> Path:
-    plt = _plt()
+    plt = pyplot()
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [1, 2.5]})
     names = [r["design"] for r in rows]
     x = range(len(names))
@@ -124,7 +124,7 @@ def _plot(rows: list[dict], gemms: list[dict], path: Path) -> Path:
     ax1.set_yscale("log")
     ax1.legend()
     fig.tight_layout()
-    return _save(fig, path)
+    return save_png(fig, path)
 
 
 STUDIES = (Study("sigma-vs-systolic",
