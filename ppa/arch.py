@@ -165,7 +165,7 @@ class TensorDash(BaseModel):
     model_config = _STRICT
     count: int = Field(ge=1)
     lanes: int = Field(4, ge=2, le=16)
-    depth: int = Field(4, ge=2, le=5)
+    depth: int = Field(4, ge=1, le=5)       # 1: the dense baseline (no staging, scheduler or operand muxes)
     rows: int = Field(1, ge=1, le=64)       # tile rows R sharing one B-side schedule (1: single PEs)
     cols: int = Field(1, ge=1, le=64)       # PEs per tile row C
     a_width: int = Width

@@ -123,7 +123,11 @@ _ROUTER_REF = {"area_mm2": 0.34, "ports": 5, "bits": 39, "node_nm": 65.0, "pj_pe
 
 
 def noc(tech: TechNode, *, topology: str, tx: int, ty: int, flit_bits: int, link_mm: float) -> Component:
-    """Routers and links of a mesh (``tx x ty``), ring or bus connecting ``tx * ty`` cores."""
+    """Routers and links of a mesh (``tx x ty``), ring or bus connecting ``tx * ty`` cores.
+
+    Its ``params`` give the performance model's NoC roof (:mod:`accelgen.ppa.perf_layers`): the bisection
+    width, the mean hop count of uniform random traffic (:func:`mean_hops`) and the energy of one bit over
+    one hop (a router traversal and a link)."""
     n = tx * ty
     top = Component("noc", "noc")
     if n <= 1 and topology != "bus":
@@ -141,6 +145,10 @@ def noc(tech: TechNode, *, topology: str, tx: int, ty: int, flit_bits: int, link
               activity_key="noc")
     ln.count = links
     top.add(ln)
+    top.params = {"topology": topology, "flit_bits": flit_bits,
+                  "bisection_bits_per_cycle": bisection_bits_per_cycle(topology, tx, ty, flit_bits),
+                  "mean_hops": mean_hops(topology, tx, ty),
+                  "pj_per_bit_hop": e_bit + ln.energy_pj["transfer"] / flit_bits}
     return top
 
 
@@ -151,6 +159,33 @@ def bisection_bits_per_cycle(topology: str, tx: int, ty: int, flit_bits: int) ->
     if topology == "ring":
         return 4 * flit_bits
     return flit_bits
+
+
+def noc_flit_bits(topology: str, tx: int, ty: int, flit_bits: int, bisection_gbps: float | None,
+                  clock_mhz: float | None) -> int:
+    """The flit width: ``flit_bits`` doubled until the bisection meets ``bisection_gbps`` (at most 4096 bits)."""
+    flit = flit_bits
+    if bisection_gbps and clock_mhz:
+        need = bisection_gbps * 8e3 / clock_mhz  # bits per cycle
+        while bisection_bits_per_cycle(topology, tx, ty, flit) < need and flit < 4096:
+            flit *= 2
+    return flit
+
+
+def mean_hops(topology: str, tx: int, ty: int) -> float:
+    """Mean hop count between a uniformly random source and destination core (Dally & Towles, "Principles and
+    Practices of Interconnection Networks", 2004, sect. 3.3: (k^2 - 1) / 3k per mesh dimension of k nodes; k / 4
+    around a bidirectional ring of k nodes); a bus is one hop."""
+    if topology == "mesh":
+        return sum((k * k - 1) / (3 * k) for k in (tx, ty))
+    if topology == "ring":
+        return tx * ty / 4
+    return 1.0
+
+
+#: the share of uniform random traffic that crosses the bisection (Dally & Towles 2004, sect. 3.3: a source in
+#: one half sends to the other half with probability 1/2); every transfer on a bus uses the bus
+BISECTION_SHARE = {"mesh": 0.5, "ring": 0.5, "bus": 1.0}
 
 
 # --------------------------------------------------------------------------- off-chip interfaces
@@ -202,10 +237,14 @@ def scalar_core(tech: TechNode) -> Component:
 
 # --------------------------------------------------------------------------- fitted compute blocks
 
-def model_name(family: str, dtype: str = "int") -> str:
+def model_name(family: str, dtype: str = "int", variant: str = "") -> str:
     """Fitted model of ``family`` for operands of ``dtype``: the family's own model for "int", the variant
-    ``<family>-<dtype>`` (``systolic-bf16``) for a floating-point format."""
-    return family if dtype in ("int", None) else f"{family}-{dtype}"
+    ``<family>-<dtype>`` (``systolic-bf16``) for a floating-point format. A hardware ``variant`` that no
+    polynomial of the family's parameters continues to (TensorDash's dense baseline, ``depth: 1``, whose
+    scheduler and staging buffers are gone) comes first: ``tensordash_tile-dense``,
+    ``tensordash_tile-dense_fp16`` (a model name has one '-')."""
+    parts = [p for p in (variant, None if dtype in ("int", None) else dtype) if p]
+    return f"{family}-{'_'.join(parts)}" if parts else family
 
 
 class FittedCompute:
@@ -223,30 +262,34 @@ class FittedCompute:
         self.model_paths = dict(model_paths or {})
         self._cache: dict[str, object] = {}
 
-    def model(self, family: str, path: str, dtype: str = "int"):
-        name = model_name(family, dtype)
+    def model(self, family: str, path: str, dtype: str = "int", variant: str = ""):
+        name = model_name(family, dtype, variant)
         if name not in self._cache:
             try:
                 self._cache[name] = load_model(name, path=self.model_paths.get(name))
             except ConfigError as exc:
                 msg = "; ".join(m for _, m in exc.problems)
                 if name != family and name not in self.model_paths:
-                    raise ConfigError([(f"{path}.dtype", f"{dtype!r} needs the fitted model variant {name!r}, "
+                    # the field that asked for the variant: a dense TensorDash unit's depth, else the dtype
+                    field, value = ("depth", 1) if variant else ("dtype", dtype)
+                    raise ConfigError([(f"{path}.{field}", f"{value!r} needs the fitted model variant {name!r}, "
                                                          f"which is not shipped; fit it with `accelgen sweep {name} "
                                                          f"&& accelgen fit {name} --ship` (sweep file "
-                                                         f"fit/sweeps/{name}.yaml with family: {family}, dtype: "
-                                                         f"{name.partition('-')[2]}) or give models.{name}: FILE")]
+                                                         f"fit/sweeps/{name}.yaml with family: {family}) or give "
+                                                         f"models.{name}: FILE")]
                                       ) from None
                 raise ConfigError([(path, f"needs the fitted model of {name!r}: {msg} "
                                           f"(fit it with `accelgen fit {name}` or give models.{name}: FILE)")]
                                   ) from None
         return self._cache[name]
 
-    def predict(self, family: str, params: dict, node_nm: float, path: str, dtype: str = "int") -> tuple[dict, dict]:
+    def predict(self, family: str, params: dict, node_nm: float, path: str, dtype: str = "int",
+                variant: str = "") -> tuple[dict, dict]:
         """``({target: float}, trace)``; out-of-range inputs warn (FitRangeWarning) and are recorded.
 
-        ``dtype`` selects the model (:func:`model_name`) and is passed to models that take it as an input."""
-        model = self.model(family, path, dtype)
+        ``dtype`` and ``variant`` select the model (:func:`model_name`); ``dtype`` is passed to models that
+        take it as an input."""
+        model = self.model(family, path, dtype, variant)
         params = {**params, "dtype": dtype} if "dtype" in model.inputs else params
         inputs = {k: v for k, v in params.items() if k in model.inputs}
         with warnings.catch_warnings(record=True) as caught:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .arch import Arch, Core, RegisterFile, load_arch, parse_arch
-from .components import Component, FittedCompute, bisection_bits_per_cycle, dram_phy, noc, pcie, scalar_core, wire
+from .components import Component, FittedCompute, dram_phy, noc, noc_flit_bits, pcie, scalar_core, wire
 from .pipelining import Choice, Unit, choose
 from .process import STD_CELL_UTILIZATION, TechNode, technology
 from .sram import SRAM, dff_array
@@ -45,8 +45,9 @@ DIE_WHITE_SPACE = 0.21
 
 def _fitted(fc: FittedCompute, family: str, params: dict, tech: TechNode, path: str, *, name: str, count: int,
             actions_per_cycle: float, ops_per_cycle: float, activity_key: str, density: float,
-            traces: list, dtype: str = "int") -> Component:
-    vals, trace = fc.predict(family, {**params, "density": density}, tech.node_nm, path, dtype=dtype)
+            traces: list, dtype: str = "int", variant: str = "") -> Component:
+    vals, trace = fc.predict(family, {**params, "density": density}, tech.node_nm, path, dtype=dtype,
+                             variant=variant)
     trace["component"] = path
     traces.append(trace)
     # synthesized cell area -> placed area (standard-cell utilization, same for every chip)
@@ -131,7 +132,8 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
         units.append(Unit(f"{base}.tensordash", "tensordash_tiles" if tile else "tensordash_pes",
                           "tensordash_tile" if tile else "tensordash_pe", {**common, "rows": t.rows} if tile else common,
                           t.dtype, t.pipeline, count=t.count * t.cols, ops_per_cycle=2.0 * t.lanes * t.rows,
-                          edge_bits=t.cols * t.lanes * t.a_width, functional_units=t.count))
+                          edge_bits=t.cols * t.lanes * t.a_width, functional_units=t.count,
+                          variant="dense" if t.depth == 1 else ""))
     if core.vector_unit:
         v = core.vector_unit
         lanes = v.lanes or max([tu.cols for tu in core.tensor_units] or [t.cols * t.lanes for t in
@@ -155,7 +157,8 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
     for u in compute_units(core, base):
         comp = _fitted(fc, u.family, {**u.params, **stages.get(u.path, {})}, tech, u.path, name=u.name,
                        count=u.count, actions_per_cycle=u.actions_per_cycle, ops_per_cycle=u.ops_per_cycle,
-                       activity_key=u.activity_key, density=density, traces=traces, dtype=u.dtype)
+                       activity_key=u.activity_key, density=density, traces=traces, dtype=u.dtype,
+                       variant=u.variant)
         comp.params.update(u.extra)
         eu.add(comp)
         widest = max(widest, u.edge_bits)
@@ -245,6 +248,12 @@ def _tree_dict(node: Component, clock_mhz: float, v_dyn: float, v_leak: float, a
     return out
 
 
+def noc_ty(arch: Arch) -> int:
+    """The NoC's second dimension: the mesh's ``ty``; a ring or bus spans the cores (``cores / tx`` per row)."""
+    nc = arch.chip.noc
+    return nc.ty if nc.topology == "mesh" else arch.cores // nc.tx or 1
+
+
 def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float | None, traces: list,
                 stages: dict | None = None) -> Component:
     chip = Component(arch.name, "chip")
@@ -252,14 +261,10 @@ def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float 
     core.count = arch.cores
     chip.add(core)
     nc = arch.chip.noc
-    flit = nc.flit_bits
-    if nc.bisection_gbps and clock_mhz:
-        need = nc.bisection_gbps * 8e3 / clock_mhz  # bits per cycle
-        while bisection_bits_per_cycle(nc.topology, nc.tx, nc.ty, flit) < need and flit < 4096:
-            flit *= 2
+    ty = noc_ty(arch)
+    flit = noc_flit_bits(nc.topology, nc.tx, ty, nc.flit_bits, nc.bisection_gbps, clock_mhz)
     core_side_mm = math.sqrt(core.area_um2 / arch.cores * 1e-6)
-    net = noc(tech, topology=nc.topology, tx=nc.tx, ty=nc.ty if nc.topology == "mesh" else arch.cores // nc.tx or 1,
-              flit_bits=flit, link_mm=core_side_mm)
+    net = noc(tech, topology=nc.topology, tx=nc.tx, ty=ty, flit_bits=flit, link_mm=core_side_mm)
     if net.children:
         chip.add(net)
     io = Component("io", "group")
@@ -286,7 +291,7 @@ def _density(arch: Arch) -> float:
 
 def _pipelining(arch: Arch, tech: TechNode, fc: FittedCompute, period_ns: float | None) -> dict[str, Choice]:
     """Each compute unit's pipelining for ``period_ns`` (None: its fastest), by path (:mod:`.pipelining`)."""
-    return {u.path: choose(fc.model(u.family, u.path, u.dtype), u, tech.node_nm, _density(arch), period_ns)
+    return {u.path: choose(fc.model(u.family, u.path, u.dtype, u.variant), u, tech.node_nm, _density(arch), period_ns)
             for u in compute_units(arch.core)}
 
 

@@ -19,13 +19,21 @@ Per layer (all numpy, vectorized over layers):
    ``S/2`` it stays resident and everything moves once. A layer whose input
    and output activations together fit in ``S/2`` keeps them on chip (as the
    TPU's unified buffer does): only its weights cross (once), plus the
-   network's first input and last output.
+   network's first input and last output; *noc* (between the cores of a
+   multi-core chip with shared memories): the memories are split evenly over
+   the cores and a layer's output channels too, so each core's weights and
+   outputs are local while every core reads all of the input activations: a
+   read of the streamed A is remote with probability ``(cores - 1) / cores``.
+   The NoC delivers uniform random traffic at its bisection bandwidth over the
+   share of it that crosses the bisection (1/2 for a mesh or ring, 1 for a
+   bus; Dally & Towles 2004, sect. 3.3), each remote byte costing its mean hop
+   count times a router traversal and a link.
    Sparse tensors (density < 1) are stored compressed: ``auto`` picks the
    smaller of a bitmap (1 bit per element, or per block for block sparsity)
    and CSR (a ``ceil(log2 K)``-bit index per non-zero plus 32-bit row
    pointers); the metadata is reported (``metadata_bytes``).
 3. **Time** = max(compute cycles / f, bytes_level / bandwidth_level for every
-   level); ``bound`` names the roof that binds (``compute``, ``sram``, ``dram``).
+   level); ``bound`` names the roof that binds (``compute``, ``sram``, ``noc``, ``dram``).
 4. **Energy** = compute actions x energy per action (the fitted component
    model at the layer's operand density ``sqrt(d_A d_B)``, scaled to the
    node and supply) + vector-unit merge adds x MAC energy + bytes x energy per

@@ -10,21 +10,22 @@ import numpy as np
 
 from ..errors import ConfigError
 from .arch import Arch
-from .components import FittedCompute, dram_phy, model_name
-from .estimate import _memory, compute_units, estimate
+from .components import (BISECTION_SHARE, FittedCompute, bisection_bits_per_cycle, dram_phy, mean_hops, model_name,
+                         noc_flit_bits)
+from .estimate import _memory, compute_units, estimate, noc_ty
 from .mapping import reduction_map, sigma_map, systolic_map, tensordash_map
 from .process import technology
 from .workload import COMPUTE_TYPES, Gemms, Workload, lower
 
-LEVELS = ("sram", "dram")
+LEVELS = ("sram", "noc", "dram")
 
 
-def _families(arch: Arch) -> dict[tuple[str, str], str]:
-    """Fitted models the estimator needs for ``arch``, ``(family, dtype)`` -> the first description path that
-    needs it."""
-    out: dict[tuple[str, str], str] = {}
+def _families(arch: Arch) -> dict[tuple[str, str, str], str]:
+    """Fitted models the estimator needs for ``arch``, ``(family, dtype, variant)`` -> the first description
+    path that needs it."""
+    out: dict[tuple[str, str, str], str] = {}
     for u in compute_units(arch.core):
-        out.setdefault((u.family, u.dtype), u.path)
+        out.setdefault((u.family, u.dtype, u.variant), u.path)
     return out
 
 
@@ -36,10 +37,10 @@ class PerfContext:
         self.tech = technology(arch.node_nm)
         self.fc = FittedCompute({**arch.models, **(model_paths or {})})
         missing = []
-        for (fam, dtype), path in _families(arch).items():
-            name = model_name(fam, dtype)
+        for (fam, dtype, variant), path in _families(arch).items():
+            name = model_name(fam, dtype, variant)
             try:
-                self.fc.model(fam, path, dtype)
+                self.fc.model(fam, path, dtype, variant)
             except ConfigError as exc:
                 if model_paths and name in model_paths:
                     raise
@@ -90,6 +91,8 @@ class PerfContext:
                                 "bandwidth_gbps": float(sum(bpc) * cores * self.clock_mhz * 1e-3),
                                 "energy_pj_per_byte": float(np.average(epb, weights=bpc)) * self.v_dyn,
                                 "source": "SRAM model (accelgen.ppa.sram), banks x ports x block bytes per cycle"})
+        if shared and cores > 1:
+            self.levels.append(self._noc_level())
         if arch.chip.offchip:
             o = arch.chip.offchip
             phy = dram_phy(self.tech, kind=o.type, bandwidth_gbps=o.bandwidth_gbps, channels=o.channels)
@@ -99,10 +102,27 @@ class PerfContext:
                                 "source": f"{o.type} interface energy per bit (accelgen.ppa.components.dram_phy)"})
         self.onchip_bytes = self.levels[0]["capacity_bytes"] if shared else 0.0
 
+    def _noc_level(self) -> dict:
+        """The NoC between the cores (:mod:`accelgen.ppa.perf`, bytes per level): remote bytes at the bisection
+        bandwidth over the share of uniform traffic that crosses it; energy per byte from the estimate's NoC."""
+        arch = self.arch
+        nc, ty = arch.chip.noc, noc_ty(arch)
+        flit = noc_flit_bits(nc.topology, nc.tx, ty, nc.flit_bits, nc.bisection_gbps, self.clock_mhz)
+        bpc = bisection_bits_per_cycle(nc.topology, nc.tx, ty, flit) / 8.0 / BISECTION_SHARE[nc.topology]
+        # mean hops between two different cores (mean_hops counts a core sending to itself as 0 hops)
+        hops = mean_hops(nc.topology, nc.tx, ty) * arch.cores / (arch.cores - 1)
+        node = next((c for c in (self.est.breakdown["children"] if self.est else []) if c["name"] == "noc"), None)
+        e_byte = 8.0 * hops * node["params"]["pj_per_bit_hop"] * self.v_dyn if node else 0.0
+        return {"name": "noc", "capacity_bytes": None, "bytes_per_cycle": bpc,
+                "bandwidth_gbps": bpc * self.clock_mhz * 1e-3, "energy_pj_per_byte": e_byte,
+                "remote_fraction": (arch.cores - 1) / arch.cores, "mean_hops": hops,
+                "source": f"{nc.topology} NoC, {flit}-bit flits: bisection / {BISECTION_SHARE[nc.topology]:g} "
+                          "(uniform traffic), activations remote (accelgen.ppa.perf)"}
+
     # ---- compute energy per action at given densities
     def action_energy_pj(self, family: str, params: dict, density: np.ndarray, path: str,
-                         dtype: str = "int") -> np.ndarray:
-        model = self.fc.model(family, path, dtype)
+                         dtype: str = "int", variant: str = "") -> np.ndarray:
+        model = self.fc.model(family, path, dtype, variant)
         inputs = {k: v for k, v in params.items() if k in model.inputs}
         if "density" in model.inputs:
             lo, hi = model.inputs["density"].get("range", [0.0, 1.0])
@@ -235,7 +255,7 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
         if ctx.est is not None:
             u = ctx.units[path]   # the model inputs the estimator used for this unit (estimate.compute_units)
             e_action[idx] = ctx.action_energy_pj(u.family, {**u.params, **ctx.stages.get(path, {})}, dens[idx], path,
-                                                 u.dtype)
+                                                 u.dtype, u.variant)
         if detail:
             for j, i in enumerate(idx):
                 det[i] = {k: (v[j].item() if isinstance(v, np.ndarray) and isinstance(v[j], np.generic) else v[j])
@@ -251,6 +271,9 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
     byts = {}
     if has_sram:
         byts["sram"] = Ai * a_reads + B * b_reads + psum * acc_bytes + Cb
+    for lv in ctx.levels:
+        if lv["name"] == "noc":
+            byts["noc"] = lv["remote_fraction"] * Ai * a_reads
     if arch.chip.offchip:
         tiled = _dram_bytes(A, B, Cb, g.M.astype(float), g.N.astype(float), g.count.astype(float), acc_bytes,
                             ctx.onchip_bytes)

@@ -52,6 +52,7 @@ class Unit:
     edge_bits: int = 0               # its widest data edge, for the core's data bus
     functional_units: int = 1        # what it counts for the vector register file's default ports
     extra: dict = field(default_factory=dict)   # breakdown params that are not model inputs
+    variant: str = ""                # hardware variant of the family with its own model (model_name)
 
 
 @dataclass

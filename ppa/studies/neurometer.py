@@ -81,6 +81,7 @@ def _by_x(plan, table) -> list[dict]:
                         "bound_counts": dict(total["bound_counts"]),
                         "compute_ms": 1e3 * sum(layer["compute_time_s"] for layer in rep.layers),
                         "sram_ms": 1e3 * sum(layer["sram_time_s"] for layer in rep.layers),
+                        "noc_ms": 1e3 * sum(layer.get("noc_time_s", 0.0) for layer in rep.layers),
                         "dram_ms": 1e3 * sum(layer["dram_time_s"] for layer in rep.layers),
                         "time_ms": 1e3 * total["time_s"]})
     return out
@@ -88,13 +89,18 @@ def _by_x(plan, table) -> list[dict]:
 
 def _by_x_notes(by_x: list[dict]) -> list[str]:
     lines = [("per X, the point with the most achieved TOPS (first workload; utilization, binding roofs, "
-              "compute / SRAM time in ms):")]
+              "compute / SRAM / NoC time in ms):")]
     for r in by_x:
         lines.append(f"  X={r['X']} N={r['N']} {r['Tx']}x{r['Ty']} batch {r['batch']}: {r['achieved_tops']:.1f} TOPS, "
                      f"utilization {r['utilization']:.2f}, bound {r['bound_counts']}, compute {r['compute_ms']:.2f}, "
-                     f"SRAM {r['sram_ms']:.2f}")
-    lines.append("the performance model pools the arrays of all cores and has no NoC roof: the NoC is costed in "
-                 "area and power, its bisection bandwidth bounds no layer")
+                     f"SRAM {r['sram_ms']:.2f}, NoC {r['noc_ms']:.2f}")
+    big = max(EXPLAIN_BATCHES)
+    roofs = [f"X={r['X']} ({r['Tx'] * r['Ty']} cores): {max(r['bound_counts'], key=r['bound_counts'].get)}"
+             for r in by_x if r["batch"] == big]
+    lines.append(f"the roof that binds most layers at batch {big}: " + ", ".join(roofs) + ". Small arrays need many "
+                 "cores, and every core reads the input activations spread over the other cores' memories through "
+                 "the NoC bisection (the NoC roof, accelgen.ppa.perf); one large array per core is filled poorly "
+                 "at batch 1 and waits on its core's SRAM at large batches")
     return lines
 
 
