@@ -26,6 +26,7 @@ from .rtl.art import ART, ARTParams
 _FAMILIES = (
     BlockFamily(
         name="mac",
+        fp_operations=("mul", "add"),
         summary="multiply-accumulate cell (int, or fp16/bf16/fp32 with fp32 accumulation; clear/enable, "
                 "pipeline registers, zero gating)",
         params_model=MACParams,
@@ -36,6 +37,7 @@ _FAMILIES = (
     ),
     BlockFamily(
         name="systolic",
+        fp_operations=("mul", "add"),
         summary="systolic array (weight- or output-stationary tensor unit of MAC PEs)",
         params_model=SystolicParams,
         build_component=SystolicArray.from_params,
@@ -59,6 +61,7 @@ _FAMILIES = (
     ),
     BlockFamily(
         name="tensordash_pe",
+        fp_operations=("mul", "add"),
         summary="TensorDash sparse-operand PE (staging buffers, lookahead/lookaside muxes, scheduler, accumulator)",
         params_model=TensorDashPEParams,
         build_component=TensorDashPE.from_params,
@@ -68,6 +71,7 @@ _FAMILIES = (
     ),
     BlockFamily(
         name="tensordash_tile",
+        fp_operations=("mul", "add"),
         summary="TensorDash tile: R PE rows sharing one B-side staging buffer and schedule",
         params_model=TensorDashTileParams,
         build_component=TensorDashTile.from_params,
@@ -81,6 +85,7 @@ _FAMILIES = (
     ),
     BlockFamily(
         name="fan",
+        fp_operations=("add",),
         summary="SIGMA forwarding adder network (reduces every vecID cluster in one pass, 1 + log2 n * (1 + add_stages) cycles)",
         params_model=FANParams,
         build_component=FAN.from_params,
@@ -90,6 +95,7 @@ _FAMILIES = (
     ),
     BlockFamily(
         name="fan_linear",
+        fp_operations=("add",),
         summary="linear-chain reduction of vecID clusters (FAN baseline, same interface)",
         params_model=FanLinearParams,
         build_component=FanLinear.from_params,
@@ -99,6 +105,7 @@ _FAMILIES = (
     ),
     BlockFamily(
         name="linear_reduction",
+        fp_operations=("add",),
         summary="SIGMA linear reduction (FAN baseline): adder chain fed skewed as a systolic column, "
                 "O(n) registers, n * (1 + add_stages) cycles",
         params_model=LinearReductionParams,
@@ -109,6 +116,7 @@ _FAMILIES = (
     ),
     BlockFamily(
         name="art",
+        fp_operations=("add",),
         summary="MAERI augmented reduction tree (FAN baseline): adder tree with forwarding links and 3-input "
                 "adders between non-sibling neighbours, same interface, 1 + log2 n * (1 + add_stages) cycles",
         params_model=ARTParams,
@@ -119,6 +127,7 @@ _FAMILIES = (
     ),
     BlockFamily(
         name="adder_tree",
+        fp_operations=("add",),
         summary="plain binary adder tree reducing one dot product (FAN baseline)",
         params_model=AdderTreeParams,
         build_component=AdderTree.from_params,
@@ -146,6 +155,7 @@ _FAMILIES = (
     ),
     BlockFamily(
         name="flexdpe",
+        fp_operations=("mul", "add"),
         summary="SIGMA Flex-DPE (k multipliers with stationary buffers, copy + Benes distribution, FAN reduction)",
         params_model=FlexDPEParams,
         build_component=FlexDPE.from_params,

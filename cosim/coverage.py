@@ -10,7 +10,9 @@ the bins never hit.
 Bins per family (numpy only; no Amaranth or cocotb import):
 
 * ``mac``: operand classes of ``a`` x ``b`` (zero, min, max, other) on enabled
-  cycles, the four ``(en, clear)`` combinations, accumulator overflow reached.
+  cycles, the four ``(en, clear)`` combinations, accumulator overflow reached
+  (integer runs; a floating-point run's operand and result classes are the fp
+  bins of :mod:`accelgen.cosim.fp_coverage`, collected for every fp family).
 * ``fan`` / ``fan_linear`` / ``linear_reduction`` (de-skewed): cluster layouts of every valid vector: number of
   clusters (1, 2..n/4, more, all singletons), cluster sizes (power-of-two size
   classes up to ``n``), clusters aligned to or straddling a subtree boundary,
@@ -55,10 +57,12 @@ from .vectors import CycleTable, operand_range
 
 @dataclass
 class Coverage:
-    """Bins a run could hit and the hits per bin (``hits`` keys are a subset of ``bins``)."""
+    """Bins a run could hit and the hits per bin (``hits`` keys are a subset of ``bins``); ``unreachable``: bins
+    these parameters cannot reach, with the reason (not bins: never counted as missed)."""
 
     bins: set[str] = field(default_factory=set)
     hits: dict[str, int] = field(default_factory=dict)
+    unreachable: dict[str, str] = field(default_factory=dict)
 
     def hit(self, name: str, count: int = 1) -> None:
         self.bins.add(name)
@@ -81,17 +85,23 @@ class Coverage:
         return sorted(b for b in self.bins if not self.hits.get(b))
 
     def merge(self, other: "Coverage") -> "Coverage":
+        """Both runs' bins and hits; a bin unreachable in one run but a bin of the other is a bin."""
         out = Coverage(set(self.bins) | set(other.bins), dict(self.hits))
         for k, v in other.hits.items():
             out.hits[k] = out.hits.get(k, 0) + v
+        out.unreachable = {k: v for k, v in {**other.unreachable, **self.unreachable}.items() if k not in out.bins}
         return out
 
     def to_dict(self) -> dict:
-        return {"bins": sorted(self.bins), "hits": dict(sorted(self.hits.items()))}
+        d = {"bins": sorted(self.bins), "hits": dict(sorted(self.hits.items()))}
+        if self.unreachable:
+            d["unreachable"] = dict(sorted(self.unreachable.items()))
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "Coverage":
-        return cls(set(d.get("bins", ())), {k: int(v) for k, v in d.get("hits", {}).items()})
+        return cls(set(d.get("bins", ())), {k: int(v) for k, v in d.get("hits", {}).items()},
+                   dict(d.get("unreachable", {})))
 
 
 def _signed(bits: np.ndarray, width: int, signed: bool) -> np.ndarray:
@@ -135,7 +145,8 @@ def mac_coverage(params, table: CycleTable, context) -> Coverage:
 
     ca, cb = classes(a, aw), classes(b, bw)
     names = ("zero", "min", "max", "other")
-    for x in names:
+    fp = getattr(params, "dtype", "int") != "int"   # fp: operand classes from the fp bins (fp_coverage)
+    for x in names if not fp else ():
         for y in names:
             cov.hit(f"a={x} x b={y}", int(np.count_nonzero(en & (ca == x) & (cb == y))))
     if not signed:  # unsigned: min is zero, so these bins cannot be told apart
@@ -144,8 +155,8 @@ def mac_coverage(params, table: CycleTable, context) -> Coverage:
     for e in (0, 1):
         for c in (0, 1):
             cov.hit(f"en={e} clear={c}", int(np.count_nonzero((en == e) & (clear == c))))
-    sections = table.info.get("sections", {})
-    cov.hit("accumulator overflow", int(sections.get("overflow", 0)))
+    if not fp:
+        cov.hit("accumulator overflow", int(table.info.get("sections", {}).get("overflow", 0)))
     return cov
 
 

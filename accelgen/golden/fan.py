@@ -52,6 +52,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .fp import record_add
+
 __all__ = ["Cluster", "segmented_sums", "dot_sum", "fan_top_adder", "fan_order_sum", "linear_order_sum",
            "tree_order_sum", "ORDERS", "fp32_add", "fan_latency", "linear_latency", "tree_latency"]
 
@@ -120,9 +122,9 @@ def fp32_add(a: int, b: int) -> int:
     x = np.array([a, b], dtype=np.uint32).view(np.float32)
     with np.errstate(all="ignore"):
         s = x[0] + x[1]
-    if s != s:
-        return 0x7FC0_0000
-    return int(np.float32(s).view(np.uint32))
+    out = 0x7FC0_0000 if s != s else int(np.float32(s).view(np.uint32))
+    record_add(np.uint32(a), np.uint32(b), np.uint32(out))
+    return out
 
 
 def fan_order_sum(values, start: int, end: int, add=fp32_add):

@@ -15,9 +15,21 @@ subnormal after rounding becomes a zero of its sign.
 Association order is the caller's business: :func:`dot_sequential` is a left
 fold, :func:`tree_sum` a pairwise tree; block goldens use the order their
 hardware documents.
+
+:func:`recording` collects every multiplication and addition the golden models
+perform while it is active (:class:`FpOps`): since a block's Verilog matches its
+golden model bit for bit, these are the operations the hardware performed, and
+the floating-point coverage bins (:mod:`accelgen.cosim.fp_coverage`) classify
+them. Golden code that does its own float32 arithmetic reports it with
+:func:`record_mul` / :func:`record_add`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 
 import ml_dtypes
 import numpy as np
@@ -27,7 +39,8 @@ from ..fpformat import width as fp_width
 
 __all__ = ["FP_FORMATS", "CANONICAL_NAN", "fp_width", "bits_dtype", "to_float32", "float32_bits", "from_float32",
            "fp_mul", "fp_add", "canonical", "bits_equal", "is_nan", "is_zero", "flush_subnormal_bits",
-           "special_values", "random_fp_bits", "dot_sequential", "tree_sum"]
+           "special_values", "random_fp_bits", "dot_sequential", "tree_sum", "FpOps", "recording", "is_recording",
+           "record_mul", "record_add"]
 
 #: (exponent bits, fraction bits) per floating-point dtype (a view of :data:`accelgen.fpformat.FORMATS`);
 #: ``fp_width`` is :func:`accelgen.fpformat.width`, re-exported
@@ -117,7 +130,11 @@ def fp_mul(a_bits, b_bits, dtype: str, flush_subnormals: bool = False) -> np.nda
     b = to_float32(b_bits, dtype, flush_subnormals)
     with np.errstate(all="ignore"):
         p = a * b
-    return _finish(p, flush_subnormals)
+    out = _finish(p, flush_subnormals)
+    if _RECORDING.get() is not None:
+        record_mul(np.broadcast_to(_as_bits(a_bits, dtype), out.shape),
+                   np.broadcast_to(_as_bits(b_bits, dtype), out.shape), out, dtype, flush_subnormals)
+    return out
 
 
 def fp_add(a_bits, b_bits, flush_subnormals: bool = False) -> np.ndarray:
@@ -126,7 +143,79 @@ def fp_add(a_bits, b_bits, flush_subnormals: bool = False) -> np.ndarray:
     b = to_float32(b_bits, "fp32", flush_subnormals)
     with np.errstate(all="ignore"):
         s = a + b
-    return _finish(s, flush_subnormals)
+    out = _finish(s, flush_subnormals)
+    if _RECORDING.get() is not None:
+        record_add(np.broadcast_to(_as_bits(a_bits, "fp32"), out.shape),
+                   np.broadcast_to(_as_bits(b_bits, "fp32"), out.shape), out, flush_subnormals)
+    return out
+
+
+# --------------------------------------------------------------------------- recording
+
+@dataclass
+class FpOps:
+    """The floating-point operations performed while :func:`recording` was active, flattened: products of
+    ``mul_dtype`` operands (``mul_a``, ``mul_b`` in their format, ``mul_out`` fp32) and fp32 sums (``add_a``,
+    ``add_b``, ``add_out``); ``flush`` per operation: whether subnormals were flushed (DAZ + FTZ)."""
+
+    mul: dict[str, list] = field(default_factory=dict)   # dtype -> [(a, b, out, flush)]
+    add: list = field(default_factory=list)              # [(a, b, out, flush)]
+
+    def products(self, dtype: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return _stack(self.mul.get(dtype, []), bits_dtype(dtype))
+
+    def sums(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return _stack(self.add, np.uint32)
+
+    @property
+    def count(self) -> int:
+        return sum(np.asarray(x[0]).size for ops in (*self.mul.values(), self.add) for x in ops)
+
+
+def _stack(ops: list, t) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    if not ops:
+        e = np.zeros(0, dtype=t)
+        return e, e, np.zeros(0, np.uint32), np.zeros(0, bool)
+    cat = lambda i, dt: np.concatenate([np.asarray(o[i]).astype(dt).ravel() for o in ops])  # noqa: E731
+    flush = np.concatenate([np.full(np.asarray(o[0]).size, bool(o[3])) for o in ops])
+    return cat(0, t), cat(1, t), cat(2, np.uint32), flush
+
+
+_RECORDING: ContextVar[FpOps | None] = ContextVar("accelgen_fp_recording", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[FpOps]:
+    """Collect the golden models' floating-point operations inside the ``with`` block (nestable: an inner
+    recording sees only its own block's operations)."""
+    ops = FpOps()
+    token = _RECORDING.set(ops)
+    try:
+        yield ops
+    finally:
+        _RECORDING.reset(token)
+
+
+def is_recording() -> bool:
+    """Whether a :func:`recording` is active (golden code that records its own float32 arithmetic skips the
+    bit conversions otherwise)."""
+    return _RECORDING.get() is not None
+
+
+def record_mul(a_bits, b_bits, out_bits, dtype: str, flush_subnormals: bool = False) -> None:
+    """Report products (``dtype`` operand bits, fp32 result bits) to the active recording, if any."""
+    ops = _RECORDING.get()
+    if ops is not None:
+        ops.mul.setdefault(dtype, []).append((np.array(a_bits, copy=True), np.array(b_bits, copy=True),
+                                              np.array(out_bits, copy=True), flush_subnormals))
+
+
+def record_add(a_bits, b_bits, out_bits, flush_subnormals: bool = False) -> None:
+    """Report fp32 sums (bits) to the active recording, if any."""
+    ops = _RECORDING.get()
+    if ops is not None:
+        ops.add.append((np.array(a_bits, copy=True), np.array(b_bits, copy=True), np.array(out_bits, copy=True),
+                        flush_subnormals))
 
 
 def special_values(dtype: str) -> np.ndarray:

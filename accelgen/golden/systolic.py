@@ -60,7 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..fpformat import FP_DTYPES
-from .fp import canonical, float32_bits, to_float32
+from .fp import canonical, float32_bits, from_float32, is_recording, record_add, record_mul, to_float32
 
 DATAFLOWS = ("ws", "os", "is")
 WEIGHT_LOADS = ("shift", "double")
@@ -203,25 +203,33 @@ def _canonical_bits(x: np.ndarray) -> np.ndarray:
     return canonical(float32_bits(x))
 
 
-def fp_dot_chain(A32: np.ndarray, B32: np.ndarray) -> np.ndarray:
-    """``C[m, n]``: ``+0.0`` then ``acc = fp32(acc + fp32(A[m, k] * B[k, n]))`` for ``k`` in order (float32)."""
+def fp_dot_chain(A32: np.ndarray, B32: np.ndarray, dtype: str = "fp32") -> np.ndarray:
+    """``C[m, n]``: ``+0.0`` then ``acc = fp32(acc + fp32(A[m, k] * B[k, n]))`` for ``k`` in order (float32;
+    ``dtype``: the operands' format, for an active :func:`~accelgen.golden.fp.recording`)."""
     M, K = A32.shape
     acc = np.zeros((M, B32.shape[1]), dtype=np.float32)
+    record = is_recording()
     with np.errstate(all="ignore"):
         for k in range(K):
-            acc = acc + A32[:, k, None] * B32[None, k, :]
+            p = A32[:, k, None] * B32[None, k, :]
+            new = acc + p
+            if record:
+                a, b = np.broadcast_arrays(A32[:, k, None], B32[None, k, :])
+                record_mul(from_float32(a, dtype), from_float32(b, dtype), _canonical_bits(p), dtype)
+                record_add(_canonical_bits(acc), _canonical_bits(p), _canonical_bits(new))
+            acc = new
     return acc
 
 
 def fp_ws_fold(A_bits: np.ndarray, W_bits: np.ndarray, dtype: str) -> np.ndarray:
     """One WS fold: the partial sums (fp32 bits, canonical NaN) leaving the bottom of the columns for
     activations ``A[M, rows]`` and stationary weights ``W[rows, cols]`` (already zero-padded)."""
-    return _canonical_bits(fp_dot_chain(_f32(A_bits, dtype), _f32(W_bits, dtype)))
+    return _canonical_bits(fp_dot_chain(_f32(A_bits, dtype), _f32(W_bits, dtype), dtype))
 
 
 def fp_os_tile(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str) -> np.ndarray:
     """One OS tile: every PE's accumulator (fp32 bits, canonical NaN) for ``A[rows, K]``, ``B[K, cols]``."""
-    return _canonical_bits(fp_dot_chain(_f32(A_bits, dtype), _f32(B_bits, dtype)))
+    return _canonical_bits(fp_dot_chain(_f32(A_bits, dtype), _f32(B_bits, dtype), dtype))
 
 
 def fp_combine_folds(parts: list[np.ndarray]) -> np.ndarray:
@@ -229,7 +237,9 @@ def fp_combine_folds(parts: list[np.ndarray]) -> np.ndarray:
     acc = np.asarray(parts[0], dtype=np.uint32).view(np.float32)
     with np.errstate(all="ignore"):
         for p in parts[1:]:
-            acc = acc + np.asarray(p, dtype=np.uint32).view(np.float32)
+            new = acc + np.asarray(p, dtype=np.uint32).view(np.float32)
+            record_add(_canonical_bits(acc), np.asarray(p, dtype=np.uint32), _canonical_bits(new))
+            acc = new
     return _canonical_bits(acc)
 
 
@@ -245,7 +255,8 @@ def fp_gemm_reference(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str, rows: 
     A32, B32 = _f32(A_bits, dtype), _f32(B_bits, dtype)
     K = A32.shape[1]
     if dataflow == "os":
-        return _canonical_bits(fp_dot_chain(A32, B32))
+        return _canonical_bits(fp_dot_chain(A32, B32, dtype))
     # WS, and IS (the WS order on the transposed GEMM: the same chains, products commute)
-    parts = [_canonical_bits(fp_dot_chain(A32[:, k0:k0 + rows], B32[k0:k0 + rows])) for k0 in range(0, K, rows)]
+    parts = [_canonical_bits(fp_dot_chain(A32[:, k0:k0 + rows], B32[k0:k0 + rows], dtype))
+             for k0 in range(0, K, rows)]
     return fp_combine_folds(parts)

@@ -22,10 +22,12 @@ import traceback
 from pathlib import Path
 
 from ...gen.emit import Emitted
+from ...golden.fp import recording
 from ...util import write_atomic
 from .. import simulators
 from ..check import cosim_emitted
 from ..coverage import Coverage
+from ..fp_coverage import family_fp_coverage
 from ..native import ensure_native
 
 
@@ -46,10 +48,13 @@ def _execute_test(job: dict) -> dict:
     fam = job["fam"]
     params = fam.validate(job["params"])
     vectors, seed, options = job["vectors"], job["seed"], job["options"]
-    made = fam.cycle_table(params, vectors, seed, **options)
+    # the golden models compute the expected results while the table is built: the fp operations to cover
+    with recording() as fp_ops:
+        made = fam.cycle_table(params, vectors, seed, **options)
     table, context = made if isinstance(made, tuple) else (made, None)
     cov = fam.coverage(params, table, context if context is not None else {"vectors": vectors, "seed": seed}) \
         if fam.coverage else Coverage()
+    cov = cov.merge(family_fp_coverage(fam, params, fp_ops))
     with tempfile.TemporaryDirectory(prefix="accelgen-test-") as tmp:
         manifest = job["manifest"]
         vpath = Path(tmp) / f"{manifest['name']}.v"

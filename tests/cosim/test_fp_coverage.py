@@ -1,0 +1,139 @@
+"""Floating-point coverage bins (:mod:`accelgen.cosim.fp_coverage`): operand and result classes, rounding against
+exact arithmetic (checked with Python fractions), exceptional results, cancellation, flushing, bins a format cannot
+reach, and the golden models' operation recording they are collected from."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from accelgen.cosim.coverage import Coverage
+from accelgen.cosim.fp_coverage import _exact_sums, _rounding, classes, family_fp_coverage, fp_coverage
+from accelgen.golden.fan import fp32_add
+from accelgen.golden.fp import (fp_add, fp_mul, from_float32, is_recording, recording, special_values,
+                                to_float32)
+from accelgen.golden.systolic import fp_gemm_reference
+from accelgen.registry import family
+
+
+def f32(*values) -> np.ndarray:
+    return np.array(values, dtype=np.float32).view(np.uint32)
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16", "fp32"])
+def test_operand_classes(dtype):
+    v = special_values(dtype)
+    c = classes(v, dtype)
+    x = to_float32(v, dtype)
+    assert set(c) == {"+0", "-0", "subnormal", "normal", "+inf", "-inf", "nan"}
+    assert np.array_equal(c == "nan", np.isnan(x))
+    assert np.array_equal(np.isin(c, ("+inf", "-inf")), np.isinf(x))
+    assert np.array_equal(np.isin(c, ("+0", "-0")), x == 0)
+
+
+def _fraction_class(a: float, b: float, op: str, r: float) -> str:
+    exact = Fraction(a) * Fraction(b) if op == "mul" else Fraction(a) + Fraction(b)
+    rf = Fraction(r)
+    if rf == exact:
+        return "exact"
+    toward = Fraction(float(np.nextafter(np.float32(r), np.float32(np.inf if exact > rf else -np.inf))))
+    if 2 * abs(rf - exact) == abs(toward - rf):
+        return "tie to even"
+    return "round up" if abs(rf) > abs(exact) else "round down"
+
+
+@pytest.mark.parametrize("op", ["mul", "add"])
+def test_rounding_classes_agree_with_exact_arithmetic(op):
+    rng = np.random.default_rng(5)
+    n = 3000
+    # mantissas with few bits set make exact results and ties common; exponents far apart make the sums that
+    # float64 cannot hold exactly
+    mant = (1 + rng.integers(0, 1 << 6, n) / 64.0) * np.where(rng.random(n) < 0.5, 1.0, 1 + 2.0 ** -23)
+    a = (mant * 2.0 ** rng.integers(-20, 20, n) * rng.choice([-1, 1], n)).astype(np.float32)
+    b = (rng.normal(size=n) * 2.0 ** rng.integers(-60, 60, n)).astype(np.float32)
+    b[::7] = (a[::7] * np.float32(1 + 2.0 ** -12)).astype(np.float32)
+    with np.errstate(all="ignore"):
+        r = (a * b) if op == "mul" else (a + b)
+    av, bv = a.astype(np.float64), b.astype(np.float64)
+    exact = av * bv if op == "mul" else _exact_sums(av, bv)
+    got = _rounding(exact, r)
+    want = [_fraction_class(float(x), float(y), op, float(z)) for x, y, z in zip(a, b, r)]
+    assert list(got) == want
+    assert {"exact", "tie to even", "round up", "round down"} <= set(want)
+
+
+def test_exceptional_results_and_cancellation():
+    big, tiny = 2.0 ** 100, 2.0 ** -100
+    with recording() as ops:
+        fp_mul(f32(3e38, big, tiny, tiny, 1.5), f32(2.0, big, 2.0 ** -30, tiny, 2.0), "fp32")
+        fp_add(f32(1.0, 1.0, 3e38, 2.0 ** -126), f32(-(1 - 2.0 ** -20), -1.0, 3e38, -(2.0 ** -127)))
+    cov = fp_coverage(ops, "fp32", ("mul", "add"))
+    assert cov.hits["mul: overflow to inf"] == 2
+    assert cov.hits["mul: underflow to subnormal"] == 1 and cov.hits["mul: underflow to zero"] == 1
+    assert cov.hits["add: overflow to inf"] == 1
+    assert cov.hits["add: cancellation"] == 1 and cov.hits["add: exact cancellation to zero"] == 1
+    assert cov.hits["add result: subnormal"] == 1
+    # a subnormal sum is exact: no sum underflows to zero, which is not a bin but unreachable with its reason
+    assert "add: underflow to zero" not in cov.bins and "gradual underflow" in cov.unreachable["add: underflow to zero"]
+
+
+def test_fp16_products_cannot_round_overflow_or_underflow():
+    v = special_values("fp16")
+    a, b = np.meshgrid(v, v)
+    with recording() as ops:
+        fp_mul(a.ravel(), b.ravel(), "fp16")
+    cov = fp_coverage(ops, "fp16", ("mul",))
+    for name in ("mul: overflow to inf", "mul rounding: round up", "mul result: subnormal"):
+        assert name not in cov.bins and "fp16 x fp16" in cov.unreachable[name]
+    assert cov.missed == [] and cov.hits["mul rounding: exact"] > 0
+
+
+def test_flush_bins():
+    with recording() as ops:
+        fp_add(f32(2.0 ** -130, 2.0 ** -126, 1.0), f32(1.0, -(2.0 ** -126) * 1.25, 2.0), flush_subnormals=True)
+    cov = fp_coverage(ops, "fp32", ("add",), flush=True)
+    assert cov.hits["add: flush: subnormal operand"] == 1
+    assert cov.hits["add: flush: subnormal result"] == 1      # 2**-126 - 1.25 * 2**-126 is subnormal: flushed
+    assert "add result: subnormal" in cov.unreachable
+    # without flushing there are no flush bins
+    assert not any("flush" in b for b in fp_coverage(ops, "fp32", ("add",)).bins)
+
+
+def test_merge_keeps_a_bin_reachable_elsewhere():
+    one = Coverage({"x"}, {"x": 1}, {"y": "not with these parameters"})
+    other = Coverage({"y"}, {})
+    merged = one.merge(other)
+    assert merged.bins == {"x", "y"} and merged.unreachable == {} and merged.missed == ["y"]
+    assert Coverage.from_dict(one.to_dict()) == one
+
+
+def test_recording_collects_the_golden_models_operations():
+    assert not is_recording()
+    fp_add(f32(1.0), f32(2.0))           # outside a recording: nothing kept, nothing fails
+    with recording() as outer:
+        fp32_add(int(f32(1.0)[0]), int(f32(2.0)[0]))          # the FAN golden's scalar adder
+        with recording() as inner:
+            A = from_float32(np.ones((2, 3), np.float32), "bf16")
+            fp_gemm_reference(A, from_float32(np.ones((3, 2), np.float32), "bf16"), "bf16", rows=2, dataflow="ws")
+        assert is_recording()
+    assert not is_recording()
+    assert outer.count == 1
+    # WS on 2 rows: K = 3 in folds of 2 and 1 (2 x 2 outputs per k), then one host addition per output
+    assert len(inner.products("bf16")[0]) == 3 * 4 and len(inner.sums()[0]) == 3 * 4 + 4
+
+
+@pytest.mark.parametrize("name, params, ops", [("mac", {"dtype": "bf16"}, ("mul", "add")),
+                                               ("fan", {"n": 4, "dtype": "fp32"}, ("add",)),
+                                               ("mac", {}, ())])
+def test_family_fp_coverage(name, params, ops):
+    fam = family(name)
+    p = fam.validate(params)
+    assert fam.fp_operations == (("mul", "add") if name == "mac" else ("add",))
+    with recording() as rec:
+        fam.cycle_table(p, 64, 1)
+    cov = family_fp_coverage(fam, p, rec)
+    assert {b.split(" ")[0].rstrip(":") for b in cov.bins} == set(ops)
+    if ops:
+        assert cov.hits.get(f"{ops[-1]} result: normal", 0) > 0
