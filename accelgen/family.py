@@ -67,6 +67,8 @@ class BlockFamily:
     #: the floating-point operations its datapath performs with an fp ``dtype`` ("mul": dtype x dtype -> fp32
     #: products, "add": fp32 sums), whose bins every fp run collects (:mod:`accelgen.cosim.fp_coverage`)
     fp_operations: tuple[str, ...] = ()
+    #: ``fp_unreachable(params) -> {bin: reason}``: fp bins the family's structure cannot reach
+    fp_unreachable: Callable[..., dict] | None = None
     activity_table: Callable[..., Any] | None = None
     #: timing-driven mapping maps each cell module once, by its own ABC run (arrays of registered cells: exact,
     #: and fast). False: the cells are flattened into their parent first, for designs whose cells take

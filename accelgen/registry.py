@@ -10,7 +10,7 @@ and regressions.
 
 from __future__ import annotations
 
-from .cosim import (benes as benes_host, coverage, dot_product as dot_product_host, fan as fan_host,
+from .cosim import (benes as benes_host, coverage, dot_product as dot_product_host, fan as fan_host, fp_coverage,
                     flexdpe as flexdpe_host, mac as mac_host, systolic as systolic_host, tensordash as tensordash_host)
 from .cosim.vectors import parse_gemm
 from .family import BlockFamily, CosimOption, find_family
@@ -27,6 +27,7 @@ _FAMILIES = (
     BlockFamily(
         name="mac",
         fp_operations=("mul", "add"),
+        fp_unreachable=fp_coverage.mac_fp_unreachable,
         summary="multiply-accumulate cell (int, or fp16/bf16/fp32 with fp32 accumulation; clear/enable, "
                 "pipeline registers, zero gating)",
         params_model=MACParams,
@@ -38,6 +39,7 @@ _FAMILIES = (
     BlockFamily(
         name="systolic",
         fp_operations=("mul", "add"),
+        fp_unreachable=fp_coverage.systolic_fp_unreachable,
         summary="systolic array (weight- or output-stationary tensor unit of MAC PEs)",
         params_model=SystolicParams,
         build_component=SystolicArray.from_params,
@@ -62,6 +64,7 @@ _FAMILIES = (
     BlockFamily(
         name="tensordash_pe",
         fp_operations=("mul", "add"),
+        fp_unreachable=fp_coverage.tensordash_fp_unreachable,
         summary="TensorDash sparse-operand PE (staging buffers, lookahead/lookaside muxes, scheduler, accumulator)",
         params_model=TensorDashPEParams,
         build_component=TensorDashPE.from_params,
@@ -72,6 +75,7 @@ _FAMILIES = (
     BlockFamily(
         name="tensordash_tile",
         fp_operations=("mul", "add"),
+        fp_unreachable=fp_coverage.tensordash_fp_unreachable,
         summary="TensorDash tile: R PE rows sharing one B-side staging buffer and schedule",
         params_model=TensorDashTileParams,
         build_component=TensorDashTile.from_params,

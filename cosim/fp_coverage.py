@@ -202,8 +202,43 @@ def _flushed_result(exact: np.ndarray, out_bits, flush: bool) -> np.ndarray:
 
 def family_fp_coverage(fam, params, ops: FpOps) -> Coverage:
     """The floating-point bins of one run of family ``fam`` (empty for an integer run or a family without fp
-    operations)."""
+    operations); the bins the family's structure cannot reach (``BlockFamily.fp_unreachable``) become
+    unreachable entries with their reason."""
     dtype = getattr(params, "dtype", "int")
     if not fam.fp_operations or dtype in ("int", None):
         return Coverage()
-    return fp_coverage(ops, dtype, fam.fp_operations, bool(getattr(params, "flush_subnormals", False)))
+    cov = fp_coverage(ops, dtype, fam.fp_operations, bool(getattr(params, "flush_subnormals", False)))
+    for name, why in (fam.fp_unreachable(params) if fam.fp_unreachable else {}).items():
+        if name in cov.bins:
+            cov.bins.discard(name)
+            cov.hits.pop(name, None)
+            cov.unreachable[name] = why
+    return cov
+
+
+# --------------------------------------------------------------------------- what a family's structure rules out
+
+_PLUS_ZERO_START = ("the accumulator starts at +0.0 and x + (-x) is +0.0 (round to nearest even): a sum that "
+                    "starts at +0.0 is never -0.0")
+
+
+def mac_fp_unreachable(params) -> dict[str, str]:
+    """A MAC without ``addend_input`` clears to +0.0: its adder never sees or makes -0.0."""
+    if params.addend_input:
+        return {}
+    return {"add a: -0": _PLUS_ZERO_START, "add result: -0": _PLUS_ZERO_START}
+
+
+def systolic_fp_unreachable(params) -> dict[str, str]:
+    """Every PE chain and the host's fold combination start at +0.0 (:mod:`accelgen.golden.systolic`)."""
+    return {"add a: -0": _PLUS_ZERO_START, "add result: -0": _PLUS_ZERO_START}
+
+
+def tensordash_fp_unreachable(params) -> dict[str, str]:
+    """At depth 2 or more a pair with a zero operand is ineffectual and never multiplied (the tile: a zero B
+    operand; :mod:`accelgen.golden.tensordash`); the dense baseline (depth 1) multiplies every pair."""
+    if params.depth == 1:
+        return {}
+    why = "the scheduler never gives a multiplier an ineffectual pair (a zero {} operand)"
+    sides = ("b",) if hasattr(params, "rows") else ("a", "b")
+    return {f"mul {side}: {z}": why.format(side.upper()) for side in sides for z in ("+0", "-0")}

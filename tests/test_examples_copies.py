@@ -65,7 +65,7 @@ def test_shipped_names_and_paths():
     assert {"tpu_v1", "tpu_v2", "eyeriss", "sigma", "tensordash"} <= set(shipped.names("chips"))
     assert "resnet50" in shipped.names("workloads")
     assert {"neurometer_datacenter", "neurometer_base"} <= set(shipped.names("dse"))
-    assert {"default", "nightly"} <= set(shipped.names("regressions"))
+    assert {"default", "nightly", "fp"} <= set(shipped.names("regressions"))
     p = shipped.path("workloads", "resnet50")
     assert p.is_file() and p.name == "resnet50.yaml"
 

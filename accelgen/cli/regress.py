@@ -71,7 +71,7 @@ def _builds_text(res) -> str:
 @click.option("--no-waves", is_flag=True, help="Do not rerun failing tests with tracing for a waveform.")
 @with_opt("-O2 for tests on the compiled testbench (testbench: native), -O0 for cocotb")
 def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, report_dir, no_waves, opt):
-    """Run a cosim regression (a YAML file, or a shipped one by name: default, nightly); skip what already passed
+    """Run a cosim regression (a YAML file, or a shipped one by name: default, nightly, fp); skip what already passed
     (same design, seed, mode); report.
 
     Exit code 0 when every test passed, 1 when any failed, 2 for bad input.

@@ -84,6 +84,7 @@ def write_html(res: RegressionResult, path: str | Path) -> Path:
         pct = 100 * c.fraction
         cov_rows.append(f"<tr><td>{e(fam)}</td><td><span class='bar'><span style='width:{pct:.0f}%'></span></span> "
                         f"{c.covered}/{len(c.bins)} ({pct:.0f}%)</td><td>{e(', '.join(c.missed)) or '-'}</td>"
+                        f"<td>{'<br>'.join(e(f'{k}: {v}') for k, v in sorted(c.unreachable.items())) or '-'}</td>"
                         f"<td>{e(', '.join(f'{k}: {v}' for k, v in sorted(c.hits.items())))}</td></tr>")
     doc = f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>accelgen regress {e(res.name)}</title>
 <style>{_CSS}</style></head><body>
@@ -91,7 +92,8 @@ def write_html(res: RegressionResult, path: str | Path) -> Path:
 <p>{len(res.results)} tests: {e(counts)}{f' ({reused} passes reused from earlier runs)' if reused else ''};
 wall time {res.wall_s:.1f} s on {e(res.jobs)}; source {e(str(res.source))}; run {e(res.run_id)}</p>
 <h2>Functional coverage</h2>
-<table><tr><th>family</th><th>bins hit</th><th>never hit</th><th>hits per bin</th></tr>{''.join(cov_rows)}</table>
+<table><tr><th>family</th><th>bins hit</th><th>never hit</th><th>unreachable (why)</th><th>hits per bin</th></tr>
+{''.join(cov_rows)}</table>
 <h2>Tests</h2>
 <table><tr><th>status</th><th>block</th><th>parameters</th><th>mode</th><th>seed</th><th>sim</th><th>cycles</th>
 <th>checks</th><th>sim time (s)</th><th>waveform</th><th>reproduce</th></tr>

@@ -137,3 +137,23 @@ def test_family_fp_coverage(name, params, ops):
     assert {b.split(" ")[0].rstrip(":") for b in cov.bins} == set(ops)
     if ops:
         assert cov.hits.get(f"{ops[-1]} result: normal", 0) > 0
+
+
+@pytest.mark.parametrize("name, params, gone", [
+    ("mac", {"dtype": "bf16"}, {"add a: -0", "add result: -0"}),
+    ("mac", {"dtype": "bf16", "addend_input": True}, set()),
+    ("systolic", {"dtype": "fp16", "rows": 2, "cols": 2}, {"add a: -0", "add result: -0"}),
+    ("tensordash_pe", {"dtype": "fp16"}, {"mul a: +0", "mul a: -0", "mul b: +0", "mul b: -0"}),
+    ("tensordash_tile", {"dtype": "fp16", "rows": 2}, {"mul b: +0", "mul b: -0"}),
+    ("tensordash_tile", {"dtype": "fp16", "rows": 2, "depth": 1}, set()),
+])
+def test_structure_rules_out_bins(name, params, gone):
+    """What a family's structure rules out is unreachable with its reason, and never hit by a run."""
+    fam = family(name)
+    p = fam.validate(params)
+    with recording() as rec:
+        fam.cycle_table(p, 256, 2)
+    cov = family_fp_coverage(fam, p, rec)
+    assert set(cov.unreachable) >= gone and not (gone & cov.bins)
+    raw = fp_coverage(rec, p.dtype, fam.fp_operations)
+    assert all(raw.hits.get(b, 0) == 0 for b in gone)

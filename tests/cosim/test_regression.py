@@ -121,6 +121,10 @@ def test_example_regressions_validate():
     nightly = load_regression(REPO / "examples/regress/nightly.yaml", FAMILIES)
     assert len(nightly.tests) > 5 * len(default.tests)
     assert {t.mode for t in nightly.tests} == {"directed", "random", "stress"}
+    fp = load_regression(REPO / "examples/regress/fp.yaml", FAMILIES)
+    # every family with a floating-point datapath, in fp only
+    assert {t.family for t in fp.tests} == {n for n, f in FAMILIES.items() if f.fp_operations}
+    assert all(t.params.get("dtype", "int") != "int" for t in fp.tests)
 
 
 # --------------------------------------------------------------------------- running (Verilator)
