@@ -32,6 +32,9 @@ def _print_summary(con, res) -> None:
     for fam, c in cov.items():
         if c.missed:
             con.print(f"  coverage {fam}: never hit: {', '.join(c.missed)}")
+    if res.closure:
+        con.print(f"  closure: {res.closure['tests_added']} tests added in {res.closure['rounds']} rounds; stopped: "
+                  f"{res.closure['stopped']}")
     not_run = res.count("not-run")
     if not_run:
         con.print(f"  {not_run} tests not run (--rerun-failed runs earlier failures only)")
@@ -69,8 +72,14 @@ def _builds_text(res) -> str:
               help="Output directory: report.html, results.json, the resume state, failing runs' waveforms "
                    "[default: out/regress/<regression name>].")
 @click.option("--no-waves", is_flag=True, help="Do not rerun failing tests with tracing for a waveform.")
+@click.option("--until-covered", is_flag=True,
+              help="Then add random tests with fresh seeds until every reachable functional bin is hit, the budget "
+                   "is spent or new seeds stop hitting new bins; report each open bin and why.")
+@click.option("--max-tests", type=click.IntRange(1, 100000), default=None,
+              help="With --until-covered: the most tests to add [default: as many as the regression has].")
 @with_opt("-O2 for tests on the compiled testbench (testbench: native), -O0 for cocotb")
-def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, report_dir, no_waves, opt):
+def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, report_dir, no_waves, until_covered,
+                max_tests, opt):
     """Run a cosim regression (a YAML file, or a shipped one by name: default, nightly, fp); skip what already passed
     (same design, seed, mode); report.
 
@@ -86,10 +95,14 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
     )
 
     from .. import shipped
-    from ..cosim.regression import load_regression, run_regression, write_html, write_junit
+    from ..cosim.regression import load_regression, run_regression, run_until_covered, write_html, write_junit
     from ..registry import FAMILIES
     from ..util import ensure_output_dir
 
+    if max_tests is not None and not until_covered:
+        raise click.UsageError("--max-tests is not allowed without --until-covered")
+    if until_covered and rerun_failed:
+        raise click.UsageError("--until-covered is not allowed with --rerun-failed")
     if scheduler is not None and jobs is not None:
         raise click.UsageError("give either -j (local processes) or --scheduler (Dask), not both")
     if scheduler is not None and "://" not in scheduler:
@@ -119,17 +132,28 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
             progress.advance(tasks["build"])
         elif kind == "tests":
             to_run, reused = payload
-            tasks["test"] = progress.add_task(f"tests ({reused} reused)" if reused else "tests", total=to_run,
-                                              passed=0, failed=0)
+            if "test" in tasks:    # a closure round: the same bar grows
+                progress.update(tasks["test"], total=progress.tasks[tasks["test"]].completed + to_run)
+            else:
+                tasks["test"] = progress.add_task(f"tests ({reused} reused)" if reused else "tests", total=to_run,
+                                                  passed=0, failed=0)
         elif kind == "result":
             counts["passed" if payload.passed else "failed"] += 1
             progress.update(tasks["test"], advance=1, **counts)
             if not payload.passed:
                 progress.console.print(f"[red]{payload.status.upper()}[/] {payload.test_id}")
 
+    def on_round(n, open_bins):
+        if n:
+            left = sum(len(b) for b in open_bins.values())
+            progress.console.print(f"closure round {n}: {left} bins open in {', '.join(open_bins) or 'no family'}")
+
+    kw = dict(jobs=jobs, scheduler=scheduler, waves=not no_waves, on_event=on_event, opt=opt)
     with progress:
-        res = run_regression(reg, out, jobs=jobs, scheduler=scheduler, rerun_failed=rerun_failed,
-                             waves=not no_waves, on_event=on_event, opt=opt)
+        if until_covered:
+            res = run_until_covered(reg, out, max_tests=max_tests or len(reg.tests), on_round=on_round, **kw)
+        else:
+            res = run_regression(reg, out, rerun_failed=rerun_failed, **kw)
     html_path = write_html(res, out / "report.html")
     _print_summary(con, res)
     if junit_path:

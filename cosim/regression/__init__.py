@@ -9,12 +9,14 @@
 - :mod:`.worker`   that job's process (``python -m accelgen.cosim.regression.worker``)
 - :mod:`.state`    the resume state (``<out>/state.json``); :mod:`.results` what the tests did
 - :mod:`.report`   JUnit XML and HTML reports
+- :mod:`.closure`  :func:`run_until_covered`: add random seeds until the functional bins close
 
 Functional coverage bins per family come from the family's collector
 (:mod:`accelgen.cosim.coverage`). Every test can be reproduced alone with the command in its
 ``reproduce`` field (``accelgen cosim <family> ...``): the same design, stimulus and seed.
 """
 
+from .closure import run_until_covered
 from .job import kill_active_jobs, run_job
 from .report import write_html, write_junit
 from .results import RegressionResult, TestResult
@@ -26,4 +28,4 @@ from .state import STATE_FORMAT, RegressState
 __all__ = ["BUILD_TIMEOUT_S", "DEFAULT_TIMEOUT_S", "MODES", "MODE_HELP", "STATE_FORMAT", "STRESS_FACTOR",
            "RegressState", "Regression", "RegressionResult", "TestResult", "TestSpec", "kill_active_jobs",
            "load_regression", "param_tag", "parse_regression", "reproduce_command", "run_job", "run_regression",
-           "write_html", "write_junit"]
+           "run_until_covered", "write_html", "write_junit"]

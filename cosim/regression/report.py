@@ -60,6 +60,18 @@ code{font-size:12px;white-space:pre-wrap;word-break:break-all}.bar{background:#d
 .bar span{background:#3a7;height:10px;display:block}"""
 
 
+def _closure_html(closure: dict | None, e) -> str:
+    """The ``--until-covered`` outcome: why closure stopped, and each family's open bins with the reason."""
+    if not closure:
+        return ""
+    rows = "".join(f"<tr><td>{e(f)}</td><td>{c['covered']}/{c['bins']}</td><td>"
+                   + ("<br>".join(e(f"{b}: {why}") for b, why in c["open"].items()) or "-") + "</td></tr>"
+                   for f, c in closure["families"].items())
+    return (f"<h2>Coverage closure</h2><p>stopped: {e(closure['stopped'])}; {closure['rounds']} rounds, "
+            f"{closure['tests_added']} tests added (budget {closure['max_tests']})</p>"
+            f"<table><tr><th>family</th><th>bins hit</th><th>open (why)</th></tr>{rows}</table>")
+
+
 def write_html(res: RegressionResult, path: str | Path) -> Path:
     """A self-contained HTML report: summary, coverage per family, and one row per test."""
     path = Path(path)
@@ -94,6 +106,7 @@ wall time {res.wall_s:.1f} s on {e(res.jobs)}; source {e(str(res.source))}; run 
 <h2>Functional coverage</h2>
 <table><tr><th>family</th><th>bins hit</th><th>never hit</th><th>unreachable (why)</th><th>hits per bin</th></tr>
 {''.join(cov_rows)}</table>
+{_closure_html(res.closure, e)}
 <h2>Tests</h2>
 <table><tr><th>status</th><th>block</th><th>parameters</th><th>mode</th><th>seed</th><th>sim</th><th>cycles</th>
 <th>checks</th><th>sim time (s)</th><th>waveform</th><th>reproduce</th></tr>

@@ -74,6 +74,9 @@ class RegressionResult:
     #: the simulator builds of this run, before the tests: ``design`` (hash), ``top``, ``sim``, ``testbench``,
     #: ``opt``, ``status``, ``build_s`` and ``cached`` (found in the build cache: nothing compiled)
     builds: list[dict] = field(default_factory=list)
+    #: coverage-driven closure (``--until-covered``, :mod:`.closure`): why it stopped, rounds, tests added, and per
+    #: family the bins still open (with the reason) and the unreachable ones
+    closure: dict | None = None
 
     @property
     def build_s(self) -> float:
@@ -112,4 +115,5 @@ class RegressionResult:
                 "build_s": self.build_s, "sim_s": self.sim_s, "builds": self.builds,
                 "coverage": {f: {"covered": c.covered, "bins": len(c.bins), "missed": c.missed, **c.to_dict()}
                              for f, c in self.coverage().items()},
+                **({"closure": self.closure} if self.closure is not None else {}),
                 "tests": [r.to_dict() for r in self.results]}

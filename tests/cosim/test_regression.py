@@ -84,6 +84,11 @@ def test_regress_cli_bad_input_is_one_line_exit_2(tmp_path):
     assert not (tmp_path / "out").exists()
     proc = accelgen("regress", tmp_path / "missing.yaml")
     assert proc.returncode == 2 and "file not found" in proc.stderr
+    for args, fragment in ((("--max-tests", "5"), "--max-tests is not allowed without --until-covered"),
+                           (("--until-covered", "--rerun-failed"), "--until-covered is not allowed with")):
+        proc = accelgen("regress", "default", "--report", tmp_path / "out2", *args)
+        assert proc.returncode == 2 and fragment in proc.stderr, proc.stderr
+        assert not (tmp_path / "out2").exists()
 
 
 def test_regress_reproduce_command_round_trips_params_and_options():
