@@ -22,7 +22,7 @@ from ..golden.fp import from_float32, random_fp_bits, special_values
 from ..golden.mac import wrap
 from ..golden.tensordash import (delayed, fp_nonzero, pass_cycles, pattern_options, pe_latency, schedule_levels,
                                  schedule_step, simulate_pe)
-from .stimulus import Activity, cosim_activity
+from .stimulus import Activity, sparse_ints
 from .vectors import CycleTable, to_bits
 
 #: sparsities (fraction of zero operands on the chosen side) cycled through by the random streams
@@ -443,40 +443,49 @@ def tensordash_sched_activity(params, density: float, cycles: int, seed: int) ->
     return Activity(ins, ops=cycles - 1, per="schedule step (one cycle)", warmup=0)
 
 
+def _sparse_operands(rng, shape, width: int, params, density: float) -> np.ndarray:
+    if is_fp(params):
+        return np.asarray(random_fp_bits(rng, shape, params.dtype, density=density), dtype=np.int64)
+    return np.asarray(sparse_ints(rng, shape, width, params.signed, density), dtype=np.int64)
+
+
 def tensordash_activity(params, density: float, cycles: int, seed: int) -> Activity:
     """TensorDash PE / tile doing back-to-back dot products of long sparse streams.
 
-    Integer ``dtype``: the family's cosim stimulus (:func:`~accelgen.cosim.stimulus.cosim_activity`,
-    density ignored, energy per cycle), as before floating point existed.
-
-    Floating point (``fp16``/``bf16``/``fp32``): every operand (A and B; for the tile every row's A)
-    is a realistic value (``random_fp_bits``: normal(0, 1) rounded to the format) and zero with
-    probability ``1 - density``, independently, so a pair is effectual with probability
-    ``density**2`` (the tile skips on B only). Streams of ``16 D`` rows follow each other with one
-    ``start`` cycle between them (no idle gaps) until ``cycles`` busy cycles are reached; the
+    Every operand (A and B; for the tile every row's A) is zero with probability ``1 - density``,
+    independently: otherwise a uniform integer of the operand's width (``sparse_ints``), or for
+    floating point (``fp16``/``bf16``/``fp32``) a realistic value (``random_fp_bits``: normal(0, 1)
+    rounded to the format). A pair is effectual with probability
+    ``density**2`` (the tile skips on B only). Streams of ``8 cycles`` rows (whatever the depth: the
+    window holds at most one stream boundary, as a long dot product of a GEMM does) follow each other
+    with one ``start`` cycle between them (no idle gaps) until ``cycles`` busy cycles are reached; the
     inputs are the cosim cycle table's (:func:`accelgen.cosim.tensordash.pe_table`). One operation
     is one busy cycle of the PE (``L`` lanes, up to ``L`` effectual pairs). The window is the first
-    ``cycles`` cycles; its few ``start`` cycles (and a pipelined PE's drain cycles, ``latency - 1``
-    after each stream) are simulated but not counted as operations.
+    ``cycles`` cycles after the first stream's ``start`` cycle and a pipelined PE's ``latency - 1`` fill
+    cycles (simulated, not counted); a later ``start`` cycle, if any (and a pipelined PE's drain cycles
+    after a stream), would be simulated but not counted as an operation.
     """
-    if not is_fp(params):
-        return cosim_activity(tile_table if hasattr(params, "rows") else pe_table, params, density, cycles, seed)
-
     rng = np.random.default_rng(seed)
     tile = hasattr(params, "rows")
-    n = 16 * params.depth
+    # long streams: with 16 D rows the dense tile (D = 1) restarted every 16 rows, and the start and a
+    # pipelined tile's drain cycles (up to 19 at 3 + 3 stages) were charged to a few busy cycles
+    n = 8 * cycles
+    # the start cycle and a pipelined PE's fill (latency - 1 cycles): simulated, not counted
+    warm = pe_latency(params.lanes, params.mul_stages, params.add_stages)
+    total = cycles + warm
     a_shape = (params.rows, n, params.lanes) if tile else (n, params.lanes)
     streams, busy = [], 0
-    while busy < cycles:
-        a = np.asarray(random_fp_bits(rng, a_shape, params.dtype, density=density), dtype=np.int64)
-        b = np.asarray(random_fp_bits(rng, (n, params.lanes), params.dtype, density=density), dtype=np.int64)
+    while busy < total:
+        a, b = (_sparse_operands(rng, shape, width, params, density)
+                for shape, width in ((a_shape, params.a_width), ((n, params.lanes), params.b_width)))
         streams.append(Stream("activity", a, b))
         table = pe_table(params, streams=streams, seed=seed, gaps=False)
         busy = int(table.info["busy_cycles"])
-    start = np.asarray(table.inputs["start"], dtype=np.int64)[:cycles]
+    start = np.asarray(table.inputs["start"], dtype=np.int64)[:total]
     # busy: the cycles the PE takes rows in without a start (take is AS >= 1 then, 0 while it drains)
-    busy_in_window = int(((np.asarray(table.expect["take"], dtype=np.int64)[:cycles] != 0) & (start == 0)).sum())
-    ins = {k: np.asarray(v, dtype=np.uint64).astype(object)[:cycles] for k, v in table.inputs.items()}
-    return Activity(ins, ops=float(busy_in_window), per="busy cycle (operands nonzero with probability density)",
-                    warmup=0, info={"streams": len(streams), "start_cycles": int(start.sum()),
-                                    "drain_cycles": cycles - int(start.sum()) - busy_in_window})
+    busy = (np.asarray(table.expect["take"], dtype=np.int64)[:total] != 0) & (start == 0)
+    busy_counted = int(busy[warm:].sum())
+    ins = {k: np.asarray(v, dtype=np.uint64).astype(object)[:total] for k, v in table.inputs.items()}
+    return Activity(ins, ops=float(busy_counted), per="busy cycle (operands nonzero with probability density)",
+                    warmup=warm, info={"streams": len(streams), "start_cycles": int(start[warm:].sum()),
+                                       "drain_cycles": cycles - int(start[warm:].sum()) - busy_counted})
