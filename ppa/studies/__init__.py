@@ -11,13 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import ConfigError
-from . import neurometer, sigma_reduction, sigma_vs_systolic
+from . import neurometer, sigma_reduction, sigma_vs_systolic, tensordash_overhead
 from .result import Study, StudyResult
 
 __all__ = ["Study", "StudyResult", "run_study", "study_names"]
 
 STUDIES: dict[str, Study] = {s.name: s for s in (*sigma_reduction.STUDIES, *sigma_vs_systolic.STUDIES,
-                                                 *neurometer.STUDIES)}
+                                                 *tensordash_overhead.STUDIES, *neurometer.STUDIES)}
 
 
 def study_names() -> list[str]:

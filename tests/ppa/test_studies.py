@@ -14,7 +14,8 @@ def accelgen(*args):
 
 
 def test_study_names():
-    assert {"sigma-reduction", "sigma-vs-systolic", "neurometer-datacenter", "neurometer-sparsity"} <= set(study_names())
+    assert set(study_names()) == {"sigma-reduction", "sigma-vs-systolic", "tensordash-overhead", "neurometer-datacenter",
+                                  "neurometer-sparsity"}
 
 
 def test_sigma_reduction_rows(tmp_path):
@@ -55,6 +56,35 @@ def test_sigma_vs_systolic_rows(tmp_path):
     assert all(f.exists() for f in res.files)
 
 
+def test_tensordash_overhead_rows(tmp_path):
+    res = run_study("tensordash-overhead", tmp_path)
+    doc = res.to_json()
+    assert doc["study"] == "tensordash-overhead"
+    rows = {(r["design"], r["dtype"]): r for r in doc["rows"]}
+    assert set(rows) == {(d, t) for d in ("tensordash", "dense") for t in ("fp16", "bf16", "int8")}
+    for dtype in ("fp16", "bf16", "int8"):
+        td, dense = rows[("tensordash", dtype)], rows[("dense", dtype)]
+        assert (td["depth"], dense["depth"]) == (4, 1)
+        # the same multipliers and adders: the dense tile gets TensorDash's pipelining
+        assert (td["mul_stages"], td["add_stages"]) == (dense["mul_stages"], dense["add_stages"])
+        # staging buffers, operand muxes and the scheduler cost area
+        assert td["area_mm2"] > dense["area_mm2"] > 0 and td["chip_area_mm2"] > dense["chip_area_mm2"]
+        assert td["power_w"] > 0 and dense["power_w"] > 0
+        sweep = [r for r in doc["sparsity"] if r["dtype"] == dtype]
+        assert [r["sparsity"] for r in sweep] == pytest.approx([0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9])
+        speedups = [r["speedup"] for r in sweep]
+        # skipping B's zeros: faster with more zeros, never more than depth 4 times; the chip's memory roofs can
+        # only take speedup away
+        assert all(1.0 < a < b <= 4.0 for a, b in zip(speedups, speedups[1:]))
+        assert all(r["chip_speedup"] <= r["speedup"] + 1e-12 for r in sweep)
+        # the skipped work outweighs the buffers, muxes and scheduler once half the operands are zeros (int8 at
+        # 20% zeros: its small MACs make the overhead the larger part, below 1x)
+        assert all(r["energy_efficiency"] > 1.0 for r in sweep if r["sparsity"] >= 0.5)
+        assert all(td["meets_clock"] in (True, False) and td["achievable_mhz"] > 0 for td in (td, dense))
+    assert {r["dtype"] for r in doc["overhead"]} == {"fp16", "bf16", "int8"}
+    assert all(f.exists() for f in res.files)
+
+
 def test_study_cli_json_and_table(tmp_path):
     proc = accelgen("study", "neurometer-sparsity", "--json", "--out", tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -72,6 +102,13 @@ def test_neurometer_datacenter_study(tmp_path):
     res = run_study("neurometer-datacenter", tmp_path)
     assert {r["objective"] for r in res.rows} >= {"achieved_tops", "tops_per_tco"}
     assert any(n.startswith("accelgen: best achieved_tops at X=") for n in res.notes)
+    # issue 22: with the NoC roof the throughput optimum is a brawny array (the paper finds 64x64)
+    best = {r["objective"]: r for r in res.rows}
+    assert best["achieved_tops"]["X"] >= 32 and best["tops_per_tco"]["X"] >= 32
+    # the 8x8 meshes of small arrays are bound by the NoC, the one-core 128x128 array by its SRAM
+    by_x = {(r["X"], r["batch"]): r for r in res.to_json()["by_x"]}
+    assert by_x[(16, 128)]["bound_counts"].get("noc", 0) > 27 and by_x[(16, 128)]["noc_ms"] > 0
+    assert by_x[(128, 128)]["noc_ms"] == 0
 
 
 @pytest.mark.parametrize("args, fragment", [
