@@ -138,11 +138,8 @@ def fp_coverage(ops: FpOps, dtype: str, operations: tuple[str, ...], flush: bool
         a_cls, b_cls = classes(a, dtype), classes(b, dtype)
         _hits(cov, "mul a: ", OPERAND_CLASSES, a_cls, {})
         _hits(cov, "mul b: ", OPERAND_CLASSES, b_cls, {})
+        av, bv = _values(a, a_cls, dtype, flush), _values(b, b_cls, dtype, flush)
         with np.errstate(all="ignore"):
-            av, bv = to_float32(a, dtype).astype(np.float64), to_float32(b, dtype).astype(np.float64)
-            if flush:
-                av = np.where(a_cls == "subnormal", 0.0, av)
-                bv = np.where(b_cls == "subnormal", 0.0, bv)
             exact = av * bv
         flushed_sub = _flushed_result(exact, out, flush)
         _result_bins(cov, "mul", a_cls, b_cls, out, exact, flushed_sub, _unreachable_mul(dtype, flush))
@@ -153,11 +150,7 @@ def fp_coverage(ops: FpOps, dtype: str, operations: tuple[str, ...], flush: bool
         a_cls, b_cls = classes(a, "fp32"), classes(b, "fp32")
         _hits(cov, "add a: ", OPERAND_CLASSES, a_cls, {})
         _hits(cov, "add b: ", OPERAND_CLASSES, b_cls, {})
-        with np.errstate(all="ignore"):   # signalling NaNs
-            av, bv = a.view(np.float32).astype(np.float64), b.view(np.float32).astype(np.float64)
-        if flush:
-            av = np.where(a_cls == "subnormal", 0.0, av)
-            bv = np.where(b_cls == "subnormal", 0.0, bv)
+        av, bv = _values(a, a_cls, "fp32", flush), _values(b, b_cls, "fp32", flush)
         with np.errstate(all="ignore"):
             exact = _exact_sums(av, bv)
         flushed_sub = _flushed_result(exact, out, flush)
@@ -171,6 +164,13 @@ def fp_coverage(ops: FpOps, dtype: str, operations: tuple[str, ...], flush: bool
         if flush:
             _flush_bins(cov, "add", a_cls, b_cls, flushed_sub)
     return cov
+
+
+def _values(bits, cls, dtype: str, flush: bool) -> np.ndarray:
+    """The operands' values in float64 (exact), subnormals as zeros when ``flush``."""
+    with np.errstate(all="ignore"):   # signalling NaNs
+        v = to_float32(bits, dtype).astype(np.float64)
+    return np.where(cls == "subnormal", 0.0, v) if flush else v
 
 
 def _exact_sums(av: np.ndarray, bv: np.ndarray) -> np.ndarray:
