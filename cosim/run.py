@@ -69,6 +69,17 @@ class CosimResult:
         return f"{build}, run {_seconds(self.run_s)}"
 
 
+def save_coverage(result: CosimResult, written: Path, dest: Path) -> None:
+    """Move the coverage data a run wrote (``written``) to ``dest``; a run that wrote none is an error of
+    ``result`` (Verilator writes it when the model ends normally)."""
+    if written.exists():
+        Path(dest).parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(written, dest)
+    elif not result.error:
+        result.error = f"the instrumented model wrote no coverage data ({written.name})"
+        result.passed = False
+
+
 def _seconds(s: float) -> str:
     # a compiled testbench runs for milliseconds: two significant digits there, not "0.0 s"
     return f"{s:.1f} s" if s >= 1 or s == 0 else f"{s:.2g} s"
@@ -93,7 +104,8 @@ def _describe_mismatches(result: dict, manifest: dict) -> list[dict]:
 def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str = "verilator", seed: int = 1,
               work_dir: Path | None = None, keep: bool = False, waves_on_failure: bool = True,
               test_module: str = TABLE_TB, plan_extra: dict | None = None,
-              record: tuple[str, ...] = (), host_check=None, opt: str | None = None) -> CosimResult:
+              record: tuple[str, ...] = (), host_check=None, opt: str | None = None,
+              coverage_dat: Path | None = None) -> CosimResult:
     """Simulate ``verilog_path`` (described by ``manifest``) against ``table``.
 
     The run directory (plan, logs, results) is removed after a pass unless
@@ -113,12 +125,14 @@ def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str
     ``host_check(recorded) -> [problem, ...]`` runs on them after the simulation;
     any problem fails the run (and triggers the waveform rerun). ``opt`` is the C++ optimization
     level of a Verilator model (:func:`~accelgen.cosim.simulators.resolve_opt`: default -O0, or
-    ``$ACCELGEN_VERILATOR_OPT``). Raises :class:`~accelgen.errors.ToolNotFoundError` if ``sim``
-    is not available.
+    ``$ACCELGEN_VERILATOR_OPT``). With ``coverage_dat`` the run is on a model instrumented for line and
+    toggle coverage (Verilator only; a build of its own) and its ``coverage.dat`` is saved there
+    (:func:`save_coverage`). Raises :class:`~accelgen.errors.ToolNotFoundError` if ``sim`` is not
+    available.
     """
     top = manifest["name"]
     version = simulators.simulator_version(sim)
-    built = simulators.ensure_built(Path(verilog_path), top, sim, opt=opt)
+    built = simulators.ensure_built(Path(verilog_path), top, sim, opt=opt, coverage=coverage_dat is not None)
     build_dir = built.path
 
     run_dir = Path(work_dir) if work_dir else cache_dir("runs") / f"{top}-{sim}-s{seed}-{uuid.uuid4().hex[:8]}"
@@ -167,6 +181,8 @@ def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str
             result.passed = False
             result.error = "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
 
+    if coverage_dat is not None:
+        save_coverage(result, run_dir / "coverage.dat", coverage_dat)
     if not result.passed and waves_on_failure:
         wave_build = simulators.build(Path(verilog_path), top, sim, waves=True, opt=built.opt)
         attempt(run_dir / "waves", wave_build, waves=True)

@@ -36,6 +36,7 @@ from pathlib import Path
 from ..errors import ConfigError, ToolNotFoundError
 from ..family import SIMULATORS
 from ..util import cache_dir, canonical_json, sha256_hex
+from .code_coverage import COVERAGE_ARGS
 
 #: Amaranth's output triggers style warnings (unused bits, widths) that are not errors.
 VERILATOR_BUILD_ARGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style")
@@ -224,17 +225,21 @@ def available_simulators() -> list[str]:
     return found
 
 
-def _build_args(sim: str, opt: str) -> tuple[str, ...]:
+def _build_args(sim: str, opt: str, coverage: bool = False) -> tuple[str, ...]:
     if sim != "verilator":
+        if coverage:
+            raise ValueError(f"code coverage needs sim='verilator', not {sim!r}")
         return ICARUS_BUILD_ARGS
-    return VERILATOR_BUILD_ARGS + ("-CFLAGS", check_opt(opt))
+    return VERILATOR_BUILD_ARGS + ("-CFLAGS", check_opt(opt)) + (COVERAGE_ARGS if coverage else ())
 
 
-def build_key(verilog: str, toplevel: str, sim: str, waves: bool, opt: str = SHORT_RUN_OPT) -> str:
-    """Content hash identifying a simulator build (``opt`` only matters for Verilator)."""
+def build_key(verilog: str, toplevel: str, sim: str, waves: bool, opt: str = SHORT_RUN_OPT,
+              coverage: bool = False) -> str:
+    """Content hash identifying a simulator build (``opt`` and ``coverage`` only matter for Verilator; an
+    instrumented build is a build of its own)."""
     return sha256_hex(canonical_json({
         "verilog": sha256_hex(verilog), "top": toplevel, "sim": sim,
-        "sim_version": simulator_version(sim), "args": list(_build_args(sim, opt)),
+        "sim_version": simulator_version(sim), "args": list(_build_args(sim, opt, coverage)),
         "timescale": list(TIMESCALE), "waves": waves, "cocotb": _cocotb_version(), "cocotb_at": _cocotb_location(),
     }))[:20]
 
@@ -258,12 +263,15 @@ def build(verilog_path: Path, toplevel: str, sim: str = "verilator", *, waves: b
 
 
 def ensure_built(verilog_path: Path, toplevel: str, sim: str = "verilator", *, waves: bool = False,
-                 log: Path | None = None, opt: str | None = None, jobs: int | None = None) -> Built:
+                 log: Path | None = None, opt: str | None = None, jobs: int | None = None,
+                 coverage: bool = False) -> Built:
     """Build ``verilog_path`` for ``sim`` unless the cache has it; say where, whether cached, how long.
 
     ``opt`` is the C++ optimization level (:func:`resolve_opt`; Verilator only), ``jobs`` the
-    parallel C++ compiles (default :func:`build_jobs`). Concurrent callers that need the same
-    build wait for one another on a file lock; a half-finished build (killed process) is redone.
+    parallel C++ compiles (default :func:`build_jobs`); ``coverage`` instruments the model for line and
+    toggle coverage (:data:`~accelgen.cosim.code_coverage.COVERAGE_ARGS`; Verilator only). Concurrent
+    callers that need the same build wait for one another on a file lock; a half-finished build (killed
+    process) is redone.
     """
     from cocotb_tools import runner as cocotb_runner
 
@@ -271,7 +279,7 @@ def ensure_built(verilog_path: Path, toplevel: str, sim: str = "verilator", *, w
     simulator_version(sim)
     opt = resolve_opt(opt) if sim == "verilator" else None
     verilog = Path(verilog_path).read_text()
-    key = build_key(verilog, toplevel, sim, waves, opt or SHORT_RUN_OPT)
+    key = build_key(verilog, toplevel, sim, waves, opt or SHORT_RUN_OPT, coverage)
     bdir = cache_dir("sim") / f"{sim}-{key}"
     done = bdir / ".accelgen-built"
     lock_path = cache_dir("sim") / f"{sim}-{key}.lock"
@@ -291,7 +299,7 @@ def ensure_built(verilog_path: Path, toplevel: str, sim: str = "verilator", *, w
         cocotb_runner.MAX_PARALLEL_BUILD_JOBS = jobs or build_jobs()
         try:
             runner.build(sources=[src], hdl_toplevel=toplevel, build_dir=bdir,
-                         build_args=list(_build_args(sim, opt or SHORT_RUN_OPT)),
+                         build_args=list(_build_args(sim, opt or SHORT_RUN_OPT, coverage)),
                          timescale=TIMESCALE, waves=waves, log_file=log_file)
         except SystemExit as exc:  # cocotb's runner exits on a failed build command
             raise RuntimeError(f"{sim} build of {toplevel} failed (see {log_file}): {exc}") from None

@@ -14,8 +14,9 @@ from .options import with_opt
 def _print_summary(con, res) -> None:
     from rich.table import Table
 
+    code = (res.code_coverage or {}).get("families")
     table = Table("family", "tests", "passed", "failed", "reused", "cycles", "checks", "sim time (s)", "coverage",
-                  title=f"accelgen regress {res.name}: {'PASS' if res.passed else 'FAIL'} "
+                  *(("line", "toggle") if code is not None else ()), title=f"accelgen regress {res.name}: {'PASS' if res.passed else 'FAIL'} "
                         f"({res.wall_s:.1f} s on {res.jobs}; {_builds_text(res)})")
     cov = res.coverage()
     fams: dict[str, list] = {}
@@ -27,7 +28,9 @@ def _print_summary(con, res) -> None:
                       str(sum(r.status in ("failed", "timeout", "error") for r in rs)),
                       str(sum(r.reused for r in rs)), str(sum(r.cycles for r in rs)), str(sum(r.checks for r in rs)),
                       f"{sum(r.sim_s for r in rs):.1f}",
-                      f"{c.covered}/{len(c.bins)} bins ({100 * c.fraction:.0f}%)" if c and c.bins else "-")
+                      f"{c.covered}/{len(c.bins)} bins ({100 * c.fraction:.0f}%)" if c and c.bins else "-",
+                      *((_pct(code.get(fam, {}).get("line_pct")), _pct(code.get(fam, {}).get("toggle_pct")))
+                        if code is not None else ()))
     con.print(table)
     for fam, c in cov.items():
         if c.missed:
@@ -45,6 +48,10 @@ def _print_summary(con, res) -> None:
         if r.waveform:
             con.print(f"    waveform: {r.waveform}")
         con.print(f"    reproduce: {r.reproduce}", soft_wrap=True)
+
+
+def _pct(value) -> str:
+    return "-" if value is None else f"{value:.1f}%"
 
 
 def _builds_text(res) -> str:
@@ -77,9 +84,12 @@ def _builds_text(res) -> str:
                    "is spent or new seeds stop hitting new bins; report each open bin and why.")
 @click.option("--max-tests", type=click.IntRange(1, 100000), default=None,
               help="With --until-covered: the most tests to add [default: as many as the regression has].")
+@click.option("--code-coverage", is_flag=True,
+              help="Run on models instrumented for Verilator line and toggle coverage (their own cached builds); "
+                   "merge it per design and family into the report and results.json.")
 @with_opt("-O2 for tests on the compiled testbench (testbench: native), -O0 for cocotb")
 def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, report_dir, no_waves, until_covered,
-                max_tests, opt):
+                max_tests, code_coverage, opt):
     """Run a cosim regression (a YAML file, or a shipped one by name: default, nightly, fp); skip what already passed
     (same design, seed, mode); report.
 
@@ -95,7 +105,8 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
     )
 
     from .. import shipped
-    from ..cosim.regression import load_regression, run_regression, run_until_covered, write_html, write_junit
+    from ..cosim.regression import (check_code_coverage, load_regression, run_regression, run_until_covered,
+                                    write_html, write_junit)
     from ..registry import FAMILIES
     from ..util import ensure_output_dir
 
@@ -109,6 +120,8 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
         raise click.UsageError(f"--scheduler {scheduler!r} is not allowed; expected an address like tcp://HOST:PORT")
     reg = load_regression(shipped.resolve("regressions", reg_path), FAMILIES, sims=[sim] if sim else None,
                           seeds=[seed] if seed is not None else None)
+    if code_coverage:
+        check_code_coverage(reg)
     out = ensure_output_dir(report_dir or Path("out") / "regress" / reg.name)
     if junit_path:
         ensure_output_dir(Path(junit_path).parent)
@@ -148,7 +161,8 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
             left = sum(len(b) for b in open_bins.values())
             progress.console.print(f"closure round {n}: {left} bins open in {', '.join(open_bins) or 'no family'}")
 
-    kw = dict(jobs=jobs, scheduler=scheduler, waves=not no_waves, on_event=on_event, opt=opt)
+    kw = dict(jobs=jobs, scheduler=scheduler, waves=not no_waves, on_event=on_event, opt=opt,
+              code_coverage=code_coverage)
     with progress:
         if until_covered:
             res = run_until_covered(reg, out, max_tests=max_tests or len(reg.tests), on_round=on_round, **kw)

@@ -19,12 +19,19 @@ def write_junit(res: RegressionResult, path: str | Path) -> Path:
     by_family: dict[str, list[TestResult]] = {}
     for r in res.results:
         by_family.setdefault(r.family, []).append(r)
+    signoff = res.signoff()
     for fam, rs in by_family.items():
         suite = ET.SubElement(root, "testsuite", name=fam, tests=str(len(rs)),
                               failures=str(sum(r.status == "failed" for r in rs)),
                               errors=str(sum(r.status in ("timeout", "error") for r in rs)),
                               skipped=str(sum(r.status == "not-run" for r in rs)),
                               time=f"{sum(r.wall_s for r in rs if not r.reused):.3f}")
+        s = signoff[fam]
+        suite_props = ET.SubElement(suite, "properties")
+        for k in ("functional_pct", "line_pct", "toggle_pct"):
+            if s[k] is not None:
+                ET.SubElement(suite_props, "property", name=k.replace("_pct", "_coverage_pct"), value=f"{s[k]:.1f}")
+        ET.SubElement(suite_props, "property", name="open_bins", value=", ".join(s["open_bins"]))
         for r in rs:
             case = ET.SubElement(suite, "testcase", classname=f"accelgen.regress.{fam}", name=r.test_id,
                                  time=f"{0.0 if r.reused else r.wall_s:.3f}")
@@ -72,6 +79,55 @@ def _closure_html(closure: dict | None, e) -> str:
             f"<table><tr><th>family</th><th>bins hit</th><th>open (why)</th></tr>{rows}</table>")
 
 
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}%"
+
+
+def _signoff_html(res: RegressionResult, e) -> str:
+    """Per family at a glance: tests, functional / line / toggle coverage, open bins."""
+    rows = "".join(
+        f"<tr><td>{e(f)}</td><td class='{'passed' if not s['failed'] else 'failed'}'>{s['passed']}/{s['tests']}</td>"
+        f"<td>{s['failed']}</td><td>{_pct(s['functional_pct'])} ({s['bins_hit']}/{s['bins']})</td>"
+        f"<td>{_pct(s['line_pct'])}</td><td>{_pct(s['toggle_pct'])}</td>"
+        f"<td>{e(', '.join(s['open_bins'])) or '-'}</td></tr>" for f, s in res.signoff().items())
+    return ("<h2>Sign-off</h2><table><tr><th>family</th><th>passed</th><th>failed</th><th>functional</th>"
+            f"<th>line</th><th>toggle</th><th>open bins</th></tr>{rows}</table>")
+
+
+def _more(count: int, shown: int) -> str:
+    return f" (the first {shown} listed)" if count > shown else ""
+
+
+def _code_coverage_html(code: dict | None, e) -> str:
+    """Per design: line and toggle figures, the unhit lines with their Verilog, the signals that never toggled."""
+    if not code:
+        return ""
+    parts = [f"<h2>Code coverage</h2><p>Verilator line and toggle coverage, merged per design with "
+             f"{e(str(code['merged_with']))}. A line point is a block or a branch of an <code>if</code>/"
+             f"<code>case</code>/<code>?:</code>; a toggle point is one bit rising or falling.</p>"
+             "<table><tr><th>design</th><th>tests</th><th>line</th><th>toggle</th><th>unhit lines</th>"
+             "<th>signals with bits that never toggled</th></tr>"]
+    for digest, d in code["designs"].items():
+        if not d["tests"]:
+            parts.append(f"<tr><td>{e(d['family'])} {e(digest)}</td><td>0</td><td colspan=4>no coverage data "
+                         "(no test of this design ran to the end)</td></tr>")
+            continue
+        unhit = "".join(f"<tr><td>{e(u['module'])}:{u['line']}</td><td>{e(u['what'])}</td>"
+                        f"<td><code>{e(u['source'])}</code></td></tr>" for u in d["unhit_lines"])
+        stuck = "".join(f"<tr><td>{e(u['module'])}</td><td><code>{e(u['signal'])}</code></td><td>{e(u['bits'])}"
+                        f"{' (never moved)' if u['never'] else ''}</td></tr>" for u in d["untoggled"])
+        params = ", ".join(f"{k}={v}" for k, v in d["params"].items())
+        parts.append(
+            f"<tr><td>{e(d['family'])} {e(digest)}<br>{e(params)}</td><td>{d['tests']}</td>"
+            f"<td>{_pct(d['line_pct'])} ({d['line_hit']}/{d['line_points']})</td>"
+            f"<td>{_pct(d['toggle_pct'])} ({d['toggle_hit']}/{d['toggle_points']})</td>"
+            f"<td><details><summary>{d['unhit_count']}{_more(d['unhit_count'], len(d['unhit_lines']))}</summary>"
+            f"<table>{unhit}</table></details></td>"
+            f"<td><details><summary>{d['untoggled_count']}{_more(d['untoggled_count'], len(d['untoggled']))}"
+            f"</summary><table>{stuck}</table></details></td></tr>")
+    return "".join(parts) + "</table>"
+
+
 def write_html(res: RegressionResult, path: str | Path) -> Path:
     """A self-contained HTML report: summary, coverage per family, and one row per test."""
     path = Path(path)
@@ -103,10 +159,12 @@ def write_html(res: RegressionResult, path: str | Path) -> Path:
 <h1>accelgen regress {e(res.name)}: {'PASS' if res.passed else 'FAIL'}</h1>
 <p>{len(res.results)} tests: {e(counts)}{f' ({reused} passes reused from earlier runs)' if reused else ''};
 wall time {res.wall_s:.1f} s on {e(res.jobs)}; source {e(str(res.source))}; run {e(res.run_id)}</p>
+{_signoff_html(res, e)}
 <h2>Functional coverage</h2>
 <table><tr><th>family</th><th>bins hit</th><th>never hit</th><th>unreachable (why)</th><th>hits per bin</th></tr>
 {''.join(cov_rows)}</table>
 {_closure_html(res.closure, e)}
+{_code_coverage_html(res.code_coverage, e)}
 <h2>Tests</h2>
 <table><tr><th>status</th><th>block</th><th>parameters</th><th>mode</th><th>seed</th><th>sim</th><th>cycles</th>
 <th>checks</th><th>sim time (s)</th><th>waveform</th><th>reproduce</th></tr>

@@ -40,6 +40,8 @@ class TestResult:
     run_id: str = ""
     #: True when this pass was recorded by an earlier invocation and not rerun
     reused: bool = False
+    #: with ``--code-coverage``: the test's Verilator coverage data, relative to the output directory
+    coverage_dat: str | None = None
 
     @classmethod
     def of(cls, t: TestSpec, status: str, run_id: str, **kw) -> TestResult:
@@ -77,6 +79,8 @@ class RegressionResult:
     #: coverage-driven closure (``--until-covered``, :mod:`.closure`): why it stopped, rounds, tests added, and per
     #: family the bins still open (with the reason) and the unreachable ones
     closure: dict | None = None
+    #: ``--code-coverage`` (:func:`.code_coverage.merge_designs`): line and toggle coverage per design and family
+    code_coverage: dict | None = None
 
     @property
     def build_s(self) -> float:
@@ -107,6 +111,23 @@ class RegressionResult:
                 out[r.family] = out.get(r.family, Coverage()).merge(Coverage.from_dict(r.coverage))
         return dict(sorted(out.items()))
 
+    def signoff(self) -> dict[str, dict]:
+        """Per family, what a sign-off looks at: tests passed and failed, functional coverage (bins hit, %, the
+        open ones), and with code coverage the line and toggle %."""
+        cov, code = self.coverage(), (self.code_coverage or {}).get("families", {})
+        out = {}
+        for fam in dict.fromkeys(r.family for r in self.results):
+            rs = [r for r in self.results if r.family == fam]
+            c = cov.get(fam)
+            out[fam] = {"tests": len(rs), "passed": sum(r.passed for r in rs),
+                        "failed": sum(r.status in ("failed", "timeout", "error") for r in rs),
+                        "functional_pct": 100 * c.fraction if c and c.bins else None,
+                        "bins_hit": c.covered if c else 0, "bins": len(c.bins) if c else 0,
+                        "open_bins": c.missed if c else [],
+                        "line_pct": code.get(fam, {}).get("line_pct"),
+                        "toggle_pct": code.get(fam, {}).get("toggle_pct")}
+        return out
+
     def to_dict(self) -> dict:
         return {"name": self.name, "source": self.source, "out_dir": self.out_dir, "wall_s": self.wall_s,
                 "run_id": self.run_id, "jobs": self.jobs, "passed": self.passed,
@@ -115,5 +136,7 @@ class RegressionResult:
                 "build_s": self.build_s, "sim_s": self.sim_s, "builds": self.builds,
                 "coverage": {f: {"covered": c.covered, "bins": len(c.bins), "missed": c.missed, **c.to_dict()}
                              for f, c in self.coverage().items()},
+                "signoff": self.signoff(),
                 **({"closure": self.closure} if self.closure is not None else {}),
+                **({"code_coverage": self.code_coverage} if self.code_coverage is not None else {}),
                 "tests": [r.to_dict() for r in self.results]}

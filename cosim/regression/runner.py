@@ -26,10 +26,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ...errors import ConfigError
 from ...executor import Executor
 from ...gen.emit import Emitted, render as emit_render, write as emit_write
 from ...util import canonical_json, ensure_output_dir, sha256_hex, write_atomic
 from ..simulators import build_jobs, long_run_opt, resolve_opt
+from .code_coverage import keep_test_data, merge_designs
 from .job import kill_active_jobs, run_job
 from .results import RegressionResult, TestResult
 from .spec import Regression, TestSpec, param_tag
@@ -78,9 +80,18 @@ def _opt(spec_opt: str | None, sim: str, testbench: str) -> str | None:
     return resolve_opt(spec_opt, default=long_run_opt(testbench)) if sim == "verilator" else None
 
 
+def check_code_coverage(reg: Regression) -> None:
+    """Raise :class:`ConfigError` unless every test of ``reg`` can be instrumented (Verilator only)."""
+    other = sorted({t.sim for t in reg.tests} - {"verilator"})
+    if other:
+        raise ConfigError([("--code-coverage", f"needs every test on sim 'verilator'; regression {reg.name!r} also "
+                                               f"runs on {', '.join(other)} (give --sim verilator)")])
+
+
 def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = None, scheduler: str | None = None,
                    rerun_failed: bool = False, waves: bool = True, on_event: Event | None = None,
-                   render: Render = emit_render, opt: str | None = None) -> RegressionResult:
+                   render: Render = emit_render, opt: str | None = None,
+                   code_coverage: bool = False) -> RegressionResult:
     """Run ``reg``; write ``state.json`` and ``results.json`` into ``out_dir``; return every test's result.
 
     Tests recorded as passed in ``out_dir/state.json`` (same resume key) are not
@@ -89,6 +100,9 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
     ``jobs`` local worker processes run the tests, or the workers of the Dask ``scheduler``.
     ``opt`` is the C++ optimization level of every Verilator build (default: ``$ACCELGEN_VERILATOR_OPT``,
     else :func:`~accelgen.cosim.simulators.long_run_opt` of the test's testbench).
+    ``code_coverage`` runs every test on a model instrumented for Verilator line and toggle coverage (its own
+    cached build) and merges the data per design and family (:mod:`.code_coverage`; Verilator only; a reused
+    pass whose data is missing is rerun).
     ``render(fam, params, name) -> Emitted`` makes each design (default
     :func:`accelgen.gen.emit.render`; a test passes a mutant generator).
     ``on_event(kind, payload)`` reports progress: ``("render", name)``,
@@ -98,6 +112,8 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
     on_event = on_event or (lambda kind, payload: None)
     for tb in ("cocotb", "native"):
         _opt(opt, "verilator", tb)  # a bad level fails before any work
+    if code_coverage:
+        check_code_coverage(reg)
     out = ensure_output_dir(out_dir)
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
     t_start = time.monotonic()
@@ -108,6 +124,8 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
     todo: list[TestSpec] = []
     for t in reg.tests:
         prev = state.get(t.key)
+        if prev is not None and code_coverage and not (prev.coverage_dat and (out / prev.coverage_dat).exists()):
+            prev = None if prev.passed else prev  # a pass without code coverage data runs again
         if prev is not None and prev.passed:
             prev.reused = True
             prev.reproduce, prev.test_id = t.reproduce, t.test_id
@@ -132,13 +150,14 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
             per_build = None if ex.scheduler else max(1, build_jobs() // max(1, min(ex.jobs, len(builds))))
             build_tasks = [({"kind": "build", "verilog": designs[d]["verilog"], "top": designs[d]["top"],
                              "manifest": designs[d]["manifest"], "sim": sim, "testbench": tb,
-                             "opt": _opt(opt, sim, tb), "build_jobs": per_build}, BUILD_TIMEOUT_S)
+                             "opt": _opt(opt, sim, tb), "build_jobs": per_build, "code_coverage": code_coverage},
+                            BUILD_TIMEOUT_S)
                            for d, sim, tb in builds]
             failed_builds: dict[tuple[str, str, str], str] = {}
             for i, info in ex.map_unordered(_run, build_tasks):
                 d, sim, tb = builds[i]
                 build_log.append({"design": d, "top": designs[d]["top"], "sim": sim, "testbench": tb,
-                                  "opt": build_tasks[i][0]["opt"], "status": info["status"],
+                                  "opt": build_tasks[i][0]["opt"], "coverage": code_coverage, "status": info["status"],
                                   "build_s": info.get("build_s", info.get("wall_s", 0.0)),
                                   "cached": bool(info.get("cached", False))})
                 if info["status"] != "built":
@@ -157,12 +176,15 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
                            "sim": t.sim, "vectors": t.vectors, "options": t.options,
                            "verilog": designs[t.design]["verilog"], "manifest": designs[t.design]["manifest"],
                            "waves": waves, "testbench": t.testbench, "opt": _opt(opt, t.sim, t.testbench),
+                           "code_coverage": code_coverage,
                            "work_dir": str((out / "runs" / f"{t.family}-{t.key}").resolve())}, t.timeout_s)
                          for t in runnable]
             for i, info in ex.map_unordered(_run, test_jobs):
                 kw = {k: info[k] for k in ("cycles", "checks", "mismatches", "first_mismatches", "error", "waveform",
                                            "log", "run_dir", "sim_s", "wall_s", "coverage", "opt")
                       if info.get(k) is not None}
+                if info.get("code_coverage"):
+                    kw["coverage_dat"] = keep_test_data(out, runnable[i].key, info["code_coverage"])
                 finish(TestResult.of(runnable[i], info["status"], run_id, **kw))
         except BaseException:
             kill_active_jobs()
@@ -170,6 +192,7 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
         label = _label(ex)
     ordered = [results[t.key] for t in reg.tests]
     res = RegressionResult(name=reg.name, source=reg.source, out_dir=str(out), results=ordered,
-                           wall_s=time.monotonic() - t_start, run_id=run_id, jobs=label, builds=build_log)
+                           wall_s=time.monotonic() - t_start, run_id=run_id, jobs=label, builds=build_log,
+                           code_coverage=merge_designs(out, designs, ordered) if code_coverage else None)
     write_atomic(out / "results.json", json.dumps(res.to_dict(), indent=1, default=str) + "\n")
     return res

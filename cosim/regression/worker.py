@@ -3,7 +3,8 @@
 Started by :func:`~accelgen.cosim.regression.job.run_job` in its own process group. It reads the
 job (a pickle; a test job carries its :class:`~accelgen.family.BlockFamily`, so no registry is
 needed here), builds the simulator or runs the test with the family's stimulus, checks and
-coverage collector, and writes the result as JSON to ``RESULT.json``. An exception is the
+coverage collector, and writes the result as JSON to ``RESULT.json`` (with the run's Verilator code
+coverage data as text when the job asks for it: the parent keeps it, also from other hosts). An exception is the
 test's error, not the worker's crash. The worker ends itself (and its simulator) if the process
 that started it dies.
 """
@@ -26,6 +27,7 @@ from ...golden.fp import recording
 from ...util import write_atomic
 from .. import simulators
 from ..check import cosim_emitted
+from ..code_coverage import dat_text, parse_dat, with_file
 from ..coverage import Coverage
 from ..fp_coverage import family_fp_coverage
 from ..native import ensure_native
@@ -37,10 +39,11 @@ def _execute_build(job: dict) -> dict:
     with tempfile.TemporaryDirectory(prefix="accelgen-build-") as tmp:
         vpath = Path(tmp) / f"{job['top']}.v"
         vpath.write_text(job["verilog"])
+        coverage = bool(job.get("code_coverage"))
         if job.get("testbench") == "native":
-            built = ensure_native(job["verilog"], job["manifest"], opt=opt, jobs=jobs)
+            built = ensure_native(job["verilog"], job["manifest"], opt=opt, jobs=jobs, coverage=coverage)
         else:
-            built = simulators.ensure_built(vpath, job["top"], job["sim"], opt=opt, jobs=jobs)
+            built = simulators.ensure_built(vpath, job["top"], job["sim"], opt=opt, jobs=jobs, coverage=coverage)
     return {"status": "built", "build_s": built.seconds, "cached": built.cached, "opt": built.opt}
 
 
@@ -61,14 +64,17 @@ def _execute_test(job: dict) -> dict:
         vpath.write_text(job["verilog"])
         emitted = Emitted(name=manifest["name"], family=fam.name, params=params, verilog=job["verilog"],
                           manifest=manifest, verilog_path=vpath)
+        dat = Path(tmp) / "coverage.dat" if job.get("code_coverage") else None
         res = cosim_emitted(fam, params, emitted, sim=job["sim"], vectors=vectors, seed=seed, options=options,
                             made=made, work_dir=Path(job["work_dir"]), keep=False,
                             waves_on_failure=job.get("waves", True), testbench=job.get("testbench", "cocotb"),
-                            opt=job.get("opt"))
+                            opt=job.get("opt"), coverage_dat=dat)
+        # keyed by the design's file name, not the path this host built it from (module code_coverage)
+        code_cov = dat_text(with_file(parse_dat(dat.read_text()), vpath.name)) if dat and dat.exists() else None
     return {"status": "passed" if res.passed else "failed", "cycles": res.cycles, "checks": res.checks,
             "mismatches": res.mismatches, "first_mismatches": res.first_mismatches, "error": res.error,
             "waveform": res.waveform, "log": res.log, "run_dir": res.run_dir, "sim_s": res.run_s,
-            "opt": res.opt, "coverage": cov.to_dict()}
+            "opt": res.opt, "coverage": cov.to_dict(), "code_coverage": code_cov}
 
 
 def _watch_parent() -> None:
