@@ -21,7 +21,14 @@ for each operation a family's datapath has (``BlockFamily.fp_operations``;
   2**8 times smaller than the larger of them: 8 bits or more cancel) and
   ``exact cancellation to zero``;
 * with ``flush_subnormals``: ``flush: subnormal operand`` and ``flush:
-  subnormal result`` (a result that rounds to a subnormal becomes zero).
+  subnormal result`` (a result that rounds to a subnormal becomes zero);
+* accumulation order: a sum whose operand is the sum recorded just before it
+  (a chain step ``(x + y) + z``: an accumulator, a PE chain, a tree level) is
+  ``add order: reassociation changes the sum`` when ``x + (y + z)`` rounds to
+  a different finite value, else ``add order: reassociation keeps the sum``.
+  Only a run that hits the first tells a datapath that adds in another order
+  from its golden model (a link through a zero is not counted: it may be a
+  coincidence of values, not the datapath's order).
 
 A bin the parameters cannot reach is not a bin but an *unreachable* entry
 with its reason (``Coverage.unreachable``), e.g. fp16 x fp16 products, exact
@@ -163,7 +170,42 @@ def fp_coverage(ops: FpOps, dtype: str, operations: tuple[str, ...], flush: bool
         cov.hit("add: exact cancellation to zero", int(np.count_nonzero(opposite & (exact == 0))))
         if flush:
             _flush_bins(cov, "add", a_cls, b_cls, flushed_sub)
+        _order_bins(cov, ops.add)
     return cov
+
+
+def _order_bins(cov: Coverage, adds: list) -> None:
+    """The accumulation-order bins (module docstring) of the recorded sums ``adds``, in recording order."""
+    changed = kept = 0
+    for prev, cur in zip(adds, adds[1:]):
+        x, y, p_out = (v.astype(np.uint32).ravel() for v in np.broadcast_arrays(*prev[:3]))
+        c_a, c_b, c_out = (v.astype(np.uint32).ravel() for v in np.broadcast_arrays(*cur[:3]))
+        if p_out.shape != c_a.shape:
+            continue
+        nonzero = (p_out & np.uint32(0x7FFFFFFF)) != 0
+        via_a = (c_a == p_out) & nonzero
+        link = via_a | ((c_b == p_out) & nonzero)
+        if not link.any():
+            continue
+        flush = bool(prev[3]) or bool(cur[3])
+        z = np.where(via_a, c_b, c_a)
+        fx, fy, fz = (_ftz(v[link].view(np.float32), flush) for v in (x, y, z))
+        out = c_out[link].view(np.float32)
+        with np.errstate(all="ignore"):
+            other = _ftz(fx + _ftz(fy + fz, flush), flush)
+        finite = np.isfinite(other) & np.isfinite(out)
+        differs = finite & (other.view(np.uint32) != out.view(np.uint32)) & ~((other == 0) & (out == 0))
+        changed += int(np.count_nonzero(differs))
+        kept += int(np.count_nonzero(finite & ~differs))
+    cov.hit("add order: reassociation changes the sum", changed)
+    cov.hit("add order: reassociation keeps the sum", kept)
+
+
+def _ftz(v: np.ndarray, flush: bool) -> np.ndarray:
+    """float32 values with subnormals as zeros of their sign when ``flush`` (DAZ + FTZ)."""
+    if not flush:
+        return v
+    return np.where(np.abs(v) < np.finfo(np.float32).tiny, np.copysign(np.float32(0), v), v).astype(np.float32)
 
 
 def _values(bits, cls, dtype: str, flush: bool) -> np.ndarray:

@@ -101,6 +101,19 @@ def test_flush_bins():
     assert not any("flush" in b for b in fp_coverage(ops, "fp32", ("add",)).bins)
 
 
+def test_accumulation_order_bins():
+    """(1 + u) + u with u = 2**-24: both sums tie and round back to 1; 1 + (u + u) is 1 + 2**-23. The second sum
+    continues the first (its operand is the first's result): a chain step whose order matters."""
+    u = 2.0 ** -24
+    with recording() as ops:
+        first = fp_add(f32(1.0, 3.0, 0.0), f32(u, 1.0, 0.0))
+        fp_add(first, f32(u, 1.0, 5.0))
+    cov = fp_coverage(ops, "fp32", ("add",))
+    # 3 + 1 + 1 is 5 in any order; the third lane's link runs through 0: not counted
+    assert cov.hits["add order: reassociation changes the sum"] == 1
+    assert cov.hits["add order: reassociation keeps the sum"] == 1
+
+
 def test_merge_keeps_a_bin_reachable_elsewhere():
     one = Coverage({"x"}, {"x": 1}, {"y": "not with these parameters"})
     other = Coverage({"y"}, {})
