@@ -181,3 +181,23 @@ def test_mutant_without_the_adders_subnormal_path_fails_and_shows_as_unhit_code(
     suite = ET.parse(write_junit(mutant, tmp_path / "junit.xml")).getroot().find("testsuite")
     props = {p.get("name"): p.get("value") for p in suite.find("properties")}
     assert float(props["line_coverage_pct"]) == pytest.approx(_design(mutant)["line_pct"], abs=0.05)
+
+
+@pytest.mark.cosim
+def test_cocotb_tests_on_dask_workers_merge_their_coverage(tmp_path):
+    """Each test's coverage data comes back from the Dask worker that ran it (cocotb testbench here) and is merged
+    per design: two seeds hit at least what one did."""
+    distributed = pytest.importorskip("dask.distributed", reason="the Dask path needs dask[distributed]")
+    reg = parse_regression({"name": "dask-cov", "modes": ["directed", "random"], "seeds": [1],
+                            "blocks": [{"block": "mac", "params": {"a_width": 4, "b_width": 4, "acc_width": 10}}]},
+                           FAMILIES)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        res = run_regression(reg, tmp_path / "out", scheduler=cluster.scheduler_address, code_coverage=True)
+    assert res.passed and all(r.coverage_dat for r in res.results)
+    design = _design(res)
+    assert design["tests"] == 2 and design["line_points"] > 0 and design["toggle_points"] > 0
+    verilog = next(Path(res.out_dir, "designs").rglob("*.v")).read_text()
+    one = cc.summarize(cc.parse_dat(Path(res.out_dir, res.results[0].coverage_dat).read_text()), verilog)
+    assert design["line_hit"] >= one.line_hit and design["toggle_hit"] >= one.toggle_hit
+    assert [b["coverage"] for b in res.builds] == [True]
