@@ -160,6 +160,7 @@ _FAMILIES = (
     BlockFamily(
         name="flexdpe",
         fp_operations=("mul", "add"),
+        fp_unreachable=fp_coverage.flexdpe_fp_unreachable,
         summary="SIGMA Flex-DPE (k multipliers with stationary buffers, copy + Benes distribution, FAN reduction)",
         params_model=FlexDPEParams,
         build_component=FlexDPE.from_params,

@@ -201,8 +201,8 @@ def plan_gemm(params, A, B, stationary: str = "auto") -> GemmPlan:
             products = np.zeros(k, dtype=np.int64)
             if dtype == "int":
                 products[:u] = stat[:u] * tv
-            else:    # fp32 products of the pairs that meet; an absent product is +0.0 (bits 0)
-                products[:u] = np.where(need, fp_mul(stat[:u], tv, dtype), 0)
+            else:    # fp32 products of the pairs that meet (only they are multiplied); an absent one is +0.0
+                products[:u][need] = fp_mul(stat[:u][need], np.broadcast_to(tv, need.shape)[need], dtype)
             pvalid = np.zeros(k, dtype=bool)
             pvalid[:u] = need
             steps.append(StreamStep(v, words, valid, head, sources, route_permutation(sources), products, pvalid))

@@ -243,7 +243,9 @@ def flexdpe_fp_reference(A_bits, B_bits, gm: GemmMap, dtype: str) -> np.ndarray:
             r = int(rows[a])
             t = T[:, cols[a:b + 1]]                                   # V x (b-a+1) streamed words
             need = ~is_zero(t, dtype)
-            prods = np.where(need, fp_mul(np.broadcast_to(S[r, cols[a:b + 1]], t.shape), t, dtype), 0)
+            # only the non-zero pairs are multiplied (what the fp recording sees is what the multipliers do)
+            prods = np.zeros(t.shape, dtype=np.uint32)
+            prods[need] = fp_mul(np.broadcast_to(S[r, cols[a:b + 1]], t.shape)[need], t[need], dtype)
             values = {a + j: prods[:, j].astype(np.uint32) for j in range(b - a + 1)}
             part = fan_order_sum(values, a, b, add)
             got = need.any(axis=1)

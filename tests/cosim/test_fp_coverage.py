@@ -158,7 +158,14 @@ def test_family_fp_coverage(name, params, ops):
     ("systolic", {"dtype": "fp16", "rows": 2, "cols": 2}, {"add a: -0", "add result: -0"}),
     ("tensordash_pe", {"dtype": "fp16"}, {"mul a: +0", "mul a: -0", "mul b: +0", "mul b: -0"}),
     ("tensordash_tile", {"dtype": "fp16", "rows": 2}, {"mul b: +0", "mul b: -0"}),
-    ("tensordash_tile", {"dtype": "fp16", "rows": 2, "depth": 1}, set()),
+    ("tensordash_tile", {"dtype": "bf16", "rows": 2, "depth": 1}, set()),
+    # fp16 products are multiples of 2**-48 and below 2**32: sums of them are never subnormal, nor overflow
+    ("tensordash_pe", {"dtype": "fp16"}, {"add a: subnormal", "add result: subnormal", "add: underflow to subnormal",
+                                          "add: overflow to inf", "mul result: +0", "mul result: -0"}),
+    ("mac", {"dtype": "fp16"}, {"add b: subnormal", "add: underflow to subnormal", "add: overflow to inf"}),
+    # a Flex-DPE multiplies non-zero pairs only
+    ("flexdpe", {"dtype": "bf16", "k": 4}, {"mul a: +0", "mul a: -0", "mul b: +0", "mul b: -0"}),
+    ("flexdpe", {"dtype": "fp16", "k": 4}, {"mul result: -0", "add result: -0", "add a: subnormal"}),
 ])
 def test_structure_rules_out_bins(name, params, gone):
     """What a family's structure rules out is unreachable with its reason, and never hit by a run."""
