@@ -124,8 +124,9 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
     todo: list[TestSpec] = []
     for t in reg.tests:
         prev = state.get(t.key)
-        if prev is not None and code_coverage and not (prev.coverage_dat and (out / prev.coverage_dat).exists()):
-            prev = None if prev.passed else prev  # a pass without code coverage data runs again
+        if prev is not None and prev.passed and code_coverage and not (prev.coverage_dat and
+                                                                        (out / prev.coverage_dat).exists()):
+            prev = None  # a pass without code coverage data runs again
         if prev is not None and prev.passed:
             prev.reused = True
             prev.reproduce, prev.test_id = t.reproduce, t.test_id
