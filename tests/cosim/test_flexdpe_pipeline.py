@@ -37,7 +37,7 @@ INT_PIPE = FlexDPEParams(k=8, width=8, mul_stages=3, benes_pipeline_every=2)
 BF16_PIPE = FlexDPEParams(k=8, dtype="bf16", mul_stages=2)
 IRREGULAR_SPARSE = {"gemm": [(13, 7, 29), (40, 3, 17), (19, 7, 37)], "sparsity_a": 0.5, "sparsity_b": 0.3}
 INT_ADD = FlexDPEParams(k=8, width=8, add_stages=2)
-BF16_BOTH = FlexDPEParams(k=16, dtype="bf16", mul_stages=2, add_stages=1)
+BF16_BOTH = FlexDPEParams(k=8, dtype="bf16", mul_stages=2, add_stages=1)
 SMALL_SPARSE = {"gemm": [(19, 7, 37), (9, 5, 11)], "sparsity_a": 0.5, "sparsity_b": 0.3}
 
 
@@ -187,7 +187,7 @@ def test_latency_grows_by_log2k_times_add_stages():
     for p in (INT_ADD, BF16_BOTH):
         assert p.latency == 3 + p.mul_stages + FANParams(n=p.k, dtype="fp32" if p.fp else "int",
                                                          add_stages=p.add_stages).latency
-    assert INT_ADD.latency == 3 + 4 + 2 * 3 and BF16_BOTH.latency == 4 + 4 + 2 + 4 * 1
+    assert INT_ADD.latency == 3 + 4 + 2 * 3 and BF16_BOTH.latency == 4 + 3 + 2 + 3 * 1
     assert _drain_shift(add_stages=2) == 6
 
 
@@ -228,10 +228,11 @@ def test_int_add_stages_2_directed_and_random_gemms(tmp_path):
 
 
 @pytest.mark.cosim
-def test_bf16_mul_2_add_1_k16_small_sparse_gemms(tmp_path):
-    """bf16, k = 16, two multiplier and one adder register (both pipelines): small sparse GEMMs, bit-exact
+def test_bf16_mul_2_add_1_small_sparse_gemms(tmp_path):
+    """bf16, k = 8, two multiplier and one adder register (both pipelines): small sparse GEMMs, bit-exact
     with the fp32 reference (the FAN's association order is unchanged by its registers), and the measured
-    cycles equal the model's."""
+    cycles equal the model's. (At k = 16 its build took 28 s of the default suite; a pipelined k = 16 is in the
+    slow tests.)"""
     _check(cosim_emitted(family("flexdpe"), BF16_BOTH, _emit(tmp_path, BF16_BOTH), seed=19, options=SMALL_SPARSE))
 
 
@@ -273,7 +274,7 @@ def test_golden_ignoring_an_adder_register_is_caught(tmp_path, monkeypatch):
     e = _emit(tmp_path, BF16_BOTH)        # emitted before the mutation
     real = rtl.flexdpe_latency
     monkeypatch.setattr(rtl, "flexdpe_latency", lambda k, every=0, mul=0, add=0: real(k, every, mul, add - 1))
-    assert BF16_BOTH.latency == real(16, 0, 2, 1) - 4
+    assert BF16_BOTH.latency == real(8, 0, 2, 1) - 3
     made = flexdpe_table(BF16_BOTH, 0, 5, gemm=[(9, 7, 20)], sparsity_a=0.2, sparsity_b=0.1)
     result = cosim_emitted(family("flexdpe"), BF16_BOTH, e, made=made, waves_on_failure=False)
     assert not result.passed and result.mismatches > 0
