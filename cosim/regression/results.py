@@ -74,7 +74,8 @@ class RegressionResult:
     #: where the tests ran ("4 local processes", "Dask scheduler tcp://...")
     jobs: str
     #: the simulator builds of this run, before the tests: ``design`` (hash), ``top``, ``sim``, ``testbench``,
-    #: ``opt``, ``status``, ``build_s`` and ``cached`` (found in the build cache: nothing compiled)
+    #: ``opt``, ``code_coverage`` (instrumented), ``status``, ``build_s`` and ``cached`` (found in the build cache: nothing
+    #: compiled)
     builds: list[dict] = field(default_factory=list)
     #: coverage-driven closure (``--until-covered``, :mod:`.closure`): why it stopped, rounds, tests added, and per
     #: family the bins still open (with the reason) and the unreachable ones

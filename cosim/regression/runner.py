@@ -158,7 +158,8 @@ def run_regression(reg: Regression, out_dir: str | Path, *, jobs: int | None = N
             for i, info in ex.map_unordered(_run, build_tasks):
                 d, sim, tb = builds[i]
                 build_log.append({"design": d, "top": designs[d]["top"], "sim": sim, "testbench": tb,
-                                  "opt": build_tasks[i][0]["opt"], "coverage": code_coverage, "status": info["status"],
+                                  "opt": build_tasks[i][0]["opt"], "code_coverage": code_coverage,
+                                  "status": info["status"],
                                   "build_s": info.get("build_s", info.get("wall_s", 0.0)),
                                   "cached": bool(info.get("cached", False))})
                 if info["status"] != "built":

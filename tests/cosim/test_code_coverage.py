@@ -200,4 +200,4 @@ def test_cocotb_tests_on_dask_workers_merge_their_coverage(tmp_path):
     verilog = next(Path(res.out_dir, "designs").rglob("*.v")).read_text()
     one = cc.summarize(cc.parse_dat(Path(res.out_dir, res.results[0].coverage_dat).read_text()), verilog)
     assert design["line_hit"] >= one.line_hit and design["toggle_hit"] >= one.toggle_hit
-    assert [b["coverage"] for b in res.builds] == [True]
+    assert [b["code_coverage"] for b in res.builds] == [True]
