@@ -19,7 +19,7 @@ def _fmt(v) -> str:
 
 
 @click.command("dse")
-@click.argument("space_path", metavar="SPACE", type=click.Path(dir_okay=False))
+@click.argument("space_path", metavar="SPACE", type=click.Path())
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output directory (default: dse-out/<space name>). Chunks under OUT/chunks make the run "
                    "resumable: rerunning evaluates only what is missing.")

@@ -26,7 +26,7 @@ def _table(rows, headers):
 
 
 @click.command("estimate")
-@click.argument("arch_path", metavar="ARCH", type=click.Path(dir_okay=False))
+@click.argument("arch_path", metavar="ARCH", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Draw the area and power breakdown (PNG).")
 @click.option("--model", "models", multiple=True, metavar="FAMILY=FILE", help="Use this fitted model file.")

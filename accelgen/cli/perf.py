@@ -29,7 +29,7 @@ def _fmt(v, spec=".3g"):
 
 
 @click.command("perf")
-@click.argument("arch_path", metavar="ARCH", type=click.Path(dir_okay=False))
+@click.argument("arch_path", metavar="ARCH", type=click.Path())
 @click.argument("workload_path", metavar="WORKLOAD")
 @click.option("--batch", type=int, default=None, help="Batch size (default: the workload's).")
 @click.option("--latency-ms", type=float, default=None, help="Use the largest batch meeting this latency.")

@@ -66,7 +66,7 @@ def _builds_text(res) -> str:
 
 
 @click.command("regress")
-@click.argument("reg_path", metavar="REGRESSION", type=click.Path(dir_okay=False))
+@click.argument("reg_path", metavar="REGRESSION", type=click.Path())
 @click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None,
               help="Parallel local worker processes [default: the number of cores].")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",

@@ -121,3 +121,15 @@ def test_synth_json(tmp_path):
     stats = json.loads(proc.stdout)
     assert stats["flip_flops"] == 8 and stats["transistors"] > 0 and stats["logic_depth"] > 0
     assert stats["cells"] == sum(stats["cells_by_type"].values())
+
+
+def test_a_shipped_name_wins_over_a_directory_of_that_name(tmp_path):
+    """``accelgen estimate tpu_v1`` (and regress, dse, perf) from a directory holding a ``tpu_v1/`` (an earlier
+    run's output, say) reads the shipped file; a directory that names nothing shipped is the one-line error."""
+    (tmp_path / "tpu_v1").mkdir()
+    proc = accelgen("estimate", "tpu_v1", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["name"] == "tpu_v1"
+    (tmp_path / "mine").mkdir()
+    proc = accelgen("estimate", "mine", cwd=tmp_path)
+    assert proc.returncode == 2 and "not a shipped chip" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
