@@ -49,6 +49,7 @@ import numpy as np
 from ..golden.art import art_plan
 from ..golden.benes import benes_reference
 from ..golden.dot_product import dot_products
+from ..golden.fp import is_zero
 from ..golden.tensordash import pattern_options
 from .benes_router import CTRL_WORD_SWITCHES
 from .tensordash import pe_streams
@@ -391,8 +392,15 @@ def flexdpe_coverage(params, table: CycleTable, plans) -> Coverage:
             c = _shape_class(v, k)
             cov.hit(f"{d} {c} than k" if c != "equal" else f"{d} equal to k")
         for op, x in (("A", plan.A), ("B", plan.B)):
-            cov.hit(f"{op} sparsity {_sparsity_bin(float((np.asarray(x) == 0).mean()) if x.size else 0.0)}")
+            cov.hit(f"{op} sparsity {_sparsity_bin(_zero_fraction(np.asarray(x), params.dtype))}")
     return cov
+
+
+def _zero_fraction(x: np.ndarray, dtype: str) -> float:
+    """The fraction of zeros among ``dtype`` operands (fp: +0 and -0; -0's bit pattern is not 0)."""
+    if not x.size:
+        return 0.0
+    return float((x == 0).mean() if dtype == "int" else is_zero(x, dtype).mean())
 
 
 def fan_coverage(params, table: CycleTable, context) -> Coverage:

@@ -12,7 +12,7 @@ import pytest
 from accelgen.cosim.coverage import Coverage
 from accelgen.cosim.fp_coverage import _exact_sums, _rounding, classes, family_fp_coverage, fp_coverage
 from accelgen.golden.fan import fp32_add
-from accelgen.golden.fp import (fp_add, fp_mul, from_float32, is_recording, recording, special_values,
+from accelgen.golden.fp import (fp_add, fp_mul, from_float32, is_recording, is_zero, recording, special_values,
                                 to_float32)
 from accelgen.golden.systolic import fp_gemm_reference
 from accelgen.registry import family
@@ -177,3 +177,15 @@ def test_structure_rules_out_bins(name, params, gone):
     assert set(cov.unreachable) >= gone and not (gone & cov.bins)
     raw = fp_coverage(rec, p.dtype, fam.fp_operations)
     assert all(raw.hits.get(b, 0) == 0 for b in gone)
+
+
+def test_flexdpe_sparsity_bins_count_negative_zeros():
+    """An fp operand's zeros are +0 and -0 (bit pattern 0x8000 in bf16): a bf16 GEMM with 90% zeros, half of them
+    -0, is in the 75-95% bin, not at half its sparsity."""
+    fam = family("flexdpe")
+    p = fam.validate({"k": 4, "dtype": "bf16"})
+    table, plans = fam.cycle_table(p, 0, 3, gemm=[(8, 8, 40)], sparsity_a=0.9, sparsity_b=0.0)
+    A = np.asarray(plans[0].A)
+    assert (A == 0x8000).any() and 0.75 <= is_zero(A, "bf16").mean() < 0.95
+    cov = fam.coverage(p, table, plans)
+    assert cov.hits.get("A sparsity 75-95%", 0) == 1 and cov.hits.get("B sparsity 0%", 0) == 1
