@@ -302,6 +302,11 @@ def directed_gemms(params, rng) -> list[tuple[str, np.ndarray, np.ndarray]]:
         A, B = add("fp_cancel", (5, 6, 2 * k), 0.0, 0.0)       # B's rows pairwise negated: x + (-x) = +0
         B[1::2] = B[0::2] ^ (1 << (params.width - 1))
         A[:, 1::2] = A[:, 0::2]
+        if params.dtype != "fp16":   # fp16 products stay below 2**32: their sums never overflow
+            # finite products of 1.5 * 2**126 each: the FAN's first sum of two overflows to Inf (the "huge" GEMM's
+            # products overflow in the multipliers already)
+            A, B = add("fp_sum_overflow", (3, 2, 4), 0.0, 0.0)
+            A[:], B[:] = (int(from_float32(np.float32(v), params.dtype)) for v in (1.5 * 2.0 ** 63, 2.0 ** 63))
 
     add("dense_regular", (k, k, k))
     add("dense_k_small", (k, k, 2))
