@@ -14,6 +14,8 @@ from .options import with_opt
 def _print_summary(con, res) -> None:
     from rich.table import Table
 
+    from ..cosim.regression.report import pct_text
+
     code = (res.code_coverage or {}).get("families")
     table = Table("family", "tests", "passed", "failed", "reused", "cycles", "checks", "sim time (s)", "coverage",
                   *(("line", "toggle") if code is not None else ()), title=f"accelgen regress {res.name}: {'PASS' if res.passed else 'FAIL'} "
@@ -29,7 +31,7 @@ def _print_summary(con, res) -> None:
                       str(sum(r.reused for r in rs)), str(sum(r.cycles for r in rs)), str(sum(r.checks for r in rs)),
                       f"{sum(r.sim_s for r in rs):.1f}",
                       f"{c.covered}/{len(c.bins)} bins ({100 * c.fraction:.0f}%)" if c and c.bins else "-",
-                      *((_pct(code.get(fam, {}).get("line_pct")), _pct(code.get(fam, {}).get("toggle_pct")))
+                      *((pct_text(code.get(fam, {}).get("line_pct")), pct_text(code.get(fam, {}).get("toggle_pct")))
                         if code is not None else ()))
     con.print(table)
     for fam, c in cov.items():
@@ -48,10 +50,6 @@ def _print_summary(con, res) -> None:
         if r.waveform:
             con.print(f"    waveform: {r.waveform}")
         con.print(f"    reproduce: {r.reproduce}", soft_wrap=True)
-
-
-def _pct(value) -> str:
-    return "-" if value is None else f"{value:.1f}%"
 
 
 def _builds_text(res) -> str:

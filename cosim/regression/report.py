@@ -79,7 +79,8 @@ def _closure_html(closure: dict | None, e) -> str:
             f"<table><tr><th>family</th><th>bins hit</th><th>open (why)</th></tr>{rows}</table>")
 
 
-def _pct(value: float | None) -> str:
+def pct_text(value: float | None) -> str:
+    """A coverage percentage for a table cell (``-`` when there is none)."""
     return "-" if value is None else f"{value:.1f}%"
 
 
@@ -87,8 +88,8 @@ def _signoff_html(res: RegressionResult, e) -> str:
     """Per family at a glance: tests, functional / line / toggle coverage, open bins."""
     rows = "".join(
         f"<tr><td>{e(f)}</td><td class='{'passed' if not s['failed'] else 'failed'}'>{s['passed']}/{s['tests']}</td>"
-        f"<td>{s['failed']}</td><td>{_pct(s['functional_pct'])} ({s['bins_hit']}/{s['bins']})</td>"
-        f"<td>{_pct(s['line_pct'])}</td><td>{_pct(s['toggle_pct'])}</td>"
+        f"<td>{s['failed']}</td><td>{pct_text(s['functional_pct'])} ({s['bins_hit']}/{s['bins']})</td>"
+        f"<td>{pct_text(s['line_pct'])}</td><td>{pct_text(s['toggle_pct'])}</td>"
         f"<td>{e(', '.join(s['open_bins'])) or '-'}</td></tr>" for f, s in res.signoff().items())
     return ("<h2>Sign-off</h2><table><tr><th>family</th><th>passed</th><th>failed</th><th>functional</th>"
             f"<th>line</th><th>toggle</th><th>open bins</th></tr>{rows}</table>")
@@ -119,8 +120,8 @@ def _code_coverage_html(code: dict | None, e) -> str:
         params = ", ".join(f"{k}={v}" for k, v in d["params"].items())
         parts.append(
             f"<tr><td>{e(d['family'])} {e(digest)}<br>{e(params)}</td><td>{d['tests']}</td>"
-            f"<td>{_pct(d['line_pct'])} ({d['line_hit']}/{d['line_points']})</td>"
-            f"<td>{_pct(d['toggle_pct'])} ({d['toggle_hit']}/{d['toggle_points']})</td>"
+            f"<td>{pct_text(d['line_pct'])} ({d['line_hit']}/{d['line_points']})</td>"
+            f"<td>{pct_text(d['toggle_pct'])} ({d['toggle_hit']}/{d['toggle_points']})</td>"
             f"<td><details><summary>{d['unhit_count']}{_more(d['unhit_count'], len(d['unhit_lines']))}</summary>"
             f"<table>{unhit}</table></details></td>"
             f"<td><details><summary>{d['untoggled_count']}{_more(d['untoggled_count'], len(d['untoggled']))}"
