@@ -22,10 +22,10 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..util import write_atomic
-from .model import FORMAT, TARGETS, FittedModel, TargetModel
+from .model import ENERGY_TARGETS, FORMAT, TARGETS, FittedModel, TargetModel
 from .sweep import SweepSpec, versions
 
-UNITS = {"area_um2": "um^2", "energy_pj": "pJ", "leakage_uw": "uW", "delay_ns": "ns"}
+UNITS = {"area_um2": "um^2", "energy_pj": "pJ", "energy_zero_delay_pj": "pJ", "leakage_uw": "uW", "delay_ns": "ns"}
 
 
 def _input_spec(model, df, density_aware: bool) -> dict[str, dict]:
@@ -64,9 +64,6 @@ def _errors(y, p) -> dict:
 
 def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -> dict:
     """Fit every target of the sweep file on ``df``; return the model-file dict."""
-    from sklearn.linear_model import LinearRegression
-    from sklearn.model_selection import GroupKFold
-
     if not spec.targets:
         raise ConfigError([(f"{spec.source}.targets", "no targets with features defined")])
     density_aware = "density" in df and df["density"].nunique() > 1
@@ -74,48 +71,15 @@ def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -
     train, held = df[df["split"] == "train"], df[df["split"] == "heldout"]
     if len(held) == 0:
         raise ConfigError([(f"{spec.source}.heldout", "no held-out points: the error cannot be reported")])
-    targets = {}
-    for name, tdef in spec.targets.items():
-        if name not in TARGETS:
-            raise ConfigError([(f"{spec.source}.targets.{name}", f"unknown target; allowed: {', '.join(TARGETS)}")])
-        feats = list(tdef["features"])
-        link = tdef.get("link", "identity")
-        # non-negative coefficients: every feature is an amount of hardware or activity that can only add, so the
-        # form stays positive (physical) wherever its features are, however far outside the fitted range
-        positive = bool(tdef.get("positive", False))
-        per_point = name != "energy_pj"
-        names = {node.id for f in feats for node in ast.walk(ast.parse(f, mode="eval")) if isinstance(node, ast.Name)}
-        used = [n for n in inputs if n in names and (n != "density" or not per_point)]
-        tm = TargetModel(family=spec.family, name=name, unit=UNITS[name], features=feats, coef=np.zeros(len(feats)),
-                         link=link, inputs={n: inputs[n] for n in used})
-        tr = train.drop_duplicates("key") if per_point else train
-        he = held.drop_duplicates("key") if per_point else held
-        X, y = tm.design_matrix(_env(tr, used)), tr[name].to_numpy(float)
-        Xh, yh = tm.design_matrix(_env(he, used)), he[name].to_numpy(float)
-        yt = np.log(y) if link == "log" else y
-        w = np.ones_like(y) if link == "log" else 1.0 / y ** 2
-
-        def fit(Xa, ya, wa):
-            return LinearRegression(fit_intercept=False, positive=positive).fit(Xa, ya, sample_weight=wa).coef_
-
-        def pred(coef, Xa):
-            p = Xa @ coef
-            return np.exp(p) if link == "log" else p
-
-        groups = tr["key"].to_numpy()
-        k = min(folds, len(set(groups)))
-        cv_pred = np.empty_like(y)
-        for tri, tei in GroupKFold(n_splits=k).split(X, yt, groups):
-            cv_pred[tei] = pred(fit(X[tri], yt[tri], w[tri]), X[tei])
-        coef = fit(X, yt, w)
-        targets[name] = {
-            "unit": UNITS[name],
-            "per": str(tr["energy_per"].iloc[0]) if name == "energy_pj" else None,
-            "features": feats, "coef": [float(c) for c in coef], "link": link, "inputs": used, "positive": positive,
-            "train": {"n": int(len(y)), "points": int(tr["key"].nunique()), **_errors(y, pred(coef, X))},
-            "cv": {"folds": k, **_errors(y, cv_pred)},
-            "heldout": {"points": int(he["key"].nunique()), **_errors(yh, pred(coef, Xh))},
-        }
+    unknown = [name for name in spec.targets if name not in TARGETS]
+    if unknown:
+        raise ConfigError([(f"{spec.source}.targets.{unknown[0]}", f"unknown target; allowed: {', '.join(TARGETS)}")])
+    targets = {name: _fit_target(spec, name, tdef, inputs, train, held, folds) for name, tdef in spec.targets.items()}
+    # the glitch-free energy of the same points, in the glitchy energy's form: what averaged-mode power analysis of
+    # zero-delay activity reports (ppa: ``activity.switching: zero_delay``, post-layout figures)
+    if "energy_pj" in spec.targets and "energy_zero_delay_pj" not in spec.targets and "energy_zero_delay_pj" in df:
+        targets["energy_zero_delay_pj"] = _fit_target(spec, "energy_zero_delay_pj", spec.targets["energy_pj"], inputs,
+                                                      train, held, folds)
     vers = dict(versions())
     try:
         import sklearn
@@ -144,6 +108,51 @@ def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -
     }
 
 
+def _fit_target(spec: SweepSpec, name: str, tdef: dict, inputs: dict, train, held, folds: int) -> dict:
+    """One target's regression (the form ``tdef`` of the sweep file) on the training rows; its errors."""
+    from sklearn.linear_model import LinearRegression
+    from sklearn.model_selection import GroupKFold
+
+    feats = list(tdef["features"])
+    link = tdef.get("link", "identity")
+    # non-negative coefficients: every feature is an amount of hardware or activity that can only add, so the
+    # form stays positive (physical) wherever its features are, however far outside the fitted range
+    positive = bool(tdef.get("positive", False))
+    per_point = name not in ENERGY_TARGETS
+    names = {node.id for f in feats for node in ast.walk(ast.parse(f, mode="eval")) if isinstance(node, ast.Name)}
+    used = [n for n in inputs if n in names and (n != "density" or not per_point)]
+    tm = TargetModel(family=spec.family, name=name, unit=UNITS[name], features=feats, coef=np.zeros(len(feats)),
+                     link=link, inputs={n: inputs[n] for n in used})
+    tr = train.drop_duplicates("key") if per_point else train
+    he = held.drop_duplicates("key") if per_point else held
+    X, y = tm.design_matrix(_env(tr, used)), tr[name].to_numpy(float)
+    Xh, yh = tm.design_matrix(_env(he, used)), he[name].to_numpy(float)
+    yt = np.log(y) if link == "log" else y
+    w = np.ones_like(y) if link == "log" else 1.0 / y ** 2
+
+    def fit(Xa, ya, wa):
+        return LinearRegression(fit_intercept=False, positive=positive).fit(Xa, ya, sample_weight=wa).coef_
+
+    def pred(coef, Xa):
+        p = Xa @ coef
+        return np.exp(p) if link == "log" else p
+
+    groups = tr["key"].to_numpy()
+    k = min(folds, len(set(groups)))
+    cv_pred = np.empty_like(y)
+    for tri, tei in GroupKFold(n_splits=k).split(X, yt, groups):
+        cv_pred[tei] = pred(fit(X[tri], yt[tri], w[tri]), X[tei])
+    coef = fit(X, yt, w)
+    return {
+        "unit": UNITS[name],
+        "per": str(tr["energy_per"].iloc[0]) if name in ENERGY_TARGETS else None,
+        "features": feats, "coef": [float(c) for c in coef], "link": link, "inputs": used, "positive": positive,
+        "train": {"n": int(len(y)), "points": int(tr["key"].nunique()), **_errors(y, pred(coef, X))},
+        "cv": {"folds": k, **_errors(y, cv_pred)},
+        "heldout": {"points": int(he["key"].nunique()), **_errors(yh, pred(coef, Xh))},
+    }
+
+
 def _glitch_evidence(df, spec: SweepSpec) -> dict | None:
     """The timed-simulation samples behind the dataset's glitch ratio: each sampled point's parameters and ratio."""
     if "glitch_sample_ratio" not in df:
@@ -162,7 +171,7 @@ def predictions(model_dict: dict, df) -> dict[str, tuple[np.ndarray, np.ndarray,
     m = FittedModel(model_dict)
     out = {}
     for name, t in m.targets.items():
-        rows = df if name == "energy_pj" else df.drop_duplicates("key")
+        rows = df if name in ENERGY_TARGETS else df.drop_duplicates("key")
         env = _env(rows, list(t.inputs))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

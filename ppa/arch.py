@@ -292,9 +292,13 @@ class Activity(BaseModel):
     scalar: Optional[float] = Field(None, ge=0, le=1)
     pe_memory: Optional[float] = Field(None, ge=0, le=1)   # per-PE scratch pads; default: the tensor activity
     density: float = Field(1.0, ge=0, le=1)           # operand density for fitted energy models
+    #: how the fitted units' switching is counted: ``timed`` with the glitches of a timed simulation (as silicon
+    #: switches: TDP, measurements), ``zero_delay`` each net at most once per cycle (as averaged-mode power
+    #: analysis of zero-delay or vectorless activity counts it: the fitted ``energy_zero_delay_pj``)
+    switching: Literal["timed", "zero_delay"] = "timed"
 
     def factors(self) -> dict[str, float]:
-        out = {k: v for k, v in self.model_dump().items() if v is not None and k != "density"}
+        out = {k: v for k, v in self.model_dump().items() if v is not None and k not in ("density", "switching")}
         if "pe_memory" not in out and "tensor" in out:
             out["pe_memory"] = out["tensor"]
         return out

@@ -6,6 +6,9 @@ figure's scope and kind. The validation computes the same quantity:
 * area: the breakdown subtree of the scope (``chip`` includes the white space of
   :data:`accelgen.ppa.estimate.DIE_WHITE_SPACE`, one rule for every die);
 * power of kind ``tdp``: the estimate at full activity, over the scope;
+* switching counted as the figure's flow counted it (``timed`` for silicon,
+  ``zero_delay`` for a tool's average: :mod:`accelgen.ppa.published`), through
+  ``activity.switching``;
 * power on a workload (``measured``, or a tool's average with ``workload``): the
   description at the figure's clock and supply runs the workload through the
   performance model (:func:`accelgen.ppa.perf.evaluate`); the energy it spends
@@ -121,7 +124,8 @@ def workload_activity(arch: Arch, fig: PowerFigure, model_paths: dict | None) ->
     for term, key in _ENERGY_KEYS.items():
         e = spent.get(term, 0.0)
         act[key] = min(1.0, e / (full_w[key] * t)) if full_w.get(key) and t > 0 else 0.0
-    activity = Activity(default=0.0, density=arch.activity.density if arch.activity else 1.0, **act)
+    current = arch.activity or Activity()
+    activity = Activity(default=0.0, density=current.density, switching=current.switching, **act)
     run = {"workload": rep.workload, "batch": rep.batch, "time_s": t, "clock_mhz": rep.clock_mhz,
            "perf_power_w": rep.total.get("runtime_power_w"), "activity": act,
            "utilization": rep.total.get("utilization")}
@@ -136,12 +140,17 @@ def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None, est) -> dict:
         arch = arch.model_copy(update={**at, "target_tops": None} if "clock_mhz" in at else at)
     out = {"published": fig.w, "scope": fig.scope, "kind": fig.kind, "source": fig.source,
            "operating_point": {"clock_mhz": arch.clock_mhz, "vdd_v": arch.vdd_v}}
+    current = arch.activity or Activity()
+    switched = current.switching != fig.counted_switching
+    if switched:
+        arch = arch.model_copy(update={"activity": current.model_copy(update={"switching": fig.counted_switching})})
+    out["switching"] = fig.counted_switching
     key = "tdp_w"
     if fig.workload is not None:
         activity, out["run"] = workload_activity(arch, fig, model_paths)
         arch = arch.model_copy(update={"activity": activity})
         key = "runtime_w"
-    if at or fig.workload is not None:
+    if at or switched or fig.workload is not None:
         est = estimate(arch, model_paths=model_paths)
     tree = est.breakdown
     value, paths = _total(tree, _scope_patterns(tree, fig.scope), key)
@@ -230,7 +239,8 @@ def table_rows(rows: list[dict], parts: bool = True) -> list[tuple[str, ...]]:
                 continue
             f = r[q]
             unit, fmt = _UNITS[q]
-            kind = f["kind"] + (f" ({f['run']['workload']})" if "run" in f else "")
+            kind = f["kind"] + (f" ({f['run']['workload']})" if "run" in f else "") + \
+                (", zero-delay" if f.get("switching") == "zero_delay" else "")
             out.append((r["chip"], node, f"{q} {unit}", f["scope"], kind, fmt.format(f["estimate"]),
                         f"{f['published']:g}", f"{f['error_pct']:+.0f}%"))
             for p in f["parts"] if parts else ():

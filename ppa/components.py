@@ -258,9 +258,22 @@ class FittedCompute:
     missing variant) saying which model to fit (no invented numbers).
     """
 
-    def __init__(self, model_paths: dict[str, str] | None = None):
+    def __init__(self, model_paths: dict[str, str] | None = None, switching: str = "timed"):
         self.model_paths = dict(model_paths or {})
+        self.switching = switching
         self._cache: dict[str, object] = {}
+
+    def energy_target(self, model, path: str) -> str:
+        """The model target that is a unit's energy per operation under :attr:`switching` (``activity.switching``
+        of the description): ``energy_pj`` (timed, glitches included) or ``energy_zero_delay_pj``; a model file
+        fitted before the zero-delay target existed cannot answer for the latter and says how to refit."""
+        if self.switching == "timed":
+            return "energy_pj"
+        if "energy_zero_delay_pj" not in model:
+            raise ConfigError([(path, f"activity.switching zero_delay needs the fitted target energy_zero_delay_pj, "
+                                      f"which the model {model.name!r} ({model.source}) does not have; refit it with "
+                                      f"`accelgen fit {model.name}`")])
+        return "energy_zero_delay_pj"
 
     def model(self, family: str, path: str, dtype: str = "int", variant: str = ""):
         name = model_name(family, dtype, variant)
@@ -301,7 +314,9 @@ class FittedCompute:
         for w in caught:
             warnings.warn(f"{path}: {w.message}", w.category, stacklevel=3)
         vals = {k: float(np.asarray(v)) for k, v in out.items()}
-        steady = steady_state_energy(model, inputs, node_nm)
+        target = self.energy_target(model, path)
+        vals["energy_pj"] = vals[target]
+        steady = steady_state_energy(model, inputs, node_nm, target)
         if steady is not None:
             vals["energy_pj"] = float(np.asarray(steady[0]))
         trace = {"family": family, "model": model.name, "dtype": dtype, "model_file": model.source,
@@ -311,6 +326,8 @@ class FittedCompute:
                  "out_of_range": [str(w.message) for w in caught]}
         if steady is not None:
             trace["energy_note"] = steady[1]
+        if target != "energy_pj":
+            trace["energy_target"] = target
         return vals, trace
 
 
@@ -318,7 +335,7 @@ class FittedCompute:
 FILL_DIMS = ("rows", "cols")
 
 
-def steady_state_energy(model, inputs: dict, node_nm) -> tuple[np.ndarray, str] | None:
+def steady_state_energy(model, inputs: dict, node_nm, target: str = "energy_pj") -> tuple[np.ndarray, str] | None:
     """Per-MAC energy of an array in steady state, or None if the model's energy needs no correction.
 
     A fitted array energy whose operation is "a MAC of a GEMM filling the array
@@ -331,7 +348,7 @@ def steady_state_energy(model, inputs: dict, node_nm) -> tuple[np.ndarray, str] 
     clamped into their fitted range: the per-PE energy of the largest fitted
     array, an upper bound of the steady-state value. Same rule for every chip.
     """
-    if "energy_pj" not in model or "fill" not in str(model["energy_pj"].per or ""):
+    if target not in model or "fill" not in str(model[target].per or ""):
         return None
     clamped = dict(inputs)
     notes = []
@@ -343,7 +360,7 @@ def steady_state_energy(model, inputs: dict, node_nm) -> tuple[np.ndarray, str] 
             if np.any(c != v):
                 notes.append(f"{d} clamped to {rng[0]:g}..{rng[1]:g}")
             clamped[d] = c
-    t = model["energy_pj"]
+    t = model[target]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         e = t.predict(node_nm=node_nm, **{k: v for k, v in clamped.items() if k in t.inputs})

@@ -35,7 +35,8 @@ class PerfContext:
     def __init__(self, arch: Arch, model_paths: dict | None):
         self.arch = arch
         self.tech = technology(arch.node_nm)
-        self.fc = FittedCompute({**arch.models, **(model_paths or {})})
+        self.fc = FittedCompute({**arch.models, **(model_paths or {})},
+                                switching=arch.activity.switching if arch.activity else "timed")
         missing = []
         for (fam, dtype, variant), path in _families(arch).items():
             name = model_name(fam, dtype, variant)
@@ -130,7 +131,8 @@ class PerfContext:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out = model.predict(node_nm=self.tech.node_nm, **inputs)
-        return np.broadcast_to(np.asarray(out["energy_pj"], dtype=float), np.shape(density)) * self.v_dyn
+        energy = out[self.fc.energy_target(model, path)]
+        return np.broadcast_to(np.asarray(energy, dtype=float), np.shape(density)) * self.v_dyn
 
 
 def reduction_unit(core):

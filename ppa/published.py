@@ -15,6 +15,17 @@ much. Each figure has
   stated clock and supply: the estimate is the runtime power of that workload at
   that operating point) or ``post_layout`` / ``synthesis`` (a tool's average:
   on its ``workload`` when one is named, else at full activity);
+* a **switching** count: how the figure's flow counted toggles. Silicon
+  (``tdp``, ``measured``) switches with its glitches: ``timed``. A tool's
+  average (``post_layout``, ``synthesis``) is ``zero_delay`` unless the paper
+  says it simulated the gate-level netlist with SDF delays: averaged-mode power
+  analysis reads zero-delay (RTL) or vectorless activity, in which every net
+  changes at most once per cycle, and glitch power needs "gate-level simulation
+  with timing delays", which comes "very late in the flow" (Synopsys, "What is
+  glitch power?", synopsys.com/ai/what-is-glitch-power.html; SemiEngineering,
+  "Which Glitch Is Which?": zero-delay vectors serve average power analysis, SDF
+  timing is needed for glitch power). The estimate counts the same way
+  (``activity.switching``: the fitted ``energy_zero_delay_pj``);
 * **parts**: the published per-component figures (a share of the total, or an
   absolute value), each matched to the breakdown nodes it covers by path globs
   relative to the chip (``core/memories/unified_buffer``);
@@ -34,6 +45,8 @@ _STRICT = ConfigDict(extra="forbid", frozen=True)
 Scope = Literal["chip", "core", "compute_array"]
 AREA_KINDS = ("die", "upper_bound", "layout", "synthesis")
 POWER_KINDS = ("tdp", "measured", "post_layout", "synthesis")
+#: how each kind of power figure counted switching when the paper does not say (module docstring)
+SWITCHING_BY_KIND = {"tdp": "timed", "measured": "timed", "post_layout": "zero_delay", "synthesis": "zero_delay"}
 
 
 class Part(BaseModel):
@@ -74,6 +87,18 @@ class PowerFigure(_Figure):
     batch: int | None = Field(None, ge=1)
     clock_mhz: float | None = Field(None, gt=0)   # operating point of the figure (default: the description's)
     vdd_v: float | None = Field(None, gt=0.3, le=2.0)
+    #: how the figure's flow counted toggles (module docstring); None: by kind (:data:`SWITCHING_BY_KIND`)
+    switching: Literal["timed", "zero_delay"] | None = None
+
+    @property
+    def counted_switching(self) -> str:
+        return self.switching or SWITCHING_BY_KIND[self.kind]
+
+    @model_validator(mode="after")
+    def _switching(self):
+        if self.kind in ("tdp", "measured") and self.switching == "zero_delay":
+            raise ValueError(f"kind {self.kind!r} is silicon, which switches with its glitches: switching is 'timed'")
+        return self
 
     @model_validator(mode="after")
     def _workload(self):

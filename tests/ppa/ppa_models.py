@@ -25,6 +25,8 @@ def _model(family, inputs, size_expr, delay_expr, energy_expr=None):
             "targets": {
                 "area_um2": _target("um^2", [size_expr, "1"], [5.0, 20.0], names),
                 "energy_pj": _target("pJ", [energy_expr or size_expr, "1"], [0.005, 0.01], names),
+                # without glitches: less switching of the same form
+                "energy_zero_delay_pj": _target("pJ", [energy_expr or size_expr, "1"], [0.002, 0.01], names),
                 "leakage_uw": _target("uW", [size_expr], [0.02], names),
                 "delay_ns": _target("ns", [delay_expr, "1"], [0.05, 0.3], names)},
             "training": {"n_points": 10}, "versions": {}}

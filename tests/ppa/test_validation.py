@@ -98,7 +98,33 @@ def test_measured_power_is_the_workload_at_its_operating_point(models):
     assert 0 < p["estimate"] < tdp
 
 
+def test_post_layout_power_counts_switching_without_glitches(models):
+    """A tool's average counts each net once per cycle (zero-delay or vectorless activity); silicon glitches."""
+    figure = {"w": 1.0, "scope": "compute_array", "source": "t"}
+    post = validate_chip(_arch({"source": "s", "power": {**figure, "kind": "post_layout"}}), models)["power"]
+    tdp = validate_chip(_arch({"source": "s", "power": {**figure, "kind": "tdp"}}), models)["power"]
+    timed = validate_chip(_arch({"source": "s", "power": {**figure, "kind": "post_layout", "switching": "timed"}}),
+                          models)["power"]
+    assert post["switching"] == "zero_delay" and tdp["switching"] == timed["switching"] == "timed"
+    assert timed["estimate"] == pytest.approx(tdp["estimate"])
+    unit = _node(estimate(_arch(None, activity={"switching": "zero_delay"}), model_paths=models).breakdown,
+                 "tensor_unit0")
+    assert post["estimate"] == pytest.approx(unit["tdp_w"]) and post["estimate"] < tdp["estimate"]
+
+
+def test_zero_delay_switching_needs_a_model_that_has_it(models, tmp_path):
+    data = json.loads(Path(models["systolic"]).read_text())
+    del data["targets"]["energy_zero_delay_pj"]
+    old = tmp_path / "systolic.json"
+    old.write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match="needs the fitted target energy_zero_delay_pj.*refit it with"):
+        estimate(_arch(None, activity={"switching": "zero_delay"}), model_paths={**models, "systolic": str(old)})
+    assert estimate(_arch(None), model_paths={**models, "systolic": str(old)}).tdp_w > 0
+
+
 @pytest.mark.parametrize("bad, match", [
+    ({"power": {"w": 1, "scope": "chip", "kind": "tdp", "switching": "zero_delay", "source": "t"}},
+     "silicon, which switches with its glitches"),
     ({"power": {"w": 1, "scope": "chip", "kind": "measured", "source": "t"}}, "needs the workload"),
     ({"power": {"w": 1, "scope": "die", "kind": "tdp", "source": "t"}}, r"published\.power\.scope"),
     ({"area": {"mm2": 1, "scope": "chip", "kind": "die", "source": "t",
