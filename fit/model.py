@@ -147,6 +147,8 @@ class TargetModel:
     meta: dict = field(default_factory=dict)
     #: every input of the family: accepted by :meth:`predict` and ignored if this target does not use it
     family_inputs: frozenset = frozenset()
+    #: the model's name (a variant such as ``tensordash_tile-fp16``), which warnings name; default: the family
+    model_name: str = ""
 
     def __post_init__(self):
         if self.link not in ("identity", "log"):
@@ -169,7 +171,7 @@ class TargetModel:
     def predict(self, node_nm: float | None = None, **inputs) -> np.ndarray:
         """Vectorized prediction in :attr:`unit` (see the module docstring for inputs and ``node_nm``)."""
         inputs = {k: v for k, v in inputs.items() if k in self.inputs or k not in self.family_inputs}
-        env = prepare_inputs(self.family, self.inputs, inputs)
+        env = prepare_inputs(self.model_name or self.family, self.inputs, inputs)
         X = self.design_matrix(env)
         y = X @ self.coef
         if self.link == "log":
@@ -270,7 +272,7 @@ class FittedModel:
                 family=self.family, name=name, unit=t["unit"], features=list(t["features"]), coef=t["coef"],
                 link=t.get("link", "identity"), inputs=used, per=t.get("per"), tech=self.tech,
                 meta={k: v for k, v in t.items() if k not in ("features", "coef", "link", "unit", "per", "inputs")},
-                family_inputs=frozenset(self.inputs))
+                family_inputs=frozenset(self.inputs), model_name=self.name)
 
     def __getitem__(self, target: str) -> TargetModel:
         try:
@@ -297,7 +299,7 @@ class FittedModel:
                                                                f"{', '.join(self.inputs)}")])
         # out-of-range warnings once per input, not once per target
         spec = {name: info for t in self.targets.values() for name, info in t.inputs.items()}
-        prepare_inputs(self.family, spec, {k: v for k, v in inputs.items() if k in spec})
+        prepare_inputs(self.name, spec, {k: v for k, v in inputs.items() if k in spec})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FitRangeWarning)
             return {name: t.predict(node_nm=node_nm, **_only(t, inputs)) for name, t in self.targets.items()}

@@ -83,6 +83,15 @@ def test_out_of_range_warns_and_in_range_does_not():
         m["energy_pj"].predict(dataflow="xs")
 
 
+def test_range_warnings_name_the_model_variant():
+    """A variant's warning names the variant (tensordash_tile-fp16), not only its family."""
+    m = load_model("tensordash_tile-fp16")
+    with pytest.warns(FitRangeWarning, match=r"^tensordash_tile-fp16: density in \[1, 1\] is outside"):
+        m.predict(density=1.0)
+    with pytest.warns(FitRangeWarning, match=r"^tensordash_tile-fp16: density in \[1, 1\] is outside"):
+        m["energy_pj"].predict(density=1.0)
+
+
 def test_node_scaling_interpolates_log_linear():
     m = FittedModel(_model_dict())
     a45 = m["area_um2"].predict()
