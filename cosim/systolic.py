@@ -447,9 +447,9 @@ def _f32(bits: int) -> float:
 def systolic_activity(params, density: float, cycles: int, seed: int) -> Activity:
     """Steady state of a GEMM on the array: ``cycles`` counted cycles during which every PE performs
     a MAC. The streamed dimension (WS: M, with K = rows, N = cols; OS: K, with M = rows, N = cols)
-    is ``rows + cols + cycles + 2``, so that after the weight load (WS) and the input skew
-    (``rows + cols`` cycles, not counted: warm-up) the whole array is busy for the counted window;
-    the drain after it is not simulated. Operands are zero with probability ``1 - density``, else
+    is long enough that after the weight load (WS) and the input skew (not counted: warm-up; a pipelined WS
+    array's rows are ``row_hop`` cycles apart and its products ``mul_stages`` late) the whole array is busy for
+    the counted window; the drain after it is not simulated. Operands are zero with probability ``1 - density``, else
     uniform over their range (``int``) or ``random_fp_bits`` values (fp16/bf16/fp32: normal(0, 1)
     rounded to the dtype, so exponents and significands switch as in real data). One
     operation is one MAC (dense count: zero operands still count), ``rows * cols`` per counted cycle,
@@ -457,8 +457,19 @@ def systolic_activity(params, density: float, cycles: int, seed: int) -> Activit
     rng = np.random.default_rng(seed)
     R, C = params.rows, params.cols
     ws = params.dataflow == "ws"
-    warm = (R if ws else 0) + R + C + 1
-    stream = R + C + cycles + 2
+    if ws:
+        # the weight load (R cycles, one more to settle a double buffer); row r's activations enter r * row_hop
+        # cycles after row 0's (a partial sum spends row_hop cycles in a pipelined PE), take C - 1 more to cross
+        # the row, and their products come mul_stages later: only then is every PE busy. Row 0's PEs stay busy
+        # while the stream lasts, so it runs to the end of the counted window.
+        load = R + (params.weight_load == "double")
+        warm = load + R * params.row_hop + C + 1 + params.mul_stages
+        stream = max(R + C + cycles + 2, warm + cycles + 1 - load)
+    else:
+        # OS: PE (r, c) starts r + c cycles after PE (0, 0) whatever the stages (its accumulator threads
+        # interleave, one operand pair a cycle), and PE (0, 0) runs for the whole stream
+        warm = R + C + 1
+        stream = R + C + cycles + 2
     M, N, K = (stream, C, R) if ws else (R, C, stream)
     dtype = getattr(params, "dtype", "int")
     if dtype != "int":
