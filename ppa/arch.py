@@ -338,6 +338,16 @@ class Arch(BaseModel):
                              f"{self.cores}")
         return self
 
+    @property
+    def switching(self) -> str:
+        """How the fitted units' switching is counted (``activity.switching``; ``timed`` without an activity)."""
+        return self.activity.switching if self.activity else "timed"
+
+    def with_switching(self, switching: str) -> "Arch":
+        """This description with its fitted units' switching counted as ``switching`` (``timed``/``zero_delay``)."""
+        act = self.activity or Activity()
+        return self.model_copy(update={"activity": act.model_copy(update={"switching": switching})})
+
 
 def parse_arch(data: dict, source: str | None = None) -> Arch:
     """Validate a description (a dict); all problems together in one :class:`ConfigError`."""

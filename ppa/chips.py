@@ -124,8 +124,8 @@ def workload_activity(arch: Arch, fig: PowerFigure, model_paths: dict | None) ->
     for term, key in _ENERGY_KEYS.items():
         e = spent.get(term, 0.0)
         act[key] = min(1.0, e / (full_w[key] * t)) if full_w.get(key) and t > 0 else 0.0
-    current = arch.activity or Activity()
-    activity = Activity(default=0.0, density=current.density, switching=current.switching, **act)
+    activity = Activity(default=0.0, density=arch.activity.density if arch.activity else 1.0,
+                        switching=arch.switching, **act)
     run = {"workload": rep.workload, "batch": rep.batch, "time_s": t, "clock_mhz": rep.clock_mhz,
            "perf_power_w": rep.total.get("runtime_power_w"), "activity": act,
            "utilization": rep.total.get("utilization")}
@@ -140,10 +140,9 @@ def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None, est) -> dict:
         arch = arch.model_copy(update={**at, "target_tops": None} if "clock_mhz" in at else at)
     out = {"published": fig.w, "scope": fig.scope, "kind": fig.kind, "source": fig.source,
            "operating_point": {"clock_mhz": arch.clock_mhz, "vdd_v": arch.vdd_v}}
-    current = arch.activity or Activity()
-    switched = current.switching != fig.counted_switching
+    switched = arch.switching != fig.counted_switching
     if switched:
-        arch = arch.model_copy(update={"activity": current.model_copy(update={"switching": fig.counted_switching})})
+        arch = arch.with_switching(fig.counted_switching)
     out["switching"] = fig.counted_switching
     key = "tdp_w"
     if fig.workload is not None:

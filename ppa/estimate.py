@@ -289,10 +289,6 @@ def _density(arch: Arch) -> float:
     return arch.activity.density if arch.activity else 1.0
 
 
-def _switching(arch: Arch) -> str:
-    return arch.activity.switching if arch.activity else "timed"
-
-
 def _pipelining(arch: Arch, tech: TechNode, fc: FittedCompute, period_ns: float | None) -> dict[str, Choice]:
     """Each compute unit's pipelining for ``period_ns`` (None: its fastest), by path (:mod:`.pipelining`)."""
     return {u.path: choose(fc.model(u.family, u.path, u.dtype, u.variant), u, tech.node_nm, _density(arch), period_ns)
@@ -315,7 +311,7 @@ def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
     elif isinstance(arch, dict):
         arch = parse_arch(arch)
     tech = technology(arch.node_nm)
-    fc = FittedCompute({**arch.models, **(model_paths or {})}, switching=_switching(arch))
+    fc = FittedCompute({**arch.models, **(model_paths or {})}, switching=arch.switching)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         traces: list = []

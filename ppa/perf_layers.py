@@ -35,8 +35,7 @@ class PerfContext:
     def __init__(self, arch: Arch, model_paths: dict | None):
         self.arch = arch
         self.tech = technology(arch.node_nm)
-        self.fc = FittedCompute({**arch.models, **(model_paths or {})},
-                                switching=arch.activity.switching if arch.activity else "timed")
+        self.fc = FittedCompute({**arch.models, **(model_paths or {})}, switching=arch.switching)
         missing = []
         for (fam, dtype, variant), path in _families(arch).items():
             name = model_name(fam, dtype, variant)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ... import shipped
-from ..arch import Activity, load_arch
+from ..arch import load_arch
 from ..chips import scope_total
 from ..estimate import estimate
 from ..perf import evaluate
@@ -58,9 +58,7 @@ def _design(name: str) -> dict:
     arch = load_arch(shipped.path("chips", DESIGNS[name]))
     # switching counted as the paper's post-layout figures count it (no glitches: accelgen.ppa.published), here
     # and on the suite, as validate-chips compares them
-    act = arch.activity or Activity()
-    arch = arch.model_copy(update={"activity": act.model_copy(
-        update={"switching": arch.published.power.counted_switching})})
+    arch = arch.with_switching(arch.published.power.counted_switching)
     est = estimate(arch)
     area, _ = scope_total(est.breakdown, "compute_array", "area_mm2")
     power, _ = scope_total(est.breakdown, "compute_array", "tdp_w")
