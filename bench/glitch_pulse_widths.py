@@ -43,49 +43,30 @@ def transition_ps(netlist: dict, top: str, tlib, load_ff: np.ndarray) -> dict[in
     return out
 
 
-class PulseRecorder(TimedSim):
-    """The timed simulation, recording ``(net, width in steps)`` of every pulse (a net that toggles twice in one
-    cycle; a third toggle opens the next pulse)."""
+class PulseRecorder:
+    """Records ``(net, width in steps)`` of every pulse of a :class:`TimedSim` (a net that toggles twice in one
+    cycle; a third toggle opens the next pulse), through its ``on_flips`` observer."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, timed: TimedSim):
+        self.out = timed.out
         self.pulses: list[tuple[int, int]] = []
         self._open: dict[tuple[int, int], int] = {}
-        self._step = 0
+        self._cycle = None
+        timed.on_flips = self
 
-    def _cycle(self, val, lane_mask, w):
-        self._open.clear()
-        self._step = 0
-        return super()._cycle(_Watched(val, self), lane_mask, w)
-
-
-class _Watched(np.ndarray):
-    """The value vector; each write of the cell outputs (one per time step of TimedSim._cycle) is inspected for
-    toggles."""
-
-    def __new__(cls, val, rec):
-        obj = val.view(cls)
-        obj._rec = rec
-        return obj
-
-    def __array_finalize__(self, obj):
-        self._rec = getattr(obj, "_rec", None)
-
-    def __setitem__(self, key, new):
-        rec = self._rec
-        if rec is not None and isinstance(key, np.ndarray) and key is rec.out:
-            rec._step += 1
-            flips = np.asarray(self.view(np.ndarray)[key]) ^ np.asarray(new)
-            for gi in np.nonzero(flips)[0]:
-                net, word = int(key[gi]), int(flips[gi])
-                for lane in range(64):
-                    if word >> lane & 1:
-                        start = rec._open.pop((net, lane), None)
-                        if start is None:
-                            rec._open[(net, lane)] = rec._step
-                        else:
-                            rec.pulses.append((net, rec._step - start))
-        super().__setitem__(key, new)
+    def __call__(self, cycle: int, step: int, flips: np.ndarray) -> None:
+        if cycle != self._cycle:        # a new cycle: its pulses start afresh
+            self._open.clear()
+            self._cycle = cycle
+        for gi in np.nonzero(flips)[0]:
+            net, word = int(self.out[gi]), int(flips[gi])
+            for lane in range(64):
+                if word >> lane & 1:
+                    start = self._open.pop((net, lane), None)
+                    if start is None:
+                        self._open[(net, lane)] = step
+                    else:
+                        self.pulses.append((net, step - start))
 
 
 def main() -> int:
@@ -106,10 +87,11 @@ def main() -> int:
     stims = sweep._stimuli(fam, params, args.density, {"cycles": args.cycles, "seed": 1, "lanes": args.lanes})
     delays = cell_delays(mapped.netlist, "dut", mapped.timing_library, energy.load_ff)
     trans = transition_ps(mapped.netlist, "dut", mapped.timing_library, energy.load_ff)
-    timed = PulseRecorder(sim, delays)
+    timed = TimedSim(sim, delays)
+    recorder = PulseRecorder(timed)
     r = timed.run(stims, energy.per_toggle_fj)
-    nets = np.array([n for n, _ in timed.pulses], dtype=np.int64)
-    width = np.array([s for _, s in timed.pulses], dtype=float) * timed.step_ps
+    nets = np.array([n for n, _ in recorder.pulses], dtype=np.int64)
+    width = np.array([s for _, s in recorder.pulses], dtype=float) * timed.step_ps
     pulse_fj = 2.0 * energy.per_toggle_fj[nets]          # a pulse is two toggles of its net
     d = np.array([delays.get(int(n), 0.0) for n in nets])
     tr = np.array([trans.get(int(n), 0.0) for n in nets])

@@ -59,6 +59,9 @@ class TimedSim:
 
     def __init__(self, sim: GateSim, delay_ps: dict[int, float], step_ps: float = STEP_PS):
         self.sim, self.step_ps = sim, step_ps
+        #: called as ``on_flips(cycle, step, flips)`` at every time step where cell outputs toggle (``flips``:
+        #: one bit-sliced word per cell of :attr:`out`); None: nothing is observed (bench/glitch_pulse_widths.py)
+        self.on_flips = None
         kinds: dict[str, list[int]] = {}
         for g, (kind, _, _) in enumerate(sim.gates):
             kinds.setdefault(kind, []).append(g)
@@ -73,7 +76,7 @@ class TimedSim:
         # the delay's bit planes: all-ones words where bit j of a cell's delay (in steps) is set
         self.delay_planes = [np.where((self.steps >> j) & 1, ONES, np.uint64(0)) for j in range(self.bits)]
 
-    def _cycle(self, val: np.ndarray, lane_mask, w: np.ndarray) -> float:
+    def _cycle(self, val: np.ndarray, lane_mask, w: np.ndarray, cycle: int = 0) -> float:
         """Advance ``val`` (the last settled values with the sources already changed) until every cell has settled;
         return the weighted toggles on the way."""
         n = len(self.out)
@@ -81,7 +84,7 @@ class TimedSim:
         pend = val[self.out].copy()
         planes = [np.zeros(n, dtype=np.uint64) for _ in range(self.bits)]
         energy, zero = 0.0, np.uint64(0)
-        for _ in range(MAX_STEPS):
+        for step in range(MAX_STEPS):
             for fn, ins, idx in self.groups:
                 cand[idx] = fn([val[i] for i in ins]) & lane_mask
             change = cand ^ pend
@@ -104,6 +107,8 @@ class TimedSim:
             if flips.any():
                 energy += float(np.bitwise_count(flips).astype(np.int64) @ w[self.out])
                 val[self.out] = new
+                if self.on_flips is not None:
+                    self.on_flips(cycle, step, flips)
         raise ValueError(f"the timed simulation has not settled after {MAX_STEPS} steps of {self.step_ps} ps")
 
     def run(self, stimuli: list[Activity], weights: np.ndarray) -> dict:
@@ -132,7 +137,7 @@ class TimedSim:
             if step - 1 >= max(warm, 1):
                 sources = float(np.bitwise_count(start ^ val).astype(np.int64) @ w)
                 wave = start.copy()
-                timed += sources + self._cycle(wave, lane_mask, w)
+                timed += sources + self._cycle(wave, lane_mask, w, step)
                 if not np.array_equal(wave, settled):
                     raise AssertionError("the timed simulation settled to other values than the zero-delay one")
                 zero_delay += float(np.bitwise_count(settled ^ val).astype(np.int64) @ w)
