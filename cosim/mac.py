@@ -262,9 +262,13 @@ def mac_activity(params, density: float, cycles: int, seed: int) -> Activity:
     else uniform over their range (``int``) or, for fp dtypes, realistic values
     (:func:`~accelgen.golden.fp.random_fp_bits`: normal(0, 1) rounded to the dtype,
     zero = +0 or -0). One operation is one MAC (one cycle with ``en``).
+
+    The counted window starts once the first pair has gone through every register (``params.latency``) and
+    every stage works on the stream: 4 cycles for the unpipelined cells, ``latency + 1`` for deeper ones (a
+    fixed 4 counted the pipeline's fill as idle stages: up to 5 of 156 cycles at 3+3 stages).
     """
     rng = np.random.default_rng(seed)
-    warm = 4
+    warm = max(4, params.latency + 1)
     dtype = getattr(params, "dtype", "int")
     if dtype != "int":
         a = fpm.random_fp_bits(rng, cycles, dtype, density=density).astype(np.int64)

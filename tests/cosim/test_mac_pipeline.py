@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from accelgen.cli import main
-from accelgen.cosim.mac import mac_table
+from accelgen.cosim.mac import mac_activity, mac_table
 from accelgen.cosim.native import run_native
 from accelgen.gen import render, write
 from accelgen.registry import family
@@ -102,3 +102,13 @@ def test_cli_rejects_bad_stages_in_one_line(tmp_path, monkeypatch, capsys, args,
     assert main(["cosim", "mac", *args]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("accelgen: error: ") and message in err[0], err
+
+
+@pytest.mark.parametrize("kw,warmup", [({}, 4), ({"input_reg": True, "mul_stages": 1}, 4),
+                                       ({"input_reg": True, "mul_stages": 3, "add_stages": 3, "output_reg": True}, 10)])
+def test_activity_window_starts_after_the_pipeline_fills(kw, warmup):
+    """The sweep's energy window opens once every register holds streamed pairs (``latency + 1``, at least 4)."""
+    p = MACParams(a_width=8, b_width=8, acc_width=24, **kw)
+    act = mac_activity(p, 1.0, 160, seed=1)
+    assert act.warmup == warmup == max(4, p.latency + 1)
+    assert act.ops == 160 - warmup and act.cycles == 160
