@@ -104,7 +104,7 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
     for i, tu in enumerate(core.tensor_units):
         # an input-stationary array is the weight-stationary hardware with the operands' roles swapped
         params = {"rows": tu.rows, "cols": tu.cols, "dataflow": "ws" if tu.dataflow == "is" else tu.dataflow,
-                  "a_width": tu.a_width, "b_width": tu.b_width, "acc_width": tu.acc_width}
+                  "a_width": tu.a_width, "b_width": tu.b_width, "acc_width": tu.acc_width, "weight_load": tu.weight_load}
         units.append(Unit(f"{base}.tensor_units[{i}]", f"tensor_unit{i}", "systolic", params, tu.dtype, tu.pipeline,
                           count=tu.count, actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
                           edge_bits=max(tu.cols * tu.a_width, tu.rows * tu.b_width), functional_units=tu.count,
