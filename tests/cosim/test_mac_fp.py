@@ -119,6 +119,6 @@ def test_shipped_fp_mac_models(name):
 
     area, energy, delay = (load_model(name, t) for t in ("area_um2", "energy_pj", "delay_ns"))
     assert area.meta["heldout"]["points"] >= 4
-    assert delay.predict(product_reg=True) < delay.predict(product_reg=False)  # the register splits mul from add
+    assert delay.predict(mul_stages=1) < delay.predict(mul_stages=0)  # the product register splits mul from add
     sparse = dict(input_reg=True, density=0.1)
     assert energy.predict(zero_gating=True, **sparse) < energy.predict(zero_gating=False, **sparse)
