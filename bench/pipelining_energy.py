@@ -48,13 +48,13 @@ def least_energy(arch, est) -> dict[str, dict]:
     """Per auto-pipelined unit: the estimate's stages and the stages of least energy that meet the clock."""
     tech, fc = technology(arch.node_nm), FittedCompute(arch.models)
     period = 1e3 / est.clock_mhz
-    density = arch.activity.density if arch.activity else 1.0
     chosen = {c["component"]: c for c in est.pipelining if c["mode"] == "auto"}
     out = {}
     for unit in compute_units(arch.core):
         if unit.path not in chosen:
             continue
-        ev = evaluate_options(fc.model(unit.family, unit.path, unit.dtype, unit.variant), unit, tech.node_nm, density)
+        model = fc.model(unit.family, unit.path, unit.dtype, unit.variant)
+        ev = evaluate_options(model, unit, tech.node_nm, arch.density)
         fits = np.flatnonzero(ev["delay_ns"] <= period * (1 + 1e-9))
         if not fits.size:
             continue

@@ -339,6 +339,11 @@ class Arch(BaseModel):
         return self
 
     @property
+    def density(self) -> float:
+        """The operand density the fitted units are costed at (``activity.density``; 1.0 without an activity)."""
+        return self.activity.density if self.activity else 1.0
+
+    @property
     def switching(self) -> str:
         """How the fitted units' switching is counted (``activity.switching``; ``timed`` without an activity)."""
         return self.activity.switching if self.activity else "timed"

@@ -124,8 +124,7 @@ def workload_activity(arch: Arch, fig: PowerFigure, model_paths: dict | None) ->
     for term, key in _ENERGY_KEYS.items():
         e = spent.get(term, 0.0)
         act[key] = min(1.0, e / (full_w[key] * t)) if full_w.get(key) and t > 0 else 0.0
-    activity = Activity(default=0.0, density=arch.activity.density if arch.activity else 1.0,
-                        switching=arch.switching, **act)
+    activity = Activity(default=0.0, density=arch.density, switching=arch.switching, **act)
     run = {"workload": rep.workload, "batch": rep.batch, "time_s": t, "clock_mhz": rep.clock_mhz,
            "perf_power_w": rep.total.get("runtime_power_w"), "activity": act,
            "utilization": rep.total.get("utilization")}

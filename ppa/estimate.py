@@ -104,7 +104,8 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
     for i, tu in enumerate(core.tensor_units):
         # an input-stationary array is the weight-stationary hardware with the operands' roles swapped
         params = {"rows": tu.rows, "cols": tu.cols, "dataflow": "ws" if tu.dataflow == "is" else tu.dataflow,
-                  "a_width": tu.a_width, "b_width": tu.b_width, "acc_width": tu.acc_width, "weight_load": tu.weight_load}
+                  "a_width": tu.a_width, "b_width": tu.b_width, "acc_width": tu.acc_width,
+                  "weight_load": tu.weight_load}
         units.append(Unit(f"{base}.tensor_units[{i}]", f"tensor_unit{i}", "systolic", params, tu.dtype, tu.pipeline,
                           count=tu.count, actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
                           edge_bits=max(tu.cols * tu.a_width, tu.rows * tu.b_width), functional_units=tu.count,
@@ -257,7 +258,7 @@ def noc_ty(arch: Arch) -> int:
 def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float | None, traces: list,
                 stages: dict | None = None) -> Component:
     chip = Component(arch.name, "chip")
-    core = build_core(arch.core, tech, fc, _density(arch), clock_mhz, traces, stages=stages)
+    core = build_core(arch.core, tech, fc, arch.density, clock_mhz, traces, stages=stages)
     core.count = arch.cores
     chip.add(core)
     nc = arch.chip.noc
@@ -285,13 +286,9 @@ def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float 
     return chip
 
 
-def _density(arch: Arch) -> float:
-    return arch.activity.density if arch.activity else 1.0
-
-
 def _pipelining(arch: Arch, tech: TechNode, fc: FittedCompute, period_ns: float | None) -> dict[str, Choice]:
     """Each compute unit's pipelining for ``period_ns`` (None: its fastest), by path (:mod:`.pipelining`)."""
-    return {u.path: choose(fc.model(u.family, u.path, u.dtype, u.variant), u, tech.node_nm, _density(arch), period_ns)
+    return {u.path: choose(fc.model(u.family, u.path, u.dtype, u.variant), u, tech.node_nm, arch.density, period_ns)
             for u in compute_units(arch.core)}
 
 

@@ -5,8 +5,8 @@ The two designs are the shipped chips ``sigma`` (128 Flex-DPE-128: Benes distrib
 multipliers and fp32 adders, 500 MHz, 28 nm) and ``sigma_systolic`` (a 128x128 weight-stationary bf16 array
 with fp32 accumulation, the same clock, node and SRAM input bandwidth). Rows: ``design`` (``sigma`` /
 ``systolic``), the compute array's ``area_mm2`` and full-activity ``power_w`` (the scope and kind of the
-paper's Fig. 8: post-layout, so switching without glitches), and on SIGMA's irregular GEMM suite (the shipped ``irregular`` workload, at bf16), dense and
-sparse:
+paper's Fig. 8: post-layout, so switching without glitches), and on SIGMA's irregular GEMM suite (the shipped
+``irregular`` workload, at bf16), dense and sparse:
 
 * ``*_tflops``: effective TFLOPS, 2 x the useful MACs (both operands non-zero, expected count) over the run's
   time;

@@ -2,8 +2,8 @@
 
 Layers: validation and register placement; Amaranth's simulator for signed and unsigned shapes and
 0..3 stages (random operands and the extremes) against Python's integers; one Verilator run of the
-emitted Verilog; synthesis (the path gets shorter, the flip-flops more; the multiplier in the mapped flow); mutants that show the
-delay check fails when a register is missing or leaks.
+emitted Verilog; synthesis (the path gets shorter, the flip-flops more; the multiplier in the mapped flow);
+mutants that show the delay check fails when a register is missing or leaks.
 """
 
 from __future__ import annotations
