@@ -297,8 +297,10 @@ class FittedModel:
         if unknown:
             raise ConfigError([(f"{self.family}.{unknown[0]}", f"unknown model input; allowed: "
                                                                f"{', '.join(self.inputs)}")])
-        # out-of-range warnings once per input, not once per target
-        spec = {name: info for t in self.targets.values() for name, info in t.inputs.items()}
+        # out-of-range warnings once per input, not once per target. A given input that no target uses was held
+        # at its fitted value(s) in the sweep: asking another value is outside the fit as much as a feature is
+        spec = {**{k: self.inputs[k] for k in inputs},
+                **{name: info for t in self.targets.values() for name, info in t.inputs.items()}}
         prepare_inputs(self.name, spec, {k: v for k, v in inputs.items() if k in spec})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FitRangeWarning)

@@ -83,6 +83,24 @@ def test_out_of_range_warns_and_in_range_does_not():
         m["energy_pj"].predict(dataflow="xs")
 
 
+def test_an_input_no_target_uses_warns_outside_its_fitted_values():
+    """An input held at one value in the sweep (no feature uses it) was not fitted at any other: asking another
+    value warns like a feature outside its range (TPU MXUs asked weight_load='double' of a model swept with
+    'shift' only, and got the shift figures silently); the fitted value and an input left out do not warn."""
+    d = _model_dict()
+    d["inputs"]["weight_load"] = {"kind": "choice", "default": "shift", "values": ["shift"]}
+    d["inputs"]["acc_width"] = {"kind": "int", "default": 24, "range": [32, 32]}
+    m = FittedModel(d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m.predict(a_width=8, weight_load="shift", acc_width=32)
+        m.predict(a_width=8)
+    with pytest.warns(FitRangeWarning, match="weight_load='double' was never seen in fitting"):
+        m.predict(weight_load="double")
+    with pytest.warns(FitRangeWarning, match=r"acc_width in \[24, 24\] is outside the fitted range \[32, 32\]"):
+        m.predict(acc_width=24)
+
+
 def test_range_warnings_name_the_model_variant():
     """A variant's warning names the variant (tensordash_tile-fp16), not only its family."""
     m = load_model("tensordash_tile-fp16")
