@@ -184,7 +184,15 @@ class VectorUnit(BaseModel):
     model_config = _STRICT
     lanes: Optional[int] = Field(None, ge=1, le=4096)   # default: widest tensor unit
     width: int = Field(default=32, ge=1, le=64)
+    #: each lane is a MAC cell of this type: "int" (``width``-bit operands) or a floating-point format (its
+    #: width implied, the sum in fp32: the fitted ``mac-<dtype>`` model)
+    dtype: DType = "int"
     pipeline: Pipeline = "auto"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fp_width(cls, data):
+        return _implied_widths(data, ("width",), ())
 
 
 class RegisterFile(BaseModel):

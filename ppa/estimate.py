@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
-from .arch import Arch, Core, RegisterFile, load_arch, parse_arch
+from .arch import FP_ACC_WIDTH, Arch, Core, RegisterFile, load_arch, parse_arch
 from .components import Component, FittedCompute, dram_phy, noc, noc_flit_bits, pcie, scalar_core, wire
 from .pipelining import Choice, Unit, choose
 from .process import STD_CELL_UTILIZATION, TechNode, technology
@@ -140,8 +140,9 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
         lanes = v.lanes or max([tu.cols for tu in core.tensor_units] or [t.cols * t.lanes for t in
                                                                             [core.tensordash] if t] or [8])
         w = min(v.width, 32)
+        acc = min(64, 2 * w) if v.dtype == "int" else FP_ACC_WIDTH
         units.append(Unit(f"{base}.vector_unit", "vector_unit", "mac",
-                          {"a_width": w, "b_width": w, "acc_width": min(64, 2 * w)}, "int", v.pipeline,
+                          {"a_width": w, "b_width": w, "acc_width": acc}, v.dtype, v.pipeline,
                           count=lanes, ops_per_cycle=2.0, activity_key="vector"))
     return units
 

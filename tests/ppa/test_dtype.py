@@ -26,7 +26,8 @@ def models(tmp_path_factory):
     with ``dtype`` as a model input as the fp sweeps record it."""
     d = tmp_path_factory.mktemp("models")
     paths = ppa_models.write_models(d)
-    for fam, dtype in (("systolic", "bf16"), ("flexdpe", "bf16"), ("tensordash_pe", "fp16"), ("fan", "fp32")):
+    for fam, dtype in (("systolic", "bf16"), ("flexdpe", "bf16"), ("tensordash_pe", "fp16"), ("fan", "fp32"),
+                       ("mac", "bf16")):
         m = copy.deepcopy(ppa_models.MODELS[fam])
         m["name"] = f"{fam}-{dtype}"
         m["inputs"]["dtype"] = {"kind": "choice", "default": dtype, "values": [dtype]}
@@ -55,6 +56,8 @@ def _arch(core, **over):
      r"core\.tensordash\.b_width: 8 is not allowed with dtype='fp16'"),
     ({"reduction_trees": [{"inputs": 8, "dtype": "fp16", "width": 16}]},
      r"core\.reduction_trees\[0\]\.width: 16 is not allowed with dtype='fp16'; fp16 products and sums are 32 bits"),
+    ({"vector_unit": {"lanes": 8, "dtype": "fp32", "width": 16}},
+     r"core\.vector_unit\.width: 16 is not allowed with dtype='fp32'; fp32 operands are 32 bits"),
 ])
 def test_dtype_validation_errors_name_the_field(unit, match):
     with pytest.raises(ConfigError, match=match):
@@ -66,8 +69,10 @@ def test_fp_dtype_implies_widths_and_accepts_consistent_ones():
                                            {"rows": 4, "cols": 4, "dtype": "fp32", "a_width": 32, "acc_width": 32}],
                           "flex_dpes": {"count": 2, "k": 8, "dtype": "fp16"},
                           "tensordash": {"count": 1, "dtype": "bf16"},
-                          "reduction_trees": [{"inputs": 8, "dtype": "bf16"}]}))
+                          "reduction_trees": [{"inputs": 8, "dtype": "bf16"}],
+                          "vector_unit": {"lanes": 8, "dtype": "bf16"}}))
     t0, t1 = a.core.tensor_units
+    assert a.core.vector_unit.width == 16
     assert (t0.a_width, t0.b_width, t0.acc_width) == (16, 16, 32)
     assert (t1.a_width, t1.b_width, t1.acc_width) == (32, 32, 32)
     assert a.core.flex_dpes.width == 16 and a.core.reduction_trees[0].width == 32
@@ -80,27 +85,29 @@ def test_fp_dtype_implies_widths_and_accepts_consistent_ones():
 def test_fp_units_use_the_variant_models(models):
     core_int = {"tensor_units": [{"rows": 8, "cols": 8, "a_width": 16, "b_width": 16}],
                 "flex_dpes": {"count": 4, "k": 16}, "tensordash": {"count": 2, "a_width": 16, "b_width": 16},
-                "reduction_trees": [{"inputs": 16}]}
+                "reduction_trees": [{"inputs": 16}], "vector_unit": {"lanes": 8, "width": 16}}
     core_fp = {"tensor_units": [{"rows": 8, "cols": 8, "dtype": "bf16"}], "flex_dpes": {"count": 4, "k": 16,
                                                                                          "dtype": "bf16"},
-               "tensordash": {"count": 2, "dtype": "fp16"}, "reduction_trees": [{"inputs": 16, "dtype": "bf16"}]}
+               "tensordash": {"count": 2, "dtype": "fp16"}, "reduction_trees": [{"inputs": 16, "dtype": "bf16"}],
+               "vector_unit": {"lanes": 8, "dtype": "bf16"}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FitRangeWarning)
         ei = estimate(_arch(core_int), model_paths=models)
         ef = estimate(_arch(core_fp), model_paths=models)
     used = {t["component"]: t["model"] for t in ef.compute_models}
     assert used == {"core.tensor_units[0]": "systolic-bf16", "core.flex_dpes": "flexdpe-bf16",
-                    "core.tensordash": "tensordash_pe-fp16", "core.reduction_trees[0]": "fan-fp32"}
-    assert {t["model"] for t in ei.compute_models} == {"systolic", "flexdpe", "tensordash_pe", "fan"}
+                    "core.tensordash": "tensordash_pe-fp16", "core.reduction_trees[0]": "fan-fp32",
+                    "core.vector_unit": "mac-bf16"}
+    assert {t["model"] for t in ei.compute_models} == {"systolic", "flexdpe", "tensordash_pe", "fan", "mac"}
     # same widths, the variant's coefficients: area x3 for every unit (the fixture's variants)
     units = lambda e: {c["name"]: c for c in e.breakdown["children"][0]["children"][0]["children"]}  # noqa: E731
     ui, uf = units(ei), units(ef)
-    for name in ("tensor_unit0", "flex_dpes", "tensordash_pes", "reduction_tree0"):
+    for name in ("tensor_unit0", "flex_dpes", "tensordash_pes", "reduction_tree0", "vector_unit"):
         assert uf[name]["area_mm2"] == pytest.approx(3 * ui[name]["area_mm2"], rel=1e-9), name
         assert uf[name]["params"]["dtype"] != "int"
     # a MAC is 2 ops whatever the datatype
     assert ef.peak_tops == pytest.approx(ei.peak_tops)
-    assert ef.peak_tops == pytest.approx((2 * 64 + 4 * 2 * 16 + 2 * 2 * 4) * 500e6 / 1e12)
+    assert ef.peak_tops == pytest.approx((2 * 64 + 4 * 2 * 16 + 2 * 2 * 4 + 2 * 8) * 500e6 / 1e12)
 
 
 @pytest.mark.parametrize("core, where, name", [
