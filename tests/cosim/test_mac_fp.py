@@ -111,7 +111,7 @@ def test_gate_level_bf16_mac_matches_golden(tmp_path):
     np.testing.assert_array_equal(got, table.expect["acc"])
 
 
-@pytest.mark.parametrize("name", ["mac-bf16", "mac-fp16"])
+@pytest.mark.parametrize("name", ["mac-bf16", "mac-fp16", "mac-fp32"])
 def test_shipped_fp_mac_models(name):
     """The shipped fp MAC variants load, the product register shortens the path, and gating saves energy when
     sparse (their held-out error bounds are checked with every shipped model's, tests/fit/test_pipeline.py)."""
