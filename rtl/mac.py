@@ -324,7 +324,11 @@ class MAC(FromParams, wiring.Component):
                 m.d.comb += product.eq(a * b)
         else:
             if p.is_fp:
-                mul = FPMultiplier(p.dtype, flush_subnormals=p.flush_subnormals, stages=p.mul_stages)
+                # the product feeds the adder with no register between them: one of the stages is the
+                # multiplier's result register (fp.context_cuts), as the one-stage multiplier's product
+                # register is, so that its rounding does not run into the adder's alignment
+                mul = FPMultiplier(p.dtype, flush_subnormals=p.flush_subnormals, stages=p.mul_stages,
+                                   output_registered=False)
             else:
                 mul = PipelinedMultiplier(Shape(p.a_width, p.signed), Shape(p.b_width, p.signed),
                                           stages=p.mul_stages)

@@ -23,10 +23,11 @@ FEW_HELDOUT = {"fan-fp32": 3}
 #: in its stages), a step the smooth energy form does not follow; the samples landed on settings whose ratios differ
 #: by 2.7x (5.5 unpipelined, 2.0 at 2+1). (systolic-bf16 had 15% for the same step until its log-link form with one
 #: factor per stage pair, 2026-11-26: 8.0% held out.)
-#: mac-fp32 (2026-11-26, 10 glitch samples): 12.9% held out; the worst held-out point is zero gating with a C-slow
-#: accumulator (2+1 stages) at density 0.25-0.1, 38-44% low: gating saves less when the accumulator adds its identity
-#: on a gated cycle, and the density terms are shared by the pairs' zero-gated and plain points; the plain held-out
-#: points (no input registers, 1+2 and 3+2 stages, the vector lanes' case) are within 2-14%
+#: mac-fp32 (2026-11-26, 10 glitch samples, the multiplier's result register in context): 10.9% held out; the worst
+#: held-out point is zero gating with a C-slow accumulator (2+1 stages) at density 0.25-0.1, 26-32% low: gating saves
+#: less when the accumulator adds its identity on a gated cycle, and the density terms are shared by the pairs'
+#: zero-gated and plain points; the plain held-out points (no input registers, 1+2 and 3+2 stages, the vector
+#: lanes' case) are within 15%
 ENERGY_MAPE = {"mac-bf16": 15.0, "mac-fp32": 15.0}
 #: area held-out bounds above 5% MAPE / 15% max, with the measured reason. tensordash_pe (mapped flow, 2026-11-24):
 #: 6.5% / 16.1% held out; its unpipelined points at the held-out widths 6, 10 and 12 miss the 1 GHz target by
