@@ -172,7 +172,11 @@ class MAC(FromParams, wiring.Component):
         is the register *after* the multiplier (not the unit's balanced inner
         cut) because the product goes straight into the accumulator adder: a
         cut inside would leave the multiplier's tail in series with the adder,
-        and the Verilog of every ``product_reg`` design stays what it was.
+        and the Verilog of every ``product_reg`` design stays what it was. The
+        fp multiplier of 2-3 stages keeps that register too (its result
+        register, :func:`~accelgen.rtl.fp.context_cuts`) and places the others
+        inside: with the unit's own cut sets its rounding ran into the adder's
+        alignment (bf16 at 3+3 stages 2.17 ns at 45 nm, 1.36 ns now).
     add_stages : int
         Register stages of the accumulator adder, 0..3
         (:class:`~accelgen.rtl.fp.FPAdder`,
