@@ -301,7 +301,7 @@ class FittedModel:
         # at its fitted value(s) in the sweep: asking another value is outside the fit as much as a feature is
         spec = {**{k: self.inputs[k] for k in inputs},
                 **{name: info for t in self.targets.values() for name, info in t.inputs.items()}}
-        prepare_inputs(self.name, spec, {k: v for k, v in inputs.items() if k in spec})
+        prepare_inputs(self.name, spec, inputs)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FitRangeWarning)
             return {name: t.predict(node_nm=node_nm, **_only(t, inputs)) for name, t in self.targets.items()}
