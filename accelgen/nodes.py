@@ -38,6 +38,11 @@ Derived factors (:func:`scaling`, node N against reference R; each is the ratio 
 At the reference node every factor is 1 by construction. The reference's ``vdd_v`` is the
 library's 1.1 V corner (energies were fitted there) while its FO4 is taken at the ITRS HP 1.0 V
 the delay polynomial is fitted to: the delay factors compare nominal supplies.
+
+The ``delay`` factor compares nodes. A fitted model's delays were measured in a cell library whose
+own FO4 (:mod:`accelgen.fit.fo4`; NanGate45: 21.7 ps) need not be its node's (12.5 ps at 45 nm), so
+:func:`accelgen.fit.model.tech_factor` also scales them by FO4(node table) / FO4(library) at the
+model's node.
 """
 
 from __future__ import annotations

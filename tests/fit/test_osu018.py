@@ -8,9 +8,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from accelgen.fit.api import sweep_dataset
+from accelgen.fit.api import model_tech, sweep_dataset
+from accelgen.fit.fo4 import library_fo4_ps
+from accelgen.fit.mapped import default_liberty
+from accelgen.fit.model import tech_factor
 from accelgen.fit.power import PowerLibrary
-from accelgen.nodes import model_scaling
 from accelgen.registry import FAMILIES
 
 
@@ -37,9 +39,10 @@ GRID = {"family": "mac", "densities": [1.0], "cycles": 24, "lanes": 8, "glitch_s
 
 def test_osu018_mac_is_within_a_few_times_the_scaled_default(tmp_path, monkeypatch):
     monkeypatch.setenv("ACCELGEN_CACHE_DIR", str(tmp_path / "cache"))
-    factors = model_scaling()["180"]
+    tech = model_tech(pd.DataFrame())
+    factors = {q: float(tech_factor(tech, 180, q)) for q in ("area", "delay", "energy")}
     rows = {}
-    for lib, clock in ((None, 1000.0), (LIB, 1000.0 / factors["delay"])):
+    for lib, clock in ((None, 1000.0), (LIB, 1000.0 * library_fo4_ps(default_liberty()) / library_fo4_ps(LIB))):
         grid = tmp_path / f"{clock:g}.yaml"
         grid.write_text(yaml.safe_dump(GRID | {"clock_mhz": clock}))
         res = sweep_dataset("mac", grid, families=FAMILIES, jobs=1, liberty=lib, out=tmp_path / f"{clock:g}.csv",
