@@ -126,7 +126,9 @@ def _inputs(assignments, model: FittedModel) -> dict:
 @click.argument("family_name", metavar="NAME")
 @click.argument("assignments", nargs=-1, metavar="KEY=VALUE...")
 @click.option("--model", "model_path", type=click.Path(dir_okay=False), help="Model file [default: the shipped one].")
-@click.option("--node", "node_nm", type=float, default=None, help="Scale to this technology node in nm.")
+@click.option("--node", "node_nm", type=float, default=None,
+              help="Scale to this technology node in nm (delays in FO4 of the model's library: at its own node "
+                   "too they become the node's). Default: the library's own figures.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def predict_cmd(family_name, assignments, model_path, node_nm, as_json):
     """Evaluate a fitted model: accelgen predict mac a_width=8 b_width=8 zero_gating=true density=0.5"""

@@ -45,6 +45,8 @@ def test_show_one_node_against_generic45():
     assert data["generic45_scaling"]["logic_area"] == pytest.approx(0.126)     # generic45.yaml's 16 nm area
     assert data["scaling"]["logic_area"] > data["generic45_scaling"]["logic_area"]
     assert data["model_scaling"]["area"] == pytest.approx(data["scaling"]["logic_area"])
+    # delays carry in FO4 of the models' library (NanGate45, 21.7 ps) to the node's: slower than the 45 nm node
+    assert data["model_scaling"]["delay"] == pytest.approx(data["scaling"]["delay"] * 12.5 / 21.657, rel=1e-3)
     assert data["scaling"]["leakage"] is None and data["model_scaling"]["leakage"] > 0    # the stated fallback
     text = accelgen("tech", "show", "--node", "16")
     assert text.returncode == 0 and "fitted models use" in text.stdout and "logic_area" in text.stdout
