@@ -118,9 +118,9 @@ def model_tech(df: pd.DataFrame, node_nm: float | None = None) -> dict:
     elif default:
         fo4 = library_fo4_ps(default_liberty())
     else:
-        raise ConfigError([("data", f"the dataset has no library_fo4_ps column (it was written before datasets "
-                                    f"recorded their library's FO4): run its sweep again with the same --liberty; "
-                                    f"cached points are reused")])
+        raise ConfigError([("data", "the dataset has no library_fo4_ps column (it was written before datasets "
+                                    "recorded their library's FO4): run its sweep again with the same --liberty; "
+                                    "cached points are reused")])
     ref = node(check_node(node_nm))
     return {"name": library, "node_nm": ref.node_nm, "vdd_v": ref.vdd_v,
             "fo4_ps": {"library": round(fo4, 3), "node": round(ref.fo4_ps, 3)},

@@ -258,6 +258,9 @@ def test_tiny_sweep_resumes_fits_reports_and_predicts(tmp_path, monkeypatch, cap
     assert held["glitch_ratio"].to_numpy() == pytest.approx(np.mean(list(sampled.values())))
     assert data["training"]["clock_mhz"] == 1000 and data["training"]["library"].endswith("(generated)")
     assert data["tech"]["node_nm"] == 45 and data["tech"]["scaling"]["45"]["energy"] == 1.0
+    # the dataset records its library's FO4, the model carries it beside the node's (accelgen.fit.fo4)
+    assert df["library_fo4_ps"].to_numpy() == pytest.approx(data["tech"]["fo4_ps"]["library"], abs=1e-3)
+    assert 21.0 < data["tech"]["fo4_ps"]["library"] < 23.0 and data["tech"]["fo4_ps"]["node"] == 12.5
     assert data["tech"]["scaling"]["7"]["leakage"] > 0      # the FinFET fallback, stated in scaling_source
     assert data["targets"]["area_um2"]["heldout"]["mape_pct"] < 15
     # the glitch-free energy of the same points, in the energy's form, below it (every glitch ratio is >= 1)
