@@ -9,8 +9,9 @@ node table's ratio alone, which would give every node the reference library's sp
 
 Measured for the two libraries the project maps to (``python bench/osu018_compare.py --fo4``): NanGate45
 (typical, 1.1 V) 21.7 ps, against the node table's 12.5 ps at 45 nm; Debian's osu018 (180 nm, 1.8 V) 99 ps.
-Their ratio, 4.6, is the ratio of the two libraries' mapped delays of the same designs (4.4-4.8 for the MAC,
-systolic array and TensorDash PE; 3.9 for FAN), where the node table's 180/45 nm ratio says 6.3.
+Their ratio, 4.6, is about the ratio of the two libraries' mapped delays of the same designs (medians 4.3-4.4 for
+the MAC, systolic array and TensorDash PE, 3.9 for FAN, osu018 mapped at the same clock in FO4 delays; bench/
+RESULTS.md), where the node table's 180/45 nm ratio says 6.3.
 """
 
 from __future__ import annotations
