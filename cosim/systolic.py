@@ -101,7 +101,8 @@ def _fold_sums(params, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     dtype = getattr(params, "dtype", "int")
     if dtype == "int":
         return fold_partial_sums(X, Y, 0, X.shape[1], params.acc_width, params.signed)
-    return fp_ws_fold(X, Y, dtype) if params.stationary else fp_os_tile(X, Y, dtype)
+    flush = params.flush_subnormals
+    return fp_ws_fold(X, Y, dtype, flush) if params.stationary else fp_os_tile(X, Y, dtype, flush)
 
 
 def _skewed(columns: list[np.ndarray], valid: list[np.ndarray] | None, start: int, X: np.ndarray, *,
@@ -277,7 +278,7 @@ def assemble(params, runs: list[GemmRun], recorded: dict[str, np.ndarray]) -> li
             if fp:
                 vals = vals.astype(np.uint32)
                 again = seen[m, n]
-                Cm[m, n] = np.where(again, fp_combine_folds([Cm[m, n], vals]), vals)
+                Cm[m, n] = np.where(again, fp_combine_folds([Cm[m, n], vals], params.flush_subnormals), vals)
             else:
                 Cm[m, n] += np.array([from_bits(v, params.acc_width, params.signed) for v in vals], dtype=object)
             seen[m, n] = True
@@ -405,7 +406,7 @@ def verify(params, table: CycleTable, runs: list[GemmRun], recorded: dict) -> li
     for run, (Cm, measured) in zip(runs, assemble(params, runs, recorded)):
         M, N, K = run.shape
         if dtype != "int":
-            expect = fp_gemm_reference(run.A, run.B, dtype, params.rows, params.dataflow)
+            expect = fp_gemm_reference(run.A, run.B, dtype, params.rows, params.dataflow, params.flush_subnormals)
             bad = np.argwhere(~bits_equal(Cm, expect))
             if len(bad):
                 i = tuple(int(v) for v in bad[0])

@@ -29,7 +29,8 @@ Implementation: unpack (hidden bit; a subnormal has exponent ``1 - bias``
 and no hidden bit), form the exact product of the significands, or align the
 smaller addend to the larger one with three extra bits (guard, round, sticky:
 the bits shifted out are ORed into the lowest bit); then one shared
-:func:`_round_pack`: normalize with a leading-zero count, shift right into the
+:func:`_round_pack` (except an fp16/bf16 product under ``flush_subnormals``, which is exact: see
+:func:`_pack_exact_ftz`): normalize with a leading-zero count, shift right into the
 subnormal range with sticky when the exponent is below the normal range, round
 to nearest even, pack (a carry out of the significand increments the
 exponent, which also turns the largest subnormal into the smallest normal and
@@ -85,8 +86,10 @@ fp32 mul      171 / 0    91 / 62    70 / 152   68 / 186
 fp32 add      160 / 0    97 / 44    70 / 112   53 / 160
 ============  =========  =========  =========  =========
 
-With ``flush_subnormals`` (same cuts) the depths are fp16 60/43/36/35, bf16
-75/42/36/33, fp32 174/89/74/73 and the adder 160/99/72/59.
+With ``flush_subnormals`` (same cut names) the depths are fp32 174/89/74/73 and the adder 160/99/72/59;
+the fp16 and bf16 multipliers then take the exact path (:func:`_pack_exact_ftz`: a one-bit normalization,
+no rounding), fp16 61/35/35/35 and bf16 58/36/36/29 with 44/77/109 and 30/60/96 flip-flops (measured
+2026-11-26; the generic path was fp16 60/43/36/35, bf16 75/42/36/33).
 
 In a datapath. Those sets assume that the block registers the unit's operands and result. Where units are
 chained without a register between them (a multiplier fed by a mux and feeding an adder, an adder tree), the
@@ -274,6 +277,35 @@ def _round_pack(m: Module, pipe: _Pipeline, v: SimpleNamespace, flush: bool, nam
     return mag, _fields(v, rest)
 
 
+def _pack_exact_ftz(m: Module, pipe: _Pipeline, v: SimpleNamespace, rest):
+    """fp32 magnitude bits of an exact product of two normal (or flushed) significands, under DAZ + FTZ.
+
+    With subnormal operands taken as zeros, ``v.sig`` is 0 (``v.zero``) or has its leading one in one of its top
+    two bits, and an fp16 or bf16 product fits fp32's 24 bits exactly: normalizing is a one-bit shift and nothing
+    is rounded. A product below the normal range becomes a zero: below 2**-126 and exactly representable on the
+    subnormal grid (or, far below, rounding to it cannot reach 2**-126), it is subnormal after rounding. The cut
+    points are :func:`_round_pack`'s, so every ``stages`` keeps its latency."""
+    sig, width = v.sig, len(v.sig)
+    top = sig[width - 1]
+    frac = Signal(23, name="ftz_frac")      # fraction bits below the leading one
+    m.d.comb += frac.eq(Mux(top, sig[:width - 1] << (24 - width), sig[:width - 2] << (25 - width)))
+    v = pipe.stage("lz", _fields(v, rest, frac=frac, top=top, e_lsb=v.e_lsb, zero=v.zero))
+    be = Signal(_EXP_SHAPE, name="ftz_be")  # biased fp32 exponent of the leading one
+    m.d.comb += be.eq(v.e_lsb + (width - 2 + 127) + v.top)
+    v = pipe.stage("exponent", _fields(v, rest, frac=v.frac, be=be, zero=v.zero))
+    v = pipe.stage("normalized", _fields(v, rest, frac=v.frac, exp=v.be[:8], zero=v.zero | (v.be < 1),
+                                         overflow=v.be >= 255))
+    v = pipe.stage("rounded", _fields(v, rest, frac=v.frac, exp=v.exp, zero=v.zero, overflow=v.overflow))
+    mag = Signal(31, name="ftz_mag")
+    with m.If(v.zero):
+        m.d.comb += mag.eq(0)
+    with m.Elif(v.overflow):
+        m.d.comb += mag.eq(FP32_INF)
+    with m.Else():
+        m.d.comb += mag.eq(Cat(v.frac, v.exp))
+    return mag, _fields(v, rest)
+
+
 class FPMultiplier(wiring.Component):
     """Floating-point multiplier with an fp32 product, combinational or pipelined.
 
@@ -334,6 +366,10 @@ class FPMultiplier(wiring.Component):
         flags = ["sign", "nan", "inf"]
         v = SimpleNamespace(sign=a.sign ^ b.sign, nan=a.nan | b.nan | (a.inf & b.zero) | (b.inf & a.zero),
                             inf=a.inf | b.inf)
+        exact_ftz = flush and self.in_dtype != "fp32"   # the product is exact and needs no rounding
+        if exact_ftz:   # the significand product is zero exactly when an operand is (or was flushed)
+            flags.append("zero")
+            v.zero = a.zero | b.zero
         sig = Signal(2 * len(a.sig), name="sig_product")  # exact product of the significands
         e_lsb = Signal(_EXP_SHAPE, name="e_lsb_product")
         if "partial" in pipe.cuts:  # a's significand times each half of b's, added after the cut
@@ -346,7 +382,10 @@ class FPMultiplier(wiring.Component):
             m.d.comb += sig.eq(a.sig * b.sig)
             m.d.comb += e_lsb.eq(a.e_lsb + b.e_lsb)
         v = pipe.stage("product", _fields(v, flags, sig=sig, e_lsb=e_lsb))
-        mag, v = _round_pack(m, pipe, v, flush)
+        if exact_ftz:
+            mag, v = _pack_exact_ftz(m, pipe, v, ["sign", "nan", "inf"])
+        else:
+            mag, v = _round_pack(m, pipe, v, flush)
         out = _result(m, pipe, self.product)
         with m.If(v.nan):
             m.d.comb += out.eq(CANONICAL_NAN)

@@ -75,6 +75,8 @@ class SystolicParams(FPOperandParams):
     dtype: MacDtype = Field(
         "int", description="operand datatype: 'int' (widths and signed as given) or fp16/bf16/fp32 operands "
                            "with fp32 products and accumulation (widths implied)")
+    flush_subnormals: bool = Field(False, description="fp dtypes only: subnormal operands and results are "
+                                                      "flushed to zero (DAZ+FTZ) in every PE")
     emit_tile: int = Field(
         16, ge=1, le=256, description="emission only: an array with more than emit_tile PEs on a side is emitted "
                                       "as a grid of tile modules of at most emit_tile x emit_tile PEs (one module "
@@ -86,6 +88,8 @@ class SystolicParams(FPOperandParams):
             raise ValueError(
                 f"acc_width={self.acc_width} is too narrow for a {self.a_width}x{self.b_width}-bit product; "
                 f"allowed: acc_width >= a_width + b_width = {self.a_width + self.b_width}")
+        if self.flush_subnormals and not self.is_fp:
+            raise ValueError("flush_subnormals=true requires a floating-point dtype ('fp16', 'bf16' or 'fp32')")
         if self.weight_load == "double" and self.dataflow == "os":
             raise ValueError("weight_load: 'double' is not allowed with dataflow='os' (no stationary weights); "
                              "allowed: 'shift', or dataflow 'ws' or 'is'")
@@ -288,8 +292,8 @@ class SystolicArray(FromParams, HierarchicalComponent):
         Operand datatype. With a floating-point dtype every PE multiplies with an
         :class:`~accelgen.rtl.fp.FPMultiplier` (fp32 product: exact for fp16 and
         bf16, RNE for fp32) and adds with an fp32 :class:`~accelgen.rtl.fp.FPAdder`
-        (RNE, IEEE signed zeros, infinities, canonical NaN, subnormals exact),
-        both combinational between the registers of the integer PE, so latency
+        (RNE, IEEE signed zeros, infinities, canonical NaN, subnormals exact unless
+        ``flush_subnormals``), both combinational between the registers of the integer PE, so latency
         and cycle counts are those of the integer array. Association order (the
         golden model, :func:`accelgen.golden.systolic.fp_gemm_reference`,
         follows it exactly): WS - each column's partial sum enters the top PE as
@@ -318,6 +322,11 @@ class SystolicArray(FromParams, HierarchicalComponent):
         loop is ``add_stages + 1`` cycles long and keeps that many interleaved
         sums per PE (C-slow), so one fold covers ``rows * (add_stages + 1)`` rows
         of C (the host driver, :mod:`accelgen.cosim.systolic`, interleaves them).
+    flush_subnormals : bool
+        fp dtypes only: DAZ + FTZ in every PE (as :class:`~accelgen.rtl.mac.MAC`'s option): a subnormal
+        operand counts as a zero of its sign, a product or sum that is subnormal after rounding becomes
+        one. The fp16/bf16 product is then exact and needs no normalization or rounding
+        (:class:`~accelgen.rtl.fp.FPMultiplier`).
     emit_tile : int
         Emission only. An array with more than ``emit_tile`` PEs on a side is
         built as a grid of :class:`SystolicTile` modules of at most ``emit_tile``
@@ -356,12 +365,12 @@ class SystolicArray(FromParams, HierarchicalComponent):
     def __init__(self, *, rows: int = 4, cols: int = 4, dataflow: str = "ws", a_width: int | None = None,
                  b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
                  weight_load: str = "shift", dtype: str = "int", emit_tile: int = 16, mul_stages: int = 0,
-                 add_stages: int = 0):
+                 add_stages: int = 0, flush_subnormals: bool = False):
         # widths and signed left out (None) take the schema default: 8/8/32/signed for "int", implied for fp
         self.params = p = SystolicParams.from_arguments(
             rows=rows, cols=cols, dataflow=dataflow, a_width=a_width, b_width=b_width, acc_width=acc_width,
             signed=signed, weight_load=weight_load, dtype=dtype, emit_tile=emit_tile, mul_stages=mul_stages,
-            add_stages=add_stages)
+            add_stages=add_stages, flush_subnormals=flush_subnormals)
         a, b, acc = p.shapes
         if p.stationary:
             stream, held = p.stream_shapes

@@ -32,8 +32,8 @@ def _fp_units(m: Module, p: SystolicParams):
     """The floating-point datapath of an unpipelined PE: an ``FPMultiplier`` (operands -> fp32 product,
     exact for fp16/bf16) feeding an fp32 ``FPAdder``, both combinational, between the same registers as
     the integer MAC (so the array's latency and cycle counts are those of the integer array)."""
-    m.submodules.mul = mul = FPMultiplier(p.dtype)
-    m.submodules.add = add = FPAdder()
+    m.submodules.mul = mul = FPMultiplier(p.dtype, p.flush_subnormals)
+    m.submodules.add = add = FPAdder(p.flush_subnormals)
     return mul, add
 
 
@@ -58,8 +58,8 @@ def _pipelined_units(m: Module, p: SystolicParams, x, y, valid, first=None):
     ``b`` operand is the product when valid, else the additive identity (0, or fp32 -0.0, see
     :data:`~accelgen.rtl.fp.FP32_NEG_ZERO`). Returns ``(adder, valid, first)`` with the adder's ``a`` left to the caller."""
     if p.is_fp:
-        m.submodules.mul = mul = FPMultiplier(p.dtype, stages=p.mul_stages)
-        m.submodules.add = add = FPAdder(stages=p.add_stages)
+        m.submodules.mul = mul = FPMultiplier(p.dtype, p.flush_subnormals, stages=p.mul_stages)
+        m.submodules.add = add = FPAdder(p.flush_subnormals, stages=p.add_stages)
         identity = FP32_NEG_ZERO
     else:
         m.submodules.mul = mul = PipelinedMultiplier(x.shape(), y.shape(), stages=p.mul_stages)

@@ -194,8 +194,13 @@ def fold_partial_sums(A: np.ndarray, B: np.ndarray, k0: int, k1: int, acc_width:
 # numpy float32 arithmetic is IEEE binary32 with round to nearest even and subnormals, i.e. exactly
 # the hardware's adder and multiplier; every NaN is reported as the canonical 0x7FC00000.
 
-def _f32(bits, dtype: str) -> np.ndarray:
-    return to_float32(np.asarray(bits), dtype)
+def _f32(bits, dtype: str, flush_subnormals: bool = False) -> np.ndarray:
+    return to_float32(np.asarray(bits), dtype, flush_subnormals)
+
+
+def _ftz(x: np.ndarray) -> np.ndarray:
+    """FTZ of rounded float32 results: a subnormal becomes a zero of its sign (NaN and the rest unchanged)."""
+    return np.where(np.abs(x) < np.float32(2.0 ** -126), np.copysign(np.float32(0), x), x).astype(np.float32)
 
 
 def _canonical_bits(x: np.ndarray) -> np.ndarray:
@@ -203,60 +208,75 @@ def _canonical_bits(x: np.ndarray) -> np.ndarray:
     return canonical(float32_bits(x))
 
 
-def fp_dot_chain(A32: np.ndarray, B32: np.ndarray, dtype: str = "fp32") -> np.ndarray:
+def fp_dot_chain(A32: np.ndarray, B32: np.ndarray, dtype: str = "fp32", flush_subnormals: bool = False) -> np.ndarray:
     """``C[m, n]``: ``+0.0`` then ``acc = fp32(acc + fp32(A[m, k] * B[k, n]))`` for ``k`` in order (float32;
-    ``dtype``: the operands' format, for an active :func:`~accelgen.golden.fp.recording`)."""
+    ``dtype``: the operands' format, for an active :func:`~accelgen.golden.fp.recording`). With
+    ``flush_subnormals`` every product and sum that is subnormal after rounding becomes a zero of its sign (the
+    operands were flushed when they were converted: DAZ)."""
     M, K = A32.shape
     acc = np.zeros((M, B32.shape[1]), dtype=np.float32)
     record = is_recording()
+    finish = _ftz if flush_subnormals else (lambda x: x)
     with np.errstate(all="ignore"):
         for k in range(K):
-            p = A32[:, k, None] * B32[None, k, :]
-            new = acc + p
+            p = finish(A32[:, k, None] * B32[None, k, :])
+            new = finish(acc + p)
             if record:
                 a, b = np.broadcast_arrays(A32[:, k, None], B32[None, k, :])
-                record_mul(from_float32(a, dtype), from_float32(b, dtype), _canonical_bits(p), dtype)
-                record_add(_canonical_bits(acc), _canonical_bits(p), _canonical_bits(new))
+                record_mul(from_float32(a, dtype), from_float32(b, dtype), _canonical_bits(p), dtype, flush_subnormals)
+                record_add(_canonical_bits(acc), _canonical_bits(p), _canonical_bits(new), flush_subnormals)
             acc = new
     return acc
 
 
-def fp_ws_fold(A_bits: np.ndarray, W_bits: np.ndarray, dtype: str) -> np.ndarray:
+def fp_ws_fold(A_bits: np.ndarray, W_bits: np.ndarray, dtype: str, flush_subnormals: bool = False) -> np.ndarray:
     """One WS fold: the partial sums (fp32 bits, canonical NaN) leaving the bottom of the columns for
     activations ``A[M, rows]`` and stationary weights ``W[rows, cols]`` (already zero-padded)."""
-    return _canonical_bits(fp_dot_chain(_f32(A_bits, dtype), _f32(W_bits, dtype), dtype))
+    f = flush_subnormals
+    return _canonical_bits(fp_dot_chain(_f32(A_bits, dtype, f), _f32(W_bits, dtype, f), dtype, f))
 
 
-def fp_os_tile(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str) -> np.ndarray:
+def fp_os_tile(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str, flush_subnormals: bool = False) -> np.ndarray:
     """One OS tile: every PE's accumulator (fp32 bits, canonical NaN) for ``A[rows, K]``, ``B[K, cols]``."""
-    return _canonical_bits(fp_dot_chain(_f32(A_bits, dtype), _f32(B_bits, dtype), dtype))
+    f = flush_subnormals
+    return _canonical_bits(fp_dot_chain(_f32(A_bits, dtype, f), _f32(B_bits, dtype, f), dtype, f))
 
 
-def fp_combine_folds(parts: list[np.ndarray]) -> np.ndarray:
-    """Host combination of WS K-fold partial sums (fp32 bits) in fold order: ``((p0 + p1) + p2) + ...``."""
+def fp_combine_folds(parts: list[np.ndarray], flush_subnormals: bool = False) -> np.ndarray:
+    """Host combination of WS K-fold partial sums (fp32 bits) in fold order: ``((p0 + p1) + p2) + ...`` (with
+    ``flush_subnormals`` in the array's arithmetic: its sums are never subnormal, and neither is the host's)."""
+    finish = _ftz if flush_subnormals else (lambda x: x)
     acc = np.asarray(parts[0], dtype=np.uint32).view(np.float32)
     with np.errstate(all="ignore"):
         for p in parts[1:]:
-            new = acc + np.asarray(p, dtype=np.uint32).view(np.float32)
-            record_add(_canonical_bits(acc), np.asarray(p, dtype=np.uint32), _canonical_bits(new))
+            new = finish(acc + np.asarray(p, dtype=np.uint32).view(np.float32))
+            record_add(_canonical_bits(acc), np.asarray(p, dtype=np.uint32), _canonical_bits(new), flush_subnormals)
             acc = new
     return _canonical_bits(acc)
 
 
-def fp_gemm_reference(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str, rows: int, dataflow: str) -> np.ndarray:
+def fp_gemm_reference(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str, rows: int, dataflow: str,
+                      flush_subnormals: bool = False) -> np.ndarray:
     """Golden ``C = A @ B`` (fp32 bit patterns, NaN canonical) of a ``dtype`` GEMM on an array with
     ``rows`` rows, in the array's association order (see above): WS folds K in chunks of ``rows`` and
     the host adds the chunks' sums in order; OS sums each output over k in order. (``cols`` and the
-    M/N folds do not change any result.)"""
+    M/N folds do not change any result.) ``flush_subnormals``: DAZ + FTZ in every operation."""
     if dtype not in FP_DTYPES:
         raise ValueError(f"dtype={dtype!r} is not allowed; allowed: {', '.join(FP_DTYPES)}")
     if dataflow not in DATAFLOWS:
         raise ValueError(f"dataflow={dataflow!r} is not allowed; allowed: {', '.join(DATAFLOWS)}")
-    A32, B32 = _f32(A_bits, dtype), _f32(B_bits, dtype)
+    f = flush_subnormals
+    A32, B32 = _f32(A_bits, dtype, f), _f32(B_bits, dtype, f)
     K = A32.shape[1]
     if dataflow == "os":
-        return _canonical_bits(fp_dot_chain(A32, B32, dtype))
+        return _canonical_bits(fp_dot_chain(A32, B32, dtype, f))
+    # the last fold's rows past K hold +0 weights and activations: their +0 products turn a chain's -0 into +0.
+    # Only FTZ makes a -0 (a negative sum flushed); an IEEE chain from +0 is never -0, so it is the same either way.
+    pad = -K % rows
+    A32 = np.concatenate([A32, np.zeros((A32.shape[0], pad), np.float32)], axis=1)
+    B32 = np.concatenate([B32, np.zeros((pad, B32.shape[1]), np.float32)], axis=0)
+    K += pad
     # WS, and IS (the WS order on the transposed GEMM: the same chains, products commute)
-    parts = [_canonical_bits(fp_dot_chain(A32[:, k0:k0 + rows], B32[k0:k0 + rows], dtype))
+    parts = [_canonical_bits(fp_dot_chain(A32[:, k0:k0 + rows], B32[k0:k0 + rows], dtype, f))
              for k0 in range(0, K, rows)]
-    return fp_combine_folds(parts)
+    return fp_combine_folds(parts, f)

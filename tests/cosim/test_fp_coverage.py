@@ -133,8 +133,9 @@ def test_recording_collects_the_golden_models_operations():
         assert is_recording()
     assert not is_recording()
     assert outer.count == 1
-    # WS on 2 rows: K = 3 in folds of 2 and 1 (2 x 2 outputs per k), then one host addition per output
-    assert len(inner.products("bf16")[0]) == 3 * 4 and len(inner.sums()[0]) == 3 * 4 + 4
+    # WS on 2 rows: K = 3 in two folds of 2, the last one's second row the array's +0 padding (2 x 2 outputs per
+    # k), then one host addition per output
+    assert len(inner.products("bf16")[0]) == 4 * 4 and len(inner.sums()[0]) == 4 * 4 + 4
 
 
 @pytest.mark.parametrize("name, params, ops", [("mac", {"dtype": "bf16"}, ("mul", "add")),

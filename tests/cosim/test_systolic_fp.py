@@ -115,20 +115,21 @@ def _check(result):
 
 # Verilator builds dominate (~45 s for a 4x4 bf16 array on a loaded 2-core machine, a few s to run):
 # 3x3 bf16 both dataflows (K folds past 3 rows as past 4), smaller non-square fp16 arrays, one fp32
-# array; the 4x4 bf16 arrays (same behaviour, 16/9 the build) run with -m slow
-COSIM = [("bf16", "ws", 3, 3), ("bf16", "os", 3, 3), ("fp16", "ws", 3, 2), ("fp16", "os", 2, 3),
-         ("fp32", "ws", 2, 2)]
-SLOW_COSIM = [("bf16", "ws", 4, 4), ("bf16", "os", 4, 4)]
+# array; the 4x4 bf16 arrays (same behaviour, 16/9 the build) run with -m slow. DAZ + FTZ (the TPU
+# descriptions' arithmetic): a 3x2 bf16 WS array (the exact-product multiplier) and a 2x2 fp16 OS one
+COSIM = [("bf16", "ws", 3, 3, False), ("bf16", "os", 3, 3, False), ("fp16", "ws", 3, 2, False),
+         ("fp16", "os", 2, 3, False), ("fp32", "ws", 2, 2, False), ("bf16", "ws", 3, 2, True), ("fp16", "os", 2, 2, True)]
+SLOW_COSIM = [("bf16", "ws", 4, 4, False), ("bf16", "os", 4, 4, False)]
 
 
 @pytest.mark.cosim
-@pytest.mark.parametrize("dtype,dataflow,rows,cols",
+@pytest.mark.parametrize("dtype,dataflow,rows,cols,flush",
                          COSIM + [pytest.param(*c, marks=pytest.mark.slow) for c in SLOW_COSIM])
-def test_fp_gemms_bit_exact(tmp_path, dtype, dataflow, rows, cols):
+def test_fp_gemms_bit_exact(tmp_path, dtype, dataflow, rows, cols, flush):
     """Directed special-value GEMMs (all products and sums of specials, cancellation across K folds,
     ties) and random GEMMs with sprinkled specials: bit-exact, measured cycles = systolic_cycles."""
-    params = SystolicParams(rows=rows, cols=cols, dataflow=dataflow, dtype=dtype)
-    fam, e = _emit(tmp_path, params, f"sa_{dtype}_{dataflow}")
+    params = SystolicParams(rows=rows, cols=cols, dataflow=dataflow, dtype=dtype, flush_subnormals=flush)
+    fam, e = _emit(tmp_path, params, f"sa_{dtype}_{dataflow}{'_ftz' if flush else ''}")
     _check(cosim_emitted(fam, params, e, sim="verilator", vectors=3, seed=rows * 10 + len(dtype)))
 
 
@@ -145,7 +146,8 @@ def _mutant_run(tmp_path, monkeypatch, mutate):
 def test_mutant_association_order_is_caught(tmp_path, monkeypatch):
     """A golden that sums each WS output in plain k order (ignoring the K folds) disagrees with the array."""
     def k_order(mp):
-        mp.setattr(drv, "fp_gemm_reference", lambda A, B, dtype, rows, df: fp_gemm_reference(A, B, dtype, rows, "os"))
+        mp.setattr(drv, "fp_gemm_reference",
+                   lambda A, B, dtype, rows, df, flush=False: fp_gemm_reference(A, B, dtype, rows, "os", flush))
     result = _mutant_run(tmp_path, monkeypatch, k_order)
     assert not result.passed and "golden gives" in result.error, result.error
 
@@ -155,7 +157,7 @@ def test_mutant_truncating_adder_is_caught(tmp_path, monkeypatch):
     """A golden whose fp32 adds round toward zero (instead of to nearest even) mismatches cycle by cycle."""
     import accelgen.golden.systolic as model
 
-    def rtz_chain(A32, B32, dtype="fp32"):
+    def rtz_chain(A32, B32, dtype="fp32", flush_subnormals=False):
         acc = np.zeros((A32.shape[0], B32.shape[1]), dtype=np.float32)
         with np.errstate(all="ignore"):
             for k in range(A32.shape[1]):

@@ -28,6 +28,9 @@ WS_DOUBLE = SystolicParams(**INT, mul_stages=2, add_stages=1, weight_load="doubl
 OS = SystolicParams(**INT, dataflow="os", mul_stages=1, add_stages=1)
 IS = SystolicParams(**INT, dataflow="is", add_stages=1)
 FP_OS = SystolicParams(rows=2, cols=2, dataflow="os", dtype="bf16", add_stages=2)
+# the TPU MXU's arrangement: double-buffered weights, bf16 with DAZ + FTZ (the exact-product multiplier)
+FP_WS_FTZ = SystolicParams(rows=2, cols=2, dataflow="ws", dtype="bf16", weight_load="double", mul_stages=1,
+                           add_stages=1, flush_subnormals=True)
 
 #: shapes with several folds in every dimension, ragged edges, and K = 1
 GEMMS = [(7, 5, 8), (1, 1, 1), (13, 3, 2), (2, 7, 11)]
@@ -81,7 +84,8 @@ def test_cycle_model_by_hand():
     assert (t.folds, t.fold_cycles, t.cycles) == (1, 14, 14 + 6)
 
 
-@pytest.mark.parametrize("params", [WS_SHIFT, WS_DOUBLE, OS, IS, FP_OS], ids=["ws", "ws-double", "os", "is", "os-bf16"])
+@pytest.mark.parametrize("params", [WS_SHIFT, WS_DOUBLE, OS, IS, FP_OS, FP_WS_FTZ],
+                         ids=["ws", "ws-double", "os", "is", "os-bf16", "ws-double-bf16-ftz"])
 def test_schedule_rebuilds_the_golden_from_its_own_expectations(params):
     """Without a simulator: the table's expected outputs, assembled, are the golden C, and the last
     expected output is where the model says."""
@@ -89,14 +93,16 @@ def test_schedule_rebuilds_the_golden_from_its_own_expectations(params):
     table, runs = drv.gemm_schedule(params, [drv.random_operands(params, s, rng) for s in GEMMS])
     for (C, measured), run in zip(drv.assemble(params, runs, table.expect), runs):
         if params.is_fp:
-            assert np.array_equal(C, fp_gemm_reference(run.A, run.B, params.dtype, params.rows, params.dataflow))
+            assert np.array_equal(C, fp_gemm_reference(run.A, run.B, params.dtype, params.rows, params.dataflow,
+                                                       params.flush_subnormals))
         else:
             assert np.array_equal(C, run.A.astype(object) @ run.B.astype(object))
         assert measured == run.cycles
 
 
 @pytest.mark.cosim
-@pytest.mark.parametrize("params", [WS_SHIFT, WS_DOUBLE, OS, IS, FP_OS], ids=["ws", "ws-double", "os", "is", "os-bf16"])
+@pytest.mark.parametrize("params", [WS_SHIFT, WS_DOUBLE, OS, IS, FP_OS, FP_WS_FTZ],
+                         ids=["ws", "ws-double", "os", "is", "os-bf16", "ws-double-bf16-ftz"])
 def test_pipelined_gemms_exact(tmp_path, params):
     fam, e = _emit(tmp_path, params)
     _check(cosim_emitted(fam, params, e, sim="verilator", vectors=3, seed=11))
