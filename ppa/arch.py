@@ -99,6 +99,8 @@ class TensorUnit(BaseModel):
     acc_width: int = Field(default=32, ge=2, le=64)
     interconnect: Literal["unicast", "multicast"] = "unicast"
     dtype: DType = "int"
+    #: fp dtypes: DAZ + FTZ in every PE (subnormal operands and results are zeros), as the systolic generator's option
+    flush_subnormals: bool = False
     pipeline: Pipeline = "auto"
 
     @model_validator(mode="before")
@@ -111,6 +113,9 @@ class TensorUnit(BaseModel):
         if self.weight_load == "double" and self.dataflow == "os":
             raise ValueError("weight_load: 'double' is not allowed with dataflow='os' (no stationary weights); "
                              "allowed: 'shift', or dataflow 'ws' or 'is'")
+        if self.flush_subnormals and self.dtype == "int":
+            raise ValueError("flush_subnormals: true is not allowed with dtype='int'; allowed with a floating-point "
+                             "dtype ('fp16', 'bf16' or 'fp32')")
         return self
 
 

@@ -106,6 +106,8 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
         params = {"rows": tu.rows, "cols": tu.cols, "dataflow": "ws" if tu.dataflow == "is" else tu.dataflow,
                   "a_width": tu.a_width, "b_width": tu.b_width, "acc_width": tu.acc_width,
                   "weight_load": tu.weight_load}
+        if tu.dtype != "int":   # the fp models' input (the int array has no subnormals to flush)
+            params["flush_subnormals"] = tu.flush_subnormals
         units.append(Unit(f"{base}.tensor_units[{i}]", f"tensor_unit{i}", "systolic", params, tu.dtype, tu.pipeline,
                           count=tu.count, actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
                           edge_bits=max(tu.cols * tu.a_width, tu.rows * tu.b_width), functional_units=tu.count,

@@ -12,8 +12,9 @@ unchanged: only the flexdpe manifests (and the flexdpe example cases' params) li
 The cases of families that came later (``dot_product``, ``linear_reduction``, ``art``) were added
 to the record as they are, every earlier hash unchanged; ``test_verilog_hashes.py`` fails on a case
 that is not recorded. Re-recorded when the systolic array gained ``flush_subnormals``, every Verilog hash
-unchanged: only the systolic manifests list ``flush_subnormals: false``. The manifest's ``versions`` (accelgen, Amaranth, Yosys) are left out of its hash so that a
-dependency upgrade is not mistaken for a change of the generators.
+unchanged: only the systolic manifests list ``flush_subnormals: false``. The manifest's ``versions``
+(accelgen, Amaranth, Yosys) are left out of its hash so that a dependency upgrade is not mistaken for a
+change of the generators.
 """
 
 from __future__ import annotations

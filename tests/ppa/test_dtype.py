@@ -58,6 +58,8 @@ def _arch(core, **over):
      r"core\.reduction_trees\[0\]\.width: 16 is not allowed with dtype='fp16'; fp16 products and sums are 32 bits"),
     ({"vector_unit": {"lanes": 8, "dtype": "fp32", "width": 16}},
      r"core\.vector_unit\.width: 16 is not allowed with dtype='fp32'; fp32 operands are 32 bits"),
+    ({"tensor_units": [{"rows": 4, "cols": 4, "flush_subnormals": True}]},
+     r"core\.tensor_units\[0\].*flush_subnormals: true is not allowed with dtype='int'"),
 ])
 def test_dtype_validation_errors_name_the_field(unit, match):
     with pytest.raises(ConfigError, match=match):
@@ -160,3 +162,19 @@ def test_batch_with_fp_dtype(models):
         evaluate_batch(**kw, dtype="bf16", acc_width=24)
     with pytest.raises(ConfigError, match=r"batch\.dtype: 'int4' is not allowed"):
         evaluate_batch(**kw, dtype="int4")
+
+
+def test_flushing_tensor_unit_is_the_flush_points_of_the_shipped_model():
+    """``flush_subnormals`` reaches the shipped systolic-bf16 model (an input it was fitted on): the exact bf16
+    product makes a flushing PE smaller and cheaper; an integer unit has no such input."""
+    unit = {"rows": 8, "cols": 8, "dataflow": "ws", "weight_load": "double", "dtype": "bf16"}
+    tu = {}
+    for flush in (False, True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", FitRangeWarning)
+            e = estimate(_arch({"tensor_units": [{**unit, "flush_subnormals": flush}]}))
+        units = e.breakdown["children"][0]["children"][0]["children"]
+        tu[flush] = next(c for c in units if c["name"] == "tensor_unit0")
+        assert tu[flush]["params"]["flush_subnormals"] is flush
+    assert tu[True]["area_mm2"] < 0.95 * tu[False]["area_mm2"]
+    assert tu[True]["tdp_w"] < 0.95 * tu[False]["tdp_w"]
