@@ -5,8 +5,9 @@
 The chips whose power the estimator overestimates most (SIGMA's systolic baseline, SIGMA, ShiDianNao, TPU v3
 and v4i) spend it in their MAC arrays. This prints, at the reference node (NanGate45, 1.1 V, 45 nm), what the
 fitted models give per MAC: for an integer 8-bit and a bf16 MAC, alone and as a PE of a systolic array, unpipelined
-and pipelined, with uniformly random operands (density 1) and half of them zero; the glitch ratio each model's
-dataset measured (timed / zero-delay switching energy); and two published references:
+and pipelined, with uniformly random operands (density 1) and half of them zero, and the bf16 ones also flushing
+subnormals (DAZ + FTZ, the TPUs' arithmetic); the glitch ratio each model's dataset measured (timed / zero-delay
+switching energy); and two published references:
 
 * Horowitz, "Computing's energy problem (and what we can do about it)", ISSCC 2014, Fig. 1.1.9 (45 nm, 0.9 V):
   8-bit multiply 0.2 pJ, 32-bit add 0.1 pJ, 16-bit fp multiply 1.1 pJ, 32-bit fp add 0.9 pJ; the arithmetic
@@ -45,6 +46,10 @@ CASES = [  # (label, model, inputs)
     ("bf16 systolic PE 8x8, (0,0)", "systolic-bf16", {"rows": 8, "cols": 8}),
     ("bf16 systolic PE 8x8, (0,1)", "systolic-bf16", {"rows": 8, "cols": 8, "add_stages": 1}),
     ("bf16 systolic PE 8x8, (3,3)", "systolic-bf16", {"rows": 8, "cols": 8, "mul_stages": 3, "add_stages": 3}),
+    # DAZ + FTZ, the TPUs' arithmetic (rtl/fp.py: the exact bf16 product, rounding without a subnormal shifter)
+    ("bf16 MAC cell, flushing, (0,0)", "mac-bf16", {"flush_subnormals": True}),
+    ("bf16 systolic PE 8x8, flushing, double, (0,0)", "systolic-bf16", {"rows": 8, "cols": 8, "weight_load": "double",
+                                                                        "flush_subnormals": True}),
 ]
 
 
@@ -60,7 +65,7 @@ def predicted(model: str, inputs: dict, density: float) -> float:
 def glitch(model: str, inputs: dict) -> float:
     df = read_dataset(shipped_dataset(model))
     sel = pd.Series(True, index=df.index)
-    for k in ("mul_stages", "add_stages"):
+    for k in ("mul_stages", "add_stages", "flush_subnormals"):
         sel &= df[k].fillna(0).astype(int) == int(inputs.get(k, 0)) if k in df else sel
     return float(df.loc[sel, "glitch_ratio"].median()) if sel.any() else float("nan")
 
