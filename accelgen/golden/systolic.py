@@ -198,9 +198,9 @@ def _f32(bits, dtype: str, flush_subnormals: bool = False) -> np.ndarray:
     return to_float32(np.asarray(bits), dtype, flush_subnormals)
 
 
-def _ftz(x: np.ndarray) -> np.ndarray:
-    """FTZ of rounded float32 results: a subnormal becomes a zero of its sign (NaN and the rest unchanged)."""
-    return np.where(np.abs(x) < np.float32(2.0 ** -126), np.copysign(np.float32(0), x), x).astype(np.float32)
+def _finish(x: np.ndarray, flush_subnormals: bool) -> np.ndarray:
+    """Rounded float32 results, with ``flush_subnormals`` FTZ'd: a subnormal becomes a zero of its sign."""
+    return to_float32(float32_bits(x), "fp32", flush_subnormals=True) if flush_subnormals else x
 
 
 def _canonical_bits(x: np.ndarray) -> np.ndarray:
@@ -216,11 +216,10 @@ def fp_dot_chain(A32: np.ndarray, B32: np.ndarray, dtype: str = "fp32", flush_su
     M, K = A32.shape
     acc = np.zeros((M, B32.shape[1]), dtype=np.float32)
     record = is_recording()
-    finish = _ftz if flush_subnormals else (lambda x: x)
     with np.errstate(all="ignore"):
         for k in range(K):
-            p = finish(A32[:, k, None] * B32[None, k, :])
-            new = finish(acc + p)
+            p = _finish(A32[:, k, None] * B32[None, k, :], flush_subnormals)
+            new = _finish(acc + p, flush_subnormals)
             if record:
                 a, b = np.broadcast_arrays(A32[:, k, None], B32[None, k, :])
                 record_mul(from_float32(a, dtype), from_float32(b, dtype), _canonical_bits(p), dtype, flush_subnormals)
@@ -245,11 +244,10 @@ def fp_os_tile(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str, flush_subnorm
 def fp_combine_folds(parts: list[np.ndarray], flush_subnormals: bool = False) -> np.ndarray:
     """Host combination of WS K-fold partial sums (fp32 bits) in fold order: ``((p0 + p1) + p2) + ...`` (with
     ``flush_subnormals`` in the array's arithmetic: its sums are never subnormal, and neither is the host's)."""
-    finish = _ftz if flush_subnormals else (lambda x: x)
     acc = np.asarray(parts[0], dtype=np.uint32).view(np.float32)
     with np.errstate(all="ignore"):
         for p in parts[1:]:
-            new = finish(acc + np.asarray(p, dtype=np.uint32).view(np.float32))
+            new = _finish(acc + np.asarray(p, dtype=np.uint32).view(np.float32), flush_subnormals)
             record_add(_canonical_bits(acc), np.asarray(p, dtype=np.uint32), _canonical_bits(new), flush_subnormals)
             acc = new
     return _canonical_bits(acc)
