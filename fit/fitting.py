@@ -22,8 +22,9 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..util import write_atomic
+from .measure import versions
 from .model import ENERGY_TARGETS, FORMAT, TARGETS, FittedModel, TargetModel
-from .sweep import SweepSpec, versions
+from .sweep import SweepSpec
 
 UNITS = {"area_um2": "um^2", "energy_pj": "pJ", "energy_zero_delay_pj": "pJ", "leakage_uw": "uW", "delay_ns": "ns"}
 

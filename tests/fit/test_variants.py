@@ -63,13 +63,37 @@ def test_dtype_variant_pins_dtype_at_every_point(tmp_path):
         load_sweep("mac-bf16", f, families=FAMILIES)
 
 
-def test_cache_key_includes_dtype():
-    from accelgen.fit.sweep import SweepSpec, point_key
-    spec = SweepSpec(family="mac", grid=[{}])
-    p = {"a_width": 8, "b_width": 8}
-    assert point_key("mac", p, spec, "d", None) != point_key("mac", {**p, "dtype": "bf16"}, spec, "d", None)
-    assert point_key("mac", {**p, "dtype": "bf16"}, spec, "d", None) != \
-        point_key("mac", {**p, "dtype": "fp16"}, spec, "d", None)
+def test_cache_key_is_what_the_point_measures():
+    """A point's key hashes its Verilog, stimuli, clock, library and glitch flag (not its generator's source): points
+    that emit different Verilog never share a measurement, and a change of any measured input changes the key."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from accelgen.fit.measure import measurement_key
+    from accelgen.fit.sweep import point_design, point_key
+
+    def job(**params):
+        return {"family": "mac", "block": FAMILIES["mac"], "params": params or {"a_width": 8, "b_width": 8},
+                "split": "train", "densities": [1.0, 0.5], "cycles": 16, "lanes": 2, "seed": 1, "clock_mhz": 1000.0,
+                "liberty": None, "glitch": False}
+
+    keys = {point_key(job()), point_key(job(dtype="bf16")), point_key(job(dtype="fp16"))}
+    assert len(keys) == 3
+    design = point_design(job())
+    assert list(design.stimuli) == ["1.0", "0.5"] and measurement_key(design) == point_key(job())
+    lane = design.stimuli["1.0"][0]
+    port = next(iter(lane.inputs))
+    changed = np.array(lane.inputs[port], copy=True)
+    changed[-1] ^= 1
+    other = {**design.stimuli, "1.0": [replace(lane, inputs={**lane.inputs, port: changed}), *design.stimuli["1.0"][1:]]}
+    variants = [replace(design, clock_mhz=500.0), replace(design, glitch=True), replace(design, stimuli=other),
+                replace(design, verilog=design.verilog + "\n// edited\n"), replace(design, cells=("x",))]
+    assert len({measurement_key(d) for d in [design, *variants]}) == 1 + len(variants)
+    # the same values in another integer dtype are the same stimulus
+    as_object = {**design.stimuli, "1.0": [replace(lane, inputs={k: v.astype(object) for k, v in lane.inputs.items()}),
+                                           *design.stimuli["1.0"][1:]]}
+    assert measurement_key(replace(design, stimuli=as_object)) == measurement_key(design)
 
 
 def test_missing_variant_model_says_how_to_fit_it():
