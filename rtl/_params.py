@@ -136,6 +136,19 @@ class FPOperandParams(BlockParams):
         return fill_implied(data, dtype, fp_operand_implied(dtype, cls.fp_signed, two_operands=cls.fp_two_operands))
 
 
+#: DAZ + FTZ of a floating-point datapath (MAC, systolic array, TensorDash PE), declared once; a block with this
+#: field calls :func:`check_flush_subnormals` in its after-validator
+FlushSubnormals = Annotated[bool, Field(description="fp dtypes only: subnormal operands and results of the multipliers "
+                                                    "and adders are flushed to zero of the same sign (DAZ+FTZ)")]
+
+
+def check_flush_subnormals(params: Any) -> None:
+    """``flush_subnormals`` is a property of floating-point arithmetic: true with ``dtype='int'`` is rejected."""
+    if params.flush_subnormals and not is_fp(params.dtype):
+        raise ValueError(f"flush_subnormals: true is not allowed with dtype={params.dtype!r}; it needs a "
+                         "floating-point dtype ('fp16', 'bf16' or 'fp32')")
+
+
 #: datatypes of a multiply-accumulate block: integers, or the floating-point formats of
 #: :data:`accelgen.fpformat.FP_DTYPES` (fp32 products and accumulation). A pydantic ``Literal`` is
 #: static, so the names are listed here; ``tests/test_fpformat.py`` checks them against the table.

@@ -376,7 +376,8 @@ class FPMultiplier(wiring.Component):
         a = _Unpacked(m, ops.a, self.in_dtype, flush, "a")
         b = _Unpacked(m, ops.b, self.in_dtype, flush, "b")
         # what the result needs besides the significand product: its sign and the special cases
-        flags = ["sign", "nan", "inf"]
+        carried = ["sign", "nan", "inf"]
+        flags = list(carried)
         v = SimpleNamespace(sign=a.sign ^ b.sign, nan=a.nan | b.nan | (a.inf & b.zero) | (b.inf & a.zero),
                             inf=a.inf | b.inf)
         exact_ftz = flush and self.in_dtype != "fp32"   # the product is exact and needs no rounding
@@ -396,7 +397,7 @@ class FPMultiplier(wiring.Component):
             m.d.comb += e_lsb.eq(a.e_lsb + b.e_lsb)
         v = pipe.stage("product", _fields(v, flags, sig=sig, e_lsb=e_lsb))
         if exact_ftz:
-            mag, v = _pack_exact_ftz(m, pipe, v, ["sign", "nan", "inf"])
+            mag, v = _pack_exact_ftz(m, pipe, v, carried)   # the zero flag is consumed by the packing
         else:
             mag, v = _round_pack(m, pipe, v, flush)
         out = _result(m, pipe, self.product)

@@ -20,7 +20,8 @@ from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ..fpformat import ACC_WIDTH
-from ._params import AccWidth, AddStages, AWidth, BWidth, FPOperandParams, FromParams, MacDtype, MulStages, Signed
+from ._params import (AccWidth, AddStages, AWidth, BWidth, FlushSubnormals, FPOperandParams, FromParams, MacDtype,
+                      MulStages, Signed, check_flush_subnormals)
 from .fp import FP32_NEG_ZERO, FPAdder, FPMultiplier
 from .intarith import PipelinedAdder, PipelinedMultiplier
 
@@ -53,8 +54,7 @@ class MACParams(FPOperandParams):
     dtype: MacDtype = Field(
         "int", description="operand datatype: 'int' (widths and signed as given) or fp16/bf16/fp32 operands "
                            "with fp32 products and accumulation (widths implied)")
-    flush_subnormals: bool = Field(False, description="fp dtypes only: subnormal operands and results are "
-                                                      "flushed to zero (DAZ+FTZ)")
+    flush_subnormals: FlushSubnormals = False
     input_reg: bool = Field(False, description="register a, b, en and clear before the multiplier")
     product_reg: bool = Field(False, description="register the product before the adder: the one-stage "
                                                  "multiplier, the same as mul_stages=1 (left out: true iff "
@@ -94,8 +94,7 @@ class MACParams(FPOperandParams):
                 f"product_reg: false is not allowed with mul_stages={self.mul_stages} (a pipelined multiplier "
                 f"registers its product); allowed: product_reg=false with mul_stages=0, or leave product_reg out"
             )
-        if self.flush_subnormals and not self.is_fp:
-            raise ValueError("flush_subnormals=true requires a floating-point dtype ('fp16', 'bf16' or 'fp32')")
+        check_flush_subnormals(self)
         product_width = self.product_width
         if self.acc_width < product_width:
             raise ValueError(

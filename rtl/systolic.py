@@ -41,7 +41,7 @@ from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import AddStages, FPOperandParams, FromParams, MacDtype, MulStages
+from ._params import AddStages, FlushSubnormals, FPOperandParams, FromParams, MacDtype, MulStages, check_flush_subnormals
 from .systolic_pe import OSProcessingElement, WSProcessingElement
 
 __all__ = ["SystolicParams", "SystolicArray", "SystolicTile", "WSProcessingElement", "OSProcessingElement",
@@ -75,8 +75,7 @@ class SystolicParams(FPOperandParams):
     dtype: MacDtype = Field(
         "int", description="operand datatype: 'int' (widths and signed as given) or fp16/bf16/fp32 operands "
                            "with fp32 products and accumulation (widths implied)")
-    flush_subnormals: bool = Field(False, description="fp dtypes only: subnormal operands and results are "
-                                                      "flushed to zero (DAZ+FTZ) in every PE")
+    flush_subnormals: FlushSubnormals = False
     emit_tile: int = Field(
         16, ge=1, le=256, description="emission only: an array with more than emit_tile PEs on a side is emitted "
                                       "as a grid of tile modules of at most emit_tile x emit_tile PEs (one module "
@@ -88,8 +87,7 @@ class SystolicParams(FPOperandParams):
             raise ValueError(
                 f"acc_width={self.acc_width} is too narrow for a {self.a_width}x{self.b_width}-bit product; "
                 f"allowed: acc_width >= a_width + b_width = {self.a_width + self.b_width}")
-        if self.flush_subnormals and not self.is_fp:
-            raise ValueError("flush_subnormals=true requires a floating-point dtype ('fp16', 'bf16' or 'fp32')")
+        check_flush_subnormals(self)
         if self.weight_load == "double" and self.dataflow == "os":
             raise ValueError("weight_load: 'double' is not allowed with dataflow='os' (no stationary weights); "
                              "allowed: 'shift', or dataflow 'ws' or 'is'")

@@ -64,7 +64,8 @@ from amaranth.utils import bits_for
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import AccWidth, AddStages, AWidth, BWidth, FPOperandParams, FromParams, MacDtype, MulStages, Signed
+from ._params import (AccWidth, AddStages, AWidth, BWidth, FlushSubnormals, FPOperandParams, FromParams, MacDtype,
+                      MulStages, Signed, check_flush_subnormals)
 from .tensordash_datapath import (
     AccControl,
     ScheduledBuffers,
@@ -124,18 +125,9 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
     signed: Signed = True
     dtype: MacDtype = Field("int", description="operand datatype: 'int', or fp16/bf16/fp32 operands with fp32 "
                                                "products and accumulation (widths implied)")
-    flush_subnormals: bool = Field(False, description="fp only: subnormal inputs and results of the multipliers "
-                                                      "and adders become zero of the same sign (DAZ+FTZ)")
+    flush_subnormals: FlushSubnormals = False
     mul_stages: MulStages = 0
     add_stages: AddStages = 0
-
-    @model_validator(mode="before")
-    @classmethod
-    def _check_flush_int(cls, data):
-        if isinstance(data, dict) and data.get("dtype", "int") == "int" and data.get("flush_subnormals") is True:
-            raise ValueError("flush_subnormals: true is not allowed with dtype='int'; it needs a "
-                             "floating-point dtype ('fp16', 'bf16' or 'fp32')")
-        return data
 
     @property
     def is_fp(self) -> bool:
@@ -177,6 +169,7 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
 
     @model_validator(mode="after")
     def _check_widths(self):
+        check_flush_subnormals(self)
         need = self.a_width + self.b_width
         if not self.is_fp and self.acc_width < need:
             raise ValueError(f"acc_width={self.acc_width} is too narrow for a {self.a_width}x{self.b_width}-bit "

@@ -69,7 +69,7 @@ def test_add_stages_sets_the_interleaved_sums():
     ({"dtype": "bf16", "a_width": 8}, r"a_width: 8 is not allowed with dtype='bf16'; bf16 operands are 16 bits"),
     ({"dtype": "fp32", "b_width": 16}, r"b_width: 16 is not allowed with dtype='fp32'; fp32 operands are 32 bits"),
     ({"dtype": "bf16", "signed": True}, r"signed: true is not allowed with dtype='bf16'; floating-point operands"),
-    ({"flush_subnormals": True}, r"flush_subnormals=true requires a floating-point dtype"),
+    ({"flush_subnormals": True}, r"flush_subnormals: true is not allowed with dtype='int'; it needs a floating-point dtype"),
     ({"dtype": "fp16", "zero_gating": True}, r"zero_gating=true requires input_reg=true"),
     ({"mul_stages": 4}, r"^mac\.mul_stages: 4 is not allowed; expected an integer in 0\.\.3$"),
     ({"add_stages": -1}, r"^mac\.add_stages: -1 is not allowed; expected an integer in 0\.\.3$"),
