@@ -211,8 +211,9 @@ def point_design(job: dict) -> Design:
 
 
 def point_key(job: dict) -> str:
-    """The cache key of a sweep point: the content key of its measurement (:func:`accelgen.fit.measure.measurement_key`).
-    Rendering the point and drawing its stimuli take about a second; the measurement takes far longer."""
+    """The cache key of a sweep point: the content key of its measurement
+    (:func:`accelgen.fit.measure.measurement_key`). Rendering the point and drawing its stimuli take about a second;
+    the measurement takes far longer."""
     return measurement_key(point_design(job))
 
 

@@ -101,6 +101,12 @@ class TensorUnit(BaseModel):
     dtype: DType = "int"
     #: fp dtypes: DAZ + FTZ in every PE (subnormal operands and results are zeros), as the systolic generator's option
     flush_subnormals: bool = False
+    #: what zeros save in time. "none": every MAC is clocked, zeros included: the systolic generator's array (its
+    #: fitted model), the TPUs, and Eyeriss, whose data gating skips the MAC and the filter read of a zero ifmap to
+    #: save energy, not cycles (Chen et al., JSSC 2017, sect. V). "block": a WS/IS fold whose stationary tile is all
+    #: zero, or an OS stream step whose A or B slice is, is skipped (NeuroMeter's tensor units, Tang et al., HPCA
+    #: 2021, sect. VI-B); the fitted area and energy have no such control logic
+    zero_skipping: Literal["none", "block"] = "none"
     pipeline: Pipeline = "auto"
 
     @model_validator(mode="before")

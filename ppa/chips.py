@@ -153,7 +153,20 @@ def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None, est) -> dict:
     tree = est.breakdown
     value, paths = _total(tree, _scope_patterns(tree, fig.scope), key)
     out.update(estimate=value, error_pct=_err(value, fig.w), matched=paths, parts=_parts(tree, fig.parts, fig.w, key))
+    if fig.inferences_per_s is not None:
+        out["rate"] = _rate(out["run"], fig, value)
     return out
+
+
+def _rate(run: dict, fig: PowerFigure, power_w: float) -> dict:
+    """The run's rate against the published one, and the energy per inference each implies: average power is
+    energy over time, so a power error is (1 + energy error) x (1 + rate error) - 1."""
+    rate = run["batch"] / run["time_s"]
+    energy_mj, pub_mj = 1e3 * power_w / rate, 1e3 * fig.w / fig.inferences_per_s
+    return {"inferences_per_s": {"published": fig.inferences_per_s, "estimate": rate,
+                                 "error_pct": _err(rate, fig.inferences_per_s)},
+            "energy_per_inference_mj": {"published": pub_mj, "estimate": energy_mj,
+                                        "error_pct": _err(energy_mj, pub_mj)}}
 
 
 def validate_chip(arch: Arch, model_paths: dict | None = None) -> dict:
@@ -219,6 +232,8 @@ def summary(rows: list[dict]) -> dict:
 
 TABLE_HEADERS = ("chip", "node", "figure", "scope", "kind", "estimate", "published", "error")
 _UNITS = {"area": ("mm^2", "{:.1f}"), "power": ("W", "{:.3g}")}
+_RATE_LABELS = {"inferences_per_s": "inferences/s (performance model)",
+                "energy_per_inference_mj": "energy per inference mJ"}
 
 
 def table_rows(rows: list[dict], parts: bool = True) -> list[tuple[str, ...]]:
@@ -244,6 +259,9 @@ def table_rows(rows: list[dict], parts: bool = True) -> list[tuple[str, ...]]:
             for p in f["parts"] if parts else ():
                 out.append(("", "", f"  {p['name']}", "", "", fmt.format(p["estimate"]), fmt.format(p["published"]),
                             f"{p['error_pct']:+.0f}%"))
+            for name, c in f.get("rate", {}).items() if parts else ():
+                out.append(("", "", f"  {_RATE_LABELS[name]}", "", "", f"{c['estimate']:.3g}", f"{c['published']:.3g}",
+                            f"{c['error_pct']:+.0f}%"))
         if parts and r.get("unmodelled"):
             names = ", ".join(f"{u['name']} {100 * u['share']:.0f}%" for u in r["unmodelled"])
             out.append(("", "", "  not modelled", "", "", "", f"{100 * r['unmodelled_share']:.0f}%", names))

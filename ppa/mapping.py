@@ -17,9 +17,11 @@ Verilog (``accelgen.golden``): on shapes the two share they are equal
   ``pk`` partial sums are merged in the vector unit (``(pk-1) M N`` adds over
   its lanes); without a vector unit ``K`` is not split. Input-stationary is
   weight-stationary with the operands' roles swapped (``A^T`` stationary:
-  ``systolic_cycles(rows, cols, N, M, K, "ws")``). Block-wise zero skipping:
-  a fold whose stationary tile is all zero is skipped (WS/IS); in OS a stream
-  step whose ``rows x 1`` A slice or ``1 x cols`` B slice is all zero is skipped.
+  ``systolic_cycles(rows, cols, N, M, K, "ws")``). With ``skip_zeros`` (a tensor
+  unit's ``zero_skipping: block``), block-wise zero skipping: a fold whose
+  stationary tile is all zero is skipped (WS/IS); in OS a stream step whose
+  ``rows x 1`` A slice or ``1 x cols`` B slice is all zero is skipped. Without it
+  (the default, and the generated array) every MAC is clocked, zeros included.
 * :func:`sigma_map` — SIGMA: Flex-DPEs of ``k`` multipliers composed into a
   Flex-DPU; the expected-value form of :mod:`accelgen.golden.flexdpe`
   (useful columns ``K_u = K (1-(1-d_T)^V)``, useful stationary values
@@ -95,7 +97,7 @@ def _partitions(units: int, allow_k: bool) -> np.ndarray:
 
 
 def systolic_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, vector_lanes: int = 0,
-                 skip_zeros: bool = True, weight_load: str = "shift", mul_stages: int = 0,
+                 skip_zeros: bool = False, weight_load: str = "shift", mul_stages: int = 0,
                  add_stages: int = 0) -> Mapping:
     """Systolic tensor units (module docstring). ``units``: tensor units on the chip; ``vector_lanes``: lanes
     of all vector units (0: no vector unit, K is never split); ``weight_load``, ``mul_stages``,

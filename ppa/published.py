@@ -14,7 +14,11 @@ much. Each figure has
   estimate at full activity), ``measured`` (average on a named ``workload`` at a
   stated clock and supply: the estimate is the runtime power of that workload at
   that operating point) or ``post_layout`` / ``synthesis`` (a tool's average:
-  on its ``workload`` when one is named, else at full activity);
+  on its ``workload`` when one is named, else at full activity). A figure on a
+  workload may give the rate the chip ran it at (``inferences_per_s``): average
+  power is energy over time, and the comparison then shows both, the performance
+  model's rate and the energy per inference, so that a power error is split into
+  what the run costs and how long it takes;
 * a **switching** count: how the figure's flow counted toggles. Silicon
   (``tdp``, ``measured``) switches with its glitches: ``timed``. A tool's
   average (``post_layout``, ``synthesis``) is ``zero_delay`` unless the paper
@@ -85,6 +89,8 @@ class PowerFigure(_Figure):
     kind: Literal[POWER_KINDS]  # type: ignore[valid-type]
     workload: str | None = None      # shipped workload name or file: the figure is its average power
     batch: int | None = Field(None, ge=1)
+    #: the rate the chip ran the workload at while the figure was taken (frames/s of a CNN), if published
+    inferences_per_s: float | None = Field(None, gt=0)
     clock_mhz: float | None = Field(None, gt=0)   # operating point of the figure (default: the description's)
     vdd_v: float | None = Field(None, gt=0.3, le=2.0)
     #: how the figure's flow counted toggles (module docstring); None: by kind (:data:`SWITCHING_BY_KIND`)
@@ -107,6 +113,8 @@ class PowerFigure(_Figure):
         if self.kind == "tdp" and self.workload is not None:
             raise ValueError("kind 'tdp' is full-activity power; a figure on a workload is 'measured' or "
                              "'post_layout'")
+        if self.inferences_per_s is not None and self.workload is None:
+            raise ValueError("inferences_per_s is the rate of a workload run; name the workload (workload: NAME)")
         return self
 
 

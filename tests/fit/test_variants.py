@@ -86,13 +86,15 @@ def test_cache_key_is_what_the_point_measures():
     port = next(iter(lane.inputs))
     changed = np.array(lane.inputs[port], copy=True)
     changed[-1] ^= 1
-    other = {**design.stimuli, "1.0": [replace(lane, inputs={**lane.inputs, port: changed}), *design.stimuli["1.0"][1:]]}
+    other = {**design.stimuli,
+             "1.0": [replace(lane, inputs={**lane.inputs, port: changed}), *design.stimuli["1.0"][1:]]}
     variants = [replace(design, clock_mhz=500.0), replace(design, glitch=True), replace(design, stimuli=other),
                 replace(design, verilog=design.verilog + "\n// edited\n"), replace(design, cells=("x",))]
     assert len({measurement_key(d) for d in [design, *variants]}) == 1 + len(variants)
     # the same values in another integer dtype are the same stimulus
-    as_object = {**design.stimuli, "1.0": [replace(lane, inputs={k: v.astype(object) for k, v in lane.inputs.items()}),
-                                           *design.stimuli["1.0"][1:]]}
+    as_object = {**design.stimuli,
+                 "1.0": [replace(lane, inputs={k: v.astype(object) for k, v in lane.inputs.items()}),
+                         *design.stimuli["1.0"][1:]]}
     assert measurement_key(replace(design, stimuli=as_object)) == measurement_key(design)
 
 

@@ -13,7 +13,8 @@ from accelgen.cli import main
 from accelgen.errors import ConfigError
 from accelgen.ppa import estimate, parse_arch
 from accelgen.ppa.arch import load_arch
-from accelgen.ppa.chips import README_BEGIN, README_END, replace_readme_table, validate_chip, validate_chips
+from accelgen.ppa.chips import (README_BEGIN, README_END, replace_readme_table, table_rows, validate_chip,
+                                validate_chips)
 
 sys.path.insert(0, str(Path(__file__).parent))
 import ppa_models
@@ -88,7 +89,7 @@ def test_measured_power_is_the_workload_at_its_operating_point(models):
     path = Path(models["systolic"]).parent / "g.yaml"
     path.write_text(json.dumps(wl))
     pub = {"source": "s", "power": {"w": 1.0, "scope": "chip", "kind": "measured", "workload": str(path),
-                                    "clock_mhz": 250, "vdd_v": 0.8, "source": "t"}}
+                                    "inferences_per_s": 1000.0, "clock_mhz": 250, "vdd_v": 0.8, "source": "t"}}
     row = validate_chip(_arch(pub), models)
     p = row["power"]
     assert p["operating_point"] == {"clock_mhz": 250, "vdd_v": 0.8}
@@ -96,6 +97,17 @@ def test_measured_power_is_the_workload_at_its_operating_point(models):
     tdp = validate_chip(_arch({"source": "s", "power": {"w": 1.0, "scope": "chip", "kind": "tdp", "source": "t"}},
                               clock_mhz=250, vdd_v=0.8), models)["power"]["estimate"]
     assert 0 < p["estimate"] < tdp
+    # the published rate splits the power error: power = energy per inference x rate
+    rate, energy = p["rate"]["inferences_per_s"], p["rate"]["energy_per_inference_mj"]
+    assert rate["estimate"] == pytest.approx(p["run"]["batch"] / p["run"]["time_s"]) and rate["published"] == 1000.0
+    assert energy["published"] == pytest.approx(1.0)    # 1 W at 1000 inferences/s: 1 mJ each
+    assert 1 + p["error_pct"] / 100 == pytest.approx((1 + rate["error_pct"] / 100) * (1 + energy["error_pct"] / 100))
+    rows = table_rows([{**row, "chip": "c", "node_nm": 45}])
+    assert [r[2] for r in rows if "inference" in r[2]] == ["  inferences/s (performance model)",
+                                                           "  energy per inference mJ"]
+    with pytest.raises(ConfigError, match="inferences_per_s is the rate of a workload run"):
+        _arch({"source": "s", "power": {"w": 1.0, "scope": "chip", "kind": "post_layout", "inferences_per_s": 5.0,
+                                        "source": "t"}})
 
 
 def test_post_layout_power_counts_switching_without_glitches(models):
