@@ -17,6 +17,8 @@ operand densities to simulate and the features of each regression target::
     targets: {area_um2: {features: [...], positive: true}, energy_pj: {features: [...]}, ...}
     clock_mhz: 1000        # the target clock of the timing-driven mapping (default 1000, at the library's node)
     glitch_samples: 4      # training points that also get a timed simulation (fit/glitch.py)
+    glitch_extra:          # and these training points (a datapath option such as flush_subnormals: its own samples)
+      - {a_width: 8, b_width: 8, zero_gating: true, input_reg: true}
 
 ``positive: true`` fits non-negative coefficients (every feature an amount of hardware that can only add), so the
 form cannot turn negative outside the fitted range.
@@ -40,7 +42,9 @@ processes (:class:`accelgen.executor.Executor`), with a rich progress bar and ET
 The dataset (:func:`dataset`) is one row per (point, density): parameters,
 ``split`` (train/heldout), cells by type (``cell:$_AND_``...), flip-flops,
 transistors, logic depth, toggles per cycle by driving cell (``tog:$_XOR_``...),
-operations per cycle, tool versions and the technology-mapped targets.
+operations per cycle, tool versions and the technology-mapped targets; ``key`` identifies the point (a hash of
+its family and parameters) and ``measurement`` the cached measurement it shares with every point of the same
+Verilog and stimuli.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ from ..executor import Executor
 from ..family import BlockFamily, find_family
 from ..fpformat import FP_DTYPES
 from ..gen.emit import render
-from ..util import cache_dir, canonical_json, write_atomic
+from ..util import cache_dir, canonical_json, sha256_hex, write_atomic
 from .mapped import DEFAULT_CLOCK_MHZ, check_clock
 from .measure import Design, measure, measurement_key, versions
 from .model import compile_feature
@@ -94,6 +98,7 @@ class SweepSpec:
     seed: int = 1
     clock_mhz: float = DEFAULT_CLOCK_MHZ   # the target clock every point is mapped at
     glitch_samples: int = 4                # training points that also get a timed (glitch) simulation
+    glitch_extra: list[dict] = field(default_factory=list)   # training points sampled besides those (as in the grid)
     targets: dict[str, dict] = field(default_factory=dict)
     source: str = ""
     name: str = ""          # model name: the family or "<family>-<variant>" (default: the family)
@@ -156,7 +161,7 @@ def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str,
     if not isinstance(data, dict):
         raise ConfigError([(src, "expected a mapping")])
     allowed = {"family", "grid", "heldout", "derived", "densities", "cycles", "lanes", "seed", "clock_mhz",
-               "glitch_samples", "targets"}
+               "glitch_samples", "glitch_extra", "targets"}
     problems = [(f"{src}.{k}", f"unknown key; allowed: {', '.join(sorted(allowed))}") for k in data if k not in allowed]
     if variant is not None and "family" not in data:
         problems.append((f"{src}.family", f"missing; the sweep of variant {name!r} must name its block family "
@@ -183,9 +188,16 @@ def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str,
     spec = SweepSpec(family=fam_name, grid=data["grid"], heldout=data.get("heldout") or [],
                      derived=data.get("derived") or {}, densities=[float(d) for d in dens],
                      cycles=data.get("cycles", 192), lanes=data.get("lanes", 32), seed=data.get("seed", 1),
-                     clock_mhz=float(clock), glitch_samples=data.get("glitch_samples", 4), targets=data.get("targets") or {}, source=src, name=name,
-                     block=find_family(families, fam_name, f"{src}.family"))
+                     clock_mhz=float(clock), glitch_samples=data.get("glitch_samples", 4),
+                     glitch_extra=data.get("glitch_extra") or [], targets=data.get("targets") or {}, source=src,
+                     name=name, block=find_family(families, fam_name, f"{src}.family"))
     fam = spec.block
+    train = [p for split, p in spec.points() if split == "train"]
+    for i, extra in enumerate(spec.glitch_extra):
+        if not isinstance(extra, dict) or not any(_listed_as(p, extra, spec) for p in train):
+            raise ConfigError([(f"{src}.glitch_extra[{i}]",
+                                f"{extra!r} is not a training point of the grid; allowed: a point of a grid block, "
+                                "as the block lists it")])
     for i, (split, params) in enumerate(spec.points()):
         where = f"{src}.{split}[{i}]"
         p = fam.validate(params, path=where)
@@ -219,11 +231,23 @@ def point_key(job: dict) -> str:
 
 def glitch_points(spec: SweepSpec) -> set[str]:
     """The training points (canonical JSON of their parameters) that get a timed simulation: ``glitch_samples`` of
-    them. Glitching follows the pipelining (:func:`glitch_ratios`), so when the training points have several
-    pipelining settings (stage counts, registers), the samples are spread over those settings, ordered by their total
-    depth of registers (first and last included), each at the first point in grid order that has it; otherwise they
-    are evenly spaced through the grid."""
+    them, and the sweep's ``glitch_extra`` points. Glitching follows the pipelining (:func:`glitch_ratios`), so when
+    the training points have several pipelining settings (stage counts, registers), the samples are spread over those
+    settings, ordered by their total depth of registers (first and last included), each at the first point in grid
+    order that has it; otherwise they are evenly spaced through the grid. ``glitch_extra`` names points whose logic
+    differs between the same registers (:data:`_DATAPATH`), so that such points find a sample of their own kind."""
     train = [p for split, p in spec.points() if split == "train"]
+    extra = {canonical_json(p) for p in train if any(_listed_as(p, e, spec) for e in spec.glitch_extra)}
+    return _spread_samples(spec, train) | extra
+
+
+def _listed_as(params: dict, listed: dict, spec: SweepSpec) -> bool:
+    """Whether the point ``params`` is the one a grid block lists as ``listed`` (derived parameters aside)."""
+    return all(params.get(k, object()) == v for k, v in listed.items()) and \
+        set(params) - set(listed) <= set(spec.derived)
+
+
+def _spread_samples(spec: SweepSpec, train: list[dict]) -> set[str]:
     n = min(spec.glitch_samples, len(train))
     if n == 0:
         return set()
@@ -271,12 +295,12 @@ def _point_fields(job: dict, key: str) -> dict:
 def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = None,
               progress: bool = True, on_point: Callable[[dict], None] | None = None,
               limit: int | None = None) -> list[dict]:
-    """Run (or resume) every point of ``spec``; return the records (cached ones included).
+    """Run (or resume) every point of ``spec``; return the records (cached ones included), in the sweep's order.
 
     Every point is first rendered and its stimuli drawn, for its key (:func:`point_key`); a point whose measurement
     is cached under ``cache_dir("sweep", family)`` is reused (under its own parameters and split: two points with the
-    same Verilog and stimuli share a measurement). The others (at most ``limit``) run on an
-    :class:`~accelgen.executor.Executor` of ``jobs`` processes (``jobs=1``: in this process), each written to the
+    same Verilog and stimuli share a measurement, measured once). The other measurements (at most ``limit``) run on
+    an :class:`~accelgen.executor.Executor` of ``jobs`` processes (``jobs=1``: in this process), each written to the
     cache as soon as it finishes and handed to ``on_point``.
     """
     store = cache_dir("sweep", spec.family)
@@ -285,7 +309,7 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
                "densities": spec.densities, "cycles": spec.cycles, "lanes": spec.lanes, "seed": spec.seed,
                "clock_mhz": spec.clock_mhz, "liberty": liberty, "glitch": canonical_json(params) in sampled}
               for split, params in spec.points()]
-    todo, records = [], []
+    done: dict[int, dict] = {}
     cols = [TextColumn(f"sweep {spec.name}"), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
     with Progress(*cols, disable=not progress, transient=False) as bar, Executor(jobs or None) as pool:
@@ -294,22 +318,24 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
         for i, key in pool.map_unordered(point_key, points):
             keys[i] = key
             bar.advance(keying)
-        for job, key in zip(points, keys):
+        sharing: dict[str, list[int]] = {}    # points of one measurement not yet cached: measured once
+        for i, (job, key) in enumerate(zip(points, keys)):
             path = store / f"{key}.json"
             if path.exists():
-                records.append({**json.loads(path.read_text()), **_point_fields(job, key)})
+                done[i] = {**json.loads(path.read_text()), **_point_fields(job, key)}
             else:
-                todo.append(job)
-        if limit is not None:
-            todo = todo[:limit]
-        task = bar.add_task("points", total=len(records) + len(todo), completed=len(records))
-        for _, rec in pool.map_unordered(run_point, todo):
+                sharing.setdefault(key, []).append(i)
+        todo = list(sharing.values())[:limit]
+        task = bar.add_task("points", total=len(done) + sum(map(len, todo)), completed=len(done))
+        for j, rec in pool.map_unordered(run_point, [points[same[0]] for same in todo]):
             write_atomic(store / f"{rec['key']}.json", json.dumps(rec))
-            records.append(rec)
+            for i in todo[j]:
+                done[i] = {**rec, **_point_fields(points[i], rec["key"])}
             if on_point:
                 on_point(rec)
-            bar.advance(task)
-    return records
+            bar.advance(task, len(todo[j]))
+    # in the sweep's order, whichever points were cached: the dataset, and so the fit, do not depend on it
+    return [done[i] for i in sorted(done)]
 
 
 def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
@@ -349,7 +375,10 @@ def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
             row["glitch_ratio"] = ratio
             row["glitch_sample_ratio"] = rec["glitch"]["ratio"] if rec.get("glitch") else float("nan")
             row.update({f"v:{k}": v for k, v in rec["versions"].items()})
-            row["key"] = rec["key"]
+            # the point's identity (its family and parameters; the fit groups a point's densities by it), and the
+            # measurement it shares with any point of the same Verilog and stimuli (the cache file)
+            row["key"] = sha256_hex(canonical_json({"family": rec["family"], "params": rec["params"]}))[:32]
+            row["measurement"] = rec["key"]
             rows.append(row)
     return rows
 
@@ -357,25 +386,32 @@ def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
 #: the parameters that set how much logic lies between registers (pipeline stages and registers): glitching grows
 #: with that depth, so a point takes the glitch ratio of the samples nearest in these (:func:`glitch_ratios`)
 _PIPELINING = re.compile(r"_stages$|_reg$|pipeline")
+#: parameters that change the datapath's logic itself between the same registers (a flushing fp unit has no
+#: subnormal shifter): a point takes a sample that shares them when one is measured (``glitch_extra``)
+_DATAPATH = ("flush_subnormals",)
 
 
 def glitch_ratios(points: list[dict], samples: list[tuple[dict, float]]) -> list[float]:
     """The glitch ratio (timed over zero-delay switching energy) of each point: the mean of the sampled points nearest
     to it in the pipelining parameters (stages, registers; all parameters if the family has none), normalized to
-    their range over ``points``; 1 without samples. Glitching depends on how deep the logic between registers is
-    (measured on bf16 systolic arrays: 4.8-5.7 unpipelined, 1.8-2.1 at 3+3 stages), so one mean per model would be
-    wrong by that much, and nearness in the other parameters (the array shape) would assign it unevenly."""
+    their range over ``points``, and among those the ones of its datapath options (:data:`_DATAPATH`); 1 without
+    samples. Glitching depends on how deep the logic between registers is (measured on bf16 systolic arrays: 4.8-5.7
+    unpipelined, 1.8-2.1 at 3+3 stages), so one mean per model would be wrong by that much, and nearness in the other
+    parameters (the array shape) would assign it unevenly. A flushing bf16 PE without pipelining measures 4.5 against
+    the IEEE PE's 4.9."""
     if not samples:
         return [1.0] * len(points)
     keys = sorted({k for p in points for k in p})
-    keys = [k for k in keys if _PIPELINING.search(k)] or keys
+    keys = [k for k in keys if _PIPELINING.search(k)] or [k for k in keys if k not in _DATAPATH]
+    datapath = [k for k in _DATAPATH if any(k in p for p in points)]
     span = {}
     for k in keys:
         values = [p.get(k) for p in points]
         if all(isinstance(v, (int, float)) for v in values):
             span[k] = (max(values) - min(values)) or None
 
-    def distance(a: dict, b: dict) -> float:
+    def distance(a: dict, b: dict) -> tuple[float, int]:
+        """Nearness in the registers first; among equally near samples, those of the same datapath."""
         total = 0.0
         for k in keys:
             x, y = a.get(k), b.get(k)
@@ -383,12 +419,12 @@ def glitch_ratios(points: list[dict], samples: list[tuple[dict, float]]) -> list
                 total += ((float(x) - float(y)) / span[k]) ** 2 if span[k] else 0.0
             else:
                 total += float(x != y)
-        return total
+        return round(total, 9), sum(a.get(k) != b.get(k) for k in datapath)
 
     out = []
     for p in points:
         d = [distance(p, s) for s, _ in samples]
-        near = [r for (_, r), x in zip(samples, d) if x <= min(d) + 1e-12]
+        near = [r for (_, r), x in zip(samples, d) if x == min(d)]
         out.append(sum(near) / len(near))
     return out
 
