@@ -60,7 +60,6 @@ from typing import Any, Callable
 import yaml
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..cosim.stimulus import Activity, cosim_activity
 from ..errors import ConfigError
 from ..executor import Executor
 from ..family import BlockFamily, find_family
@@ -70,6 +69,7 @@ from ..util import cache_dir, canonical_json, sha256_hex, write_atomic
 from .mapped import DEFAULT_CLOCK_MHZ, check_clock
 from .measure import Design, measure, measurement_key, versions
 from .model import compile_feature
+from .stimuli import point_stimuli
 
 
 _TOP = "dut"
@@ -213,11 +213,7 @@ def point_design(job: dict) -> Design:
     fam = job["block"]
     params = fam.validate(job["params"])
     e = render(fam, params, _TOP)
-    stimuli = {}
-    for dens in job["densities"]:
-        stimuli[str(dens)] = _stimuli(fam, params, dens, job)
-        if not getattr(fam, "activity_table", None):
-            break  # the cosim stimulus does not depend on density
+    stimuli = point_stimuli(fam, params, job["densities"], job["cycles"], job["lanes"], job["seed"])
     return Design(verilog=e.verilog, top=_TOP, cells=tuple(fam.mapped_cells(e.manifest)), stimuli=stimuli,
                   clock_mhz=job["clock_mhz"], liberty=job.get("liberty"), glitch=bool(job.get("glitch")))
 
@@ -264,20 +260,6 @@ def _spread_samples(spec: SweepSpec, train: list[dict]) -> set[str]:
     if n == 1:
         return {canonical_json(train[0])}
     return {canonical_json(train[round(i * (len(train) - 1) / (n - 1))]) for i in range(n)}
-
-
-def _stimuli(fam: BlockFamily, params, dens: float, job: dict) -> list[Activity]:
-    act = getattr(fam, "activity_table", None)
-    stims = [(act(params, dens, job["cycles"], job["seed"] * 1000 + i) if act else
-              cosim_activity(fam.cycle_table, params, dens, job["cycles"], job["seed"] * 1000 + i))
-             for i in range(job["lanes"])]
-    if not act and len({s.cycles for s in stims}) > 1:
-        # cosim tables of different seeds can differ in length (e.g. Benes configurations): the lanes
-        # of one bit-parallel run need equal lengths, so every stream is cut to the shortest
-        n = min(s.cycles for s in stims)
-        stims = [Activity({k: v[:n] for k, v in s.inputs.items()}, ops=n - 1, per=s.per, warmup=s.warmup)
-                 for s in stims]
-    return stims
 
 
 def run_point(job: dict) -> dict:

@@ -63,9 +63,10 @@ def test_dtype_variant_pins_dtype_at_every_point(tmp_path):
         load_sweep("mac-bf16", f, families=FAMILIES)
 
 
-def test_cache_key_is_what_the_point_measures():
+def test_cache_key_is_what_the_point_measures(tmp_path, monkeypatch):
     """A point's key hashes its Verilog, stimuli, clock, library and glitch flag (not its generator's source): points
-    that emit different Verilog never share a measurement, and a change of any measured input changes the key."""
+    that emit different Verilog never share a measurement, and a change of any measured input changes the key. The
+    stimuli are drawn once per point and code (fit/stimuli.py)."""
     from dataclasses import replace
 
     import numpy as np
@@ -78,8 +79,9 @@ def test_cache_key_is_what_the_point_measures():
                 "split": "train", "densities": [1.0, 0.5], "cycles": 16, "lanes": 2, "seed": 1, "clock_mhz": 1000.0,
                 "liberty": None, "glitch": False}
 
+    monkeypatch.setenv("ACCELGEN_CACHE_DIR", str(tmp_path))
     keys = {point_key(job()), point_key(job(dtype="bf16")), point_key(job(dtype="fp16"))}
-    assert len(keys) == 3
+    assert len(keys) == 3 and len(list((tmp_path / "stimuli" / "mac").glob("*.pickle"))) == 3
     design = point_design(job())
     assert list(design.stimuli) == ["1.0", "0.5"] and measurement_key(design) == point_key(job())
     lane = design.stimuli["1.0"][0]
