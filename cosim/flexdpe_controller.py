@@ -158,8 +158,10 @@ def is_fp_params(params) -> bool:
     return getattr(params, "dtype", "int") != "int"
 
 
-def plan_gemm(params, A, B, stationary: str = "auto") -> GemmPlan:
-    """The sparsity controller: everything the Flex-DPE needs, fold by fold, for ``A @ B``."""
+def plan_gemm(params, A, B, stationary: str = "auto", *, max_cycles: int | None = None) -> GemmPlan:
+    """The sparsity controller: everything the Flex-DPE needs, fold by fold, for ``A @ B``. ``max_cycles``: plan
+    only the folds and streamed vectors of the first that many input cycles (a load cycle per fold, a cycle per
+    vector), which are the same as the whole plan's (an activity stimulus needs no more)."""
     A, B = np.asarray(A, dtype=np.int64), np.asarray(B, dtype=np.int64)
     _check_operands(params, A, B)
     k = params.k
@@ -170,7 +172,11 @@ def plan_gemm(params, A, B, stationary: str = "auto") -> GemmPlan:
     S_bm, T_bm = (b_bm.T, a_bm) if gm.stationary == "weights" else (a_bm, b_bm.T)
     ident = route_permutation(np.arange(k))
     folds = []
+    budget = float("inf") if max_cycles is None else max_cycles
     for fm in gm.folds:
+        if budget <= 0:
+            break
+        budget -= 1                                                  # the fold's load cycle
         u = len(fm.rows)
         stat = np.zeros(k, dtype=np.int64)
         stat[:u] = S_bm.value_at(fm.rows, fm.cols)
@@ -184,6 +190,9 @@ def plan_gemm(params, A, B, stationary: str = "auto") -> GemmPlan:
         cluster_rows = [int(r) for r in fm.rows[new]]
         steps = []
         for v in fm.vectors.tolist():
+            if budget <= 0:
+                break
+            budget -= 1
             tv = T_bm.value_at(np.full(u, v), fm.cols)           # streamed word each multiplier needs
             need = tv != 0
             words = np.zeros(k, dtype=np.int64)

@@ -158,3 +158,16 @@ def test_activity_stimulus_is_fp_aware():
     assert nonzero_words(dense) > nonzero_words(sparse) > 0
     loads = np.asarray(dense.inputs["load"], dtype=np.int64)
     assert loads.sum() >= 2                                                 # several folds: loads and streams
+
+
+@pytest.mark.parametrize("k,density", [(8, 1.0), (16, 0.5), (4, 0.2)])
+def test_activity_schedule_cut_to_its_cycles_is_the_whole_schedules_start(k, density):
+    """The activity stimulus plans only the cycles it keeps: they equal the first cycles of the whole schedule."""
+    params = FlexDPEParams(k=k, dtype="bf16")
+    rng = np.random.default_rng(7)
+    gemms = [tuple(sigma.random_fp_bits(rng, (2 * k, 2 * k), "bf16", density=density).astype(np.int64)
+                   for _ in range(2))]
+    whole, _ = sigma.gemm_schedule(params, gemms)
+    cut, _ = sigma.gemm_schedule(params, gemms, max_cycles=24)
+    assert 24 <= cut.cycles <= whole.cycles
+    assert {n: v[:24].tolist() for n, v in cut.inputs.items()} == {n: v[:24].tolist() for n, v in whole.inputs.items()}
