@@ -41,7 +41,8 @@ from amaranth.lib.wiring import In, Out
 from pydantic import Field, model_validator
 
 from ._cells import HierarchicalComponent
-from ._params import AddStages, FlushSubnormals, FPOperandParams, FromParams, MacDtype, MulStages, check_flush_subnormals
+from ._params import (AddStages, FlushSubnormals, FPOperandParams, FromParams, MacDtype, MulStages,
+                      check_flush_subnormals)
 from .systolic_pe import OSProcessingElement, WSProcessingElement
 
 __all__ = ["SystolicParams", "SystolicArray", "SystolicTile", "WSProcessingElement", "OSProcessingElement",
