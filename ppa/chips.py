@@ -126,6 +126,7 @@ def workload_activity(arch: Arch, fig: PowerFigure, model_paths: dict | None) ->
         act[key] = min(1.0, e / (full_w[key] * t)) if full_w.get(key) and t > 0 else 0.0
     activity = Activity(default=0.0, density=arch.density, switching=arch.switching, **act)
     run = {"workload": rep.workload, "batch": rep.batch, "time_s": t, "clock_mhz": rep.clock_mhz,
+           "macs": rep.total.get("macs"), "dram_bytes": rep.total.get("dram_bytes"),
            "perf_power_w": rep.total.get("runtime_power_w"), "activity": act,
            "utilization": rep.total.get("utilization")}
     return activity, run
@@ -155,7 +156,20 @@ def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None, est) -> dict:
     out.update(estimate=value, error_pct=_err(value, fig.w), matched=paths, parts=_parts(tree, fig.parts, fig.w, key))
     if fig.inferences_per_s is not None:
         out["rate"] = _rate(out["run"], fig, value)
+    if fig.dram_accesses_per_mac is not None:
+        out.setdefault("rate", {})["dram_accesses_per_mac"] = _dram_traffic(out["run"], fig)
     return out
+
+
+def _dram_traffic(run: dict, fig: PowerFigure) -> dict:
+    """The run's off-chip accesses per MAC (the performance model's DRAM bytes in words of the figure's access)
+    against the published ones."""
+    if run.get("dram_bytes") is None:
+        raise ConfigError([("published.power.dram_accesses_per_mac",
+                            "the description has no off-chip memory (chip.offchip), so the run has no DRAM traffic")])
+    est = run["dram_bytes"] * 8.0 / fig.dram_word_bits / run["macs"]
+    return {"published": fig.dram_accesses_per_mac, "estimate": est,
+            "error_pct": _err(est, fig.dram_accesses_per_mac)}
 
 
 def _rate(run: dict, fig: PowerFigure, power_w: float) -> dict:
@@ -233,7 +247,8 @@ def summary(rows: list[dict]) -> dict:
 TABLE_HEADERS = ("chip", "node", "figure", "scope", "kind", "estimate", "published", "error")
 _UNITS = {"area": ("mm^2", "{:.1f}"), "power": ("W", "{:.3g}")}
 _RATE_LABELS = {"inferences_per_s": "inferences/s (performance model)",
-                "energy_per_inference_mj": "energy per inference mJ"}
+                "energy_per_inference_mj": "energy per inference mJ",
+                "dram_accesses_per_mac": "DRAM accesses per MAC (performance model)"}
 
 
 def table_rows(rows: list[dict], parts: bool = True) -> list[tuple[str, ...]]:
@@ -262,9 +277,11 @@ def table_rows(rows: list[dict], parts: bool = True) -> list[tuple[str, ...]]:
             for name, c in f.get("rate", {}).items() if parts else ():
                 out.append(("", "", f"  {_RATE_LABELS[name]}", "", "", f"{c['estimate']:.3g}", f"{c['published']:.3g}",
                             f"{c['error_pct']:+.0f}%"))
-        if parts and r.get("unmodelled"):
-            names = ", ".join(f"{u['name']} {100 * u['share']:.0f}%" for u in r["unmodelled"])
-            out.append(("", "", "  not modelled", "", "", "", f"{100 * r['unmodelled_share']:.0f}%", names))
+            # the unmodelled blocks' shares are of the die's area: listed under the area figure
+            if parts and q == "area" and r.get("unmodelled"):
+                names = ", ".join(f"{u['name']} {100 * u['share']:.0f}%" for u in r["unmodelled"])
+                out.append(("", "", "  not modelled (share of the area)", "", "", "",
+                            f"{100 * r['unmodelled_share']:.0f}%", names))
     return out
 
 

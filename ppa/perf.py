@@ -13,7 +13,8 @@ Per layer (all numpy, vectorized over layers):
    the streamed (im2col) A operand re-read as often as the mapping's reuse
    requires, B likewise, partial sums spilled at accumulator width when K
    folds, outputs written once; *dram* (off-chip <-> on-chip): the layer's real
-   tensors tiled in the on-chip capacity ``S`` -- an output tile ``Tm x Tn``
+   tensors tiled in the on-chip capacity ``S`` (the shared memories and the
+   per-PE scratch pads together) -- an output tile ``Tm x Tn``
    (accumulator width) in half of ``S``, A re-read ``ceil(N/Tn)`` times and B
    ``ceil(M/Tm)`` times, the best tile taken; when a whole operand fits in
    ``S/2`` it stays resident and everything moves once. A layer whose input

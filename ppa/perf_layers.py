@@ -100,7 +100,10 @@ class PerfContext:
                                 "bytes_per_cycle": o.bandwidth_gbps * 1e3 / self.clock_mhz,
                                 "energy_pj_per_byte": phy.energy_pj["bit"] * 8.0,
                                 "source": f"{o.type} interface energy per bit (accelgen.ppa.components.dram_phy)"})
-        self.onchip_bytes = self.levels[0]["capacity_bytes"] if shared else 0.0
+        # the capacity the off-chip tiling can keep on chip: the shared memories and the PEs' own scratch pads (a
+        # row-stationary PE keeps its filter row and partial sums in them, so they hold a share of the layer's tile)
+        pe_bytes = float(sum(m.capacity_bytes * m.count for m in c.memories if m.level == "pe") * cores)
+        self.onchip_bytes = (self.levels[0]["capacity_bytes"] if shared else 0.0) + pe_bytes
 
     def _noc_level(self) -> dict:
         """The NoC between the cores (:mod:`accelgen.ppa.perf`, bytes per level): remote bytes at the bisection

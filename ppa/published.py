@@ -91,6 +91,10 @@ class PowerFigure(_Figure):
     batch: int | None = Field(None, ge=1)
     #: the rate the chip ran the workload at while the figure was taken (frames/s of a CNN), if published
     inferences_per_s: float | None = Field(None, gt=0)
+    #: the run's off-chip traffic, if published: DRAM accesses per (dense) MAC of the workload, an access being one
+    #: word of ``dram_word_bits``
+    dram_accesses_per_mac: float | None = Field(None, gt=0)
+    dram_word_bits: int | None = Field(None, ge=1)
     clock_mhz: float | None = Field(None, gt=0)   # operating point of the figure (default: the description's)
     vdd_v: float | None = Field(None, gt=0.3, le=2.0)
     #: how the figure's flow counted toggles (module docstring); None: by kind (:data:`SWITCHING_BY_KIND`)
@@ -115,6 +119,11 @@ class PowerFigure(_Figure):
                              "'post_layout'")
         if self.inferences_per_s is not None and self.workload is None:
             raise ValueError("inferences_per_s is the rate of a workload run; name the workload (workload: NAME)")
+        if self.dram_accesses_per_mac is not None and self.workload is None:
+            raise ValueError("dram_accesses_per_mac is the traffic of a workload run; name the workload "
+                             "(workload: NAME)")
+        if (self.dram_accesses_per_mac is None) != (self.dram_word_bits is None):
+            raise ValueError("dram_accesses_per_mac needs dram_word_bits (the bits of one access), and only it")
         return self
 
 

@@ -259,6 +259,27 @@ def test_sparse_layers_are_faster_and_store_metadata(models):
     assert sparse.total["tops_per_w"] > dense.total["tops_per_w"]
 
 
+def test_pe_scratch_pads_count_in_the_offchip_tiling_capacity(models):
+    """A layer whose weights fit in the shared buffer and the PEs' scratch pads together moves every tensor once;
+    without the scratch pads the same weights are re-read for every output tile."""
+    layer = {"name": "a", "type": "gemm", "M": 4096, "N": 64, "K": 512}   # B: 512 x 64 x 2 B = 64 KiB
+    def arch(pe_bytes):
+        mems = [{"name": "glb", "capacity_bytes": 65536, "block_bytes": 8, "banks": 1}]
+        if pe_bytes:
+            mems.append({"name": "spad", "capacity_bytes": pe_bytes, "block_bytes": 2, "banks": 1, "count": 64,
+                         "level": "pe"})
+        return {"name": "t", "node_nm": 65, "clock_mhz": 200,
+                "core": {"tensor_units": [{"rows": 8, "cols": 8, "dataflow": "os", "a_width": 16, "b_width": 16}],
+                         "memories": mems},
+                "chip": {"offchip": {"type": "lpddr4", "bandwidth_gbps": 1.0, "channels": 1}}}
+    wl = {"a_width": 16, "b_width": 16, "layers": [layer]}
+    once = (4096 * 512 + 512 * 64 + 4096 * 64) * 2
+    with_pads = evaluate(arch(1024), wl, model_paths=models)
+    without = evaluate(arch(0), wl, model_paths=models)
+    assert with_pads.total["dram_bytes"] == pytest.approx(once)
+    assert without.total["dram_bytes"] > 1.3 * once
+
+
 def test_missing_fitted_model_leaves_energy_out_not_invented(tmp_path):
     r = evaluate(ROOT / "examples/arch/sigma.yaml", "irregular", model_paths={})
     if r.energy_available:

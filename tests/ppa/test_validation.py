@@ -110,6 +110,26 @@ def test_measured_power_is_the_workload_at_its_operating_point(models):
                                         "source": "t"}})
 
 
+
+def test_published_dram_traffic_is_the_runs_accesses_per_mac(models):
+    wl = {"name": "g", "layers": [{"name": "l", "type": "gemm", "M": 256, "N": 256, "K": 256}]}
+    path = Path(models["systolic"]).parent / "g2.yaml"
+    path.write_text(json.dumps(wl))
+    power = {"w": 1.0, "scope": "chip", "kind": "measured", "workload": str(path), "source": "t",
+             "dram_accesses_per_mac": 0.01, "dram_word_bits": 16}
+    p = validate_chip(_arch({"source": "s", "power": power}), models)["power"]
+    d = p["rate"]["dram_accesses_per_mac"]
+    assert d["estimate"] == pytest.approx(p["run"]["dram_bytes"] / 2 / p["run"]["macs"])
+    assert d["published"] == 0.01 and d["error_pct"] == pytest.approx(100 * (d["estimate"] / 0.01 - 1))
+    rows = table_rows([{"power": p, "chip": "c", "node_nm": 45}])
+    assert "  DRAM accesses per MAC (performance model)" in [r[2] for r in rows]
+    with pytest.raises(ConfigError, match="needs dram_word_bits"):
+        _arch({"source": "s", "power": {**power, "dram_word_bits": None}})
+    with pytest.raises(ConfigError, match="traffic of a workload run"):
+        _arch({"source": "s", "power": {**{k: v for k, v in power.items() if k != "workload"},
+                                        "kind": "post_layout"}})
+
+
 def test_post_layout_power_counts_switching_without_glitches(models):
     """A tool's average counts each net once per cycle (zero-delay or vectorless activity); silicon glitches."""
     figure = {"w": 1.0, "scope": "compute_array", "source": "t"}
