@@ -27,6 +27,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from .arch import FP_ACC_WIDTH, Arch, Core, RegisterFile, load_arch, parse_arch
 from .components import Component, FittedCompute, dram_phy, noc, noc_flit_bits, pcie, scalar_core, wire
+from . import relaxed
 from .pipelining import Choice, Unit, choose
 from .process import STD_CELL_UTILIZATION, TechNode, technology
 from .sram import SRAM, dff_array
@@ -45,11 +46,15 @@ DIE_WHITE_SPACE = 0.21
 
 def _fitted(fc: FittedCompute, family: str, params: dict, tech: TechNode, path: str, *, name: str, count: int,
             actions_per_cycle: float, ops_per_cycle: float, activity_key: str, density: float,
-            traces: list, dtype: str = "int", variant: str = "") -> Component:
+            traces: list, dtype: str = "int", variant: str = "", mapping_ratio: dict | None = None) -> Component:
     vals, trace = fc.predict(family, {**params, "density": density}, tech.node_nm, path, dtype=dtype,
                              variant=variant)
     trace["component"] = path
     traces.append(trace)
+    if mapping_ratio:   # the relaxed netlist (:mod:`.relaxed`): each target scaled by its measured ratio
+        energy_target = fc.energy_target(fc.model(family, path, dtype, variant), path)
+        vals = {k: v * mapping_ratio.get(energy_target if k == "energy_pj" else k, 1.0) for k, v in vals.items()}
+        params = {**params, "mapping": "relaxed"}
     # synthesized cell area -> placed area (standard-cell utilization, same for every chip)
     return Component(name, family, count=count, area_um2_each=vals.get("area_um2", 0.0) / STD_CELL_UTILIZATION,
                      leakage_mw_each=vals.get("leakage_uw", 0.0) * 1e-3,
@@ -120,8 +125,8 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
     for i, dp in enumerate(core.dot_products):
         units.append(Unit(f"{base}.dot_products[{i}]", f"dot_product{i}", "dot_product",
                           {"n": dp.inputs, "a_width": dp.a_width, "b_width": dp.b_width}, "int", dp.pipeline,
-                          count=dp.count, ops_per_cycle=2.0 * dp.inputs, edge_bits=dp.inputs * (dp.a_width + dp.b_width),
-                          functional_units=dp.count))
+                          count=dp.count, ops_per_cycle=2.0 * dp.inputs,
+                          edge_bits=dp.inputs * (dp.a_width + dp.b_width), functional_units=dp.count))
     if core.flex_dpes:
         f = core.flex_dpes
         units.append(Unit(f"{base}.flex_dpes", "flex_dpes", "flexdpe", {"k": f.k, "width": f.width}, f.dtype,
@@ -133,7 +138,8 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
                   "acc_width": t.acc_width}
         tile = t.rows > 1
         units.append(Unit(f"{base}.tensordash", "tensordash_tiles" if tile else "tensordash_pes",
-                          "tensordash_tile" if tile else "tensordash_pe", {**common, "rows": t.rows} if tile else common,
+                          "tensordash_tile" if tile else "tensordash_pe",
+                          {**common, "rows": t.rows} if tile else common,
                           t.dtype, t.pipeline, count=t.count * t.cols, ops_per_cycle=2.0 * t.lanes * t.rows,
                           edge_bits=t.cols * t.lanes * t.a_width, functional_units=t.count,
                           variant="dense" if t.depth == 1 else ""))
@@ -150,9 +156,11 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
 
 
 def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, clock_mhz: float | None,
-               traces: list, base: str = "core", stages: dict | None = None) -> Component:
+               traces: list, base: str = "core", stages: dict | None = None,
+               mapping: dict | None = None) -> Component:
     """The core's component tree; ``stages`` maps a unit's path to its ``{"mul_stages", "add_stages"}``
-    (:mod:`accelgen.ppa.pipelining`; a unit left out is unpipelined)."""
+    (:mod:`accelgen.ppa.pipelining`; a unit left out is unpipelined), ``mapping`` a relaxed unit's path to its
+    ratios (:mod:`accelgen.ppa.relaxed`; a unit left out is costed as mapped at 1 GHz)."""
     c = Component("core", "core")
     eu = Component("execution_units", "group")
     widest = 1
@@ -162,7 +170,7 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
         comp = _fitted(fc, u.family, {**u.params, **stages.get(u.path, {})}, tech, u.path, name=u.name,
                        count=u.count, actions_per_cycle=u.actions_per_cycle, ops_per_cycle=u.ops_per_cycle,
                        activity_key=u.activity_key, density=density, traces=traces, dtype=u.dtype,
-                       variant=u.variant)
+                       variant=u.variant, mapping_ratio=(mapping or {}).get(u.path))
         comp.params.update(u.extra)
         eu.add(comp)
         widest = max(widest, u.edge_bits)
@@ -259,9 +267,12 @@ def noc_ty(arch: Arch) -> int:
 
 
 def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float | None, traces: list,
-                stages: dict | None = None) -> Component:
+                choices: dict[str, Choice] | None = None) -> Component:
     chip = Component(arch.name, "chip")
-    core = build_core(arch.core, tech, fc, arch.density, clock_mhz, traces, stages=stages)
+    choices = choices or {}
+    core = build_core(arch.core, tech, fc, arch.density, clock_mhz, traces,
+                      stages={p: c.stages for p, c in choices.items()},
+                      mapping={p: c.mapping_ratio for p, c in choices.items() if c.mapping == "relaxed"})
     core.count = arch.cores
     chip.add(core)
     nc = arch.chip.noc
@@ -290,9 +301,19 @@ def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float 
 
 
 def _pipelining(arch: Arch, tech: TechNode, fc: FittedCompute, period_ns: float | None) -> dict[str, Choice]:
-    """Each compute unit's pipelining for ``period_ns`` (None: its fastest), by path (:mod:`.pipelining`)."""
-    return {u.path: choose(fc.model(u.family, u.path, u.dtype, u.variant), u, tech.node_nm, arch.density, period_ns)
-            for u in compute_units(arch.core)}
+    """Each compute unit's pipelining for ``period_ns`` (None: its fastest), by path (:mod:`.pipelining`), and its
+    netlist: the relaxed mapping where it still meets the period (:mod:`.relaxed`)."""
+    out = {}
+    for u in compute_units(arch.core):
+        model = fc.model(u.family, u.path, u.dtype, u.variant)
+        c = choose(model, u, tech.node_nm, arch.density, period_ns)
+        r = relaxed.for_clock(model, c.delay_ns, period_ns)
+        if r is not None:   # mapped at the clock: it meets the period its 1 GHz netlist meets
+            c.mapping, c.mapping_ratio = "relaxed", dict(r.ratio)
+            c.mapping_ratio["delay_ns"] = min(r.ratio["delay_ns"], period_ns / c.delay_ns)
+            c.delay_ns *= c.mapping_ratio["delay_ns"]
+        out[u.path] = c
+    return out
 
 
 def _timing(chip: Component) -> tuple[float, str]:
@@ -317,7 +338,7 @@ def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
         traces: list = []
         # every unit at its fastest pipelining: the fastest clock the chip reaches, and the ops per cycle
         fastest = _pipelining(arch, tech, fc, None)
-        probe = _build_chip(arch, tech, fc, None, traces, {p: c.stages for p, c in fastest.items()})
+        probe = _build_chip(arch, tech, fc, None, traces, fastest)
         fmax, critical = _timing(probe)
         ops = probe.ops_per_cycle
         if arch.clock_mhz == "auto":
@@ -338,7 +359,7 @@ def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
                                                    f"pipelining (peak at that clock: {ops * fmax * 1e-6:.3g} TOPS)")])
         chosen = _pipelining(arch, tech, fc, 1e3 / clock)
         traces = []
-        chip = _build_chip(arch, tech, fc, clock, traces, {p: c.stages for p, c in chosen.items()})
+        chip = _build_chip(arch, tech, fc, clock, traces, chosen)
         f_chosen, critical_chosen = _timing(chip)
     msgs = list(dict.fromkeys(str(w.message) for w in caught))   # each chip build warns again
     msgs += [c.note for c in chosen.values() if c.meets_clock is False]

@@ -60,9 +60,13 @@ class PerfContext:
         self.units = {u.path: u for u in compute_units(arch.core)}
         #: each unit's pipeline stages, by path, as the estimator chose them (unpipelined without an estimate)
         self.stages: dict[str, dict] = {}
+        self.mapping_ratio: dict[str, dict] = {}
         if self.est is not None:
             self.stages = {c["component"]: {"mul_stages": c["mul_stages"], "add_stages": c["add_stages"]}
                            for c in self.est.pipelining}
+            #: the relaxed units' ratios (:mod:`accelgen.ppa.relaxed`): their energy per action is the relaxed netlist's
+            self.mapping_ratio = {c["component"]: c["mapping_ratio"] for c in self.est.pipelining
+                                  if c["mapping"] == "relaxed"}
             self.clock_mhz = self.est.clock_mhz
             vnom = self.tech.vdd_v
             self.v_dyn = (self.est.vdd_v / vnom) ** 2
@@ -133,7 +137,8 @@ class PerfContext:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out = model.predict(node_nm=self.tech.node_nm, **inputs)
-        energy = out[self.fc.energy_target(model, path)]
+        target = self.fc.energy_target(model, path)
+        energy = out[target] * self.mapping_ratio.get(path, {}).get(target, 1.0)
         return np.broadcast_to(np.asarray(energy, dtype=float), np.shape(density)) * self.v_dyn
 
 

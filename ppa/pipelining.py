@@ -72,6 +72,10 @@ class Choice:
     options: int = 1               # stage combinations evaluated
     note: str = ""
     fastest: dict = field(default_factory=dict)   # {"mul_stages", "add_stages", "delay_ns"}: the fastest option
+    #: the netlist costed: "speed" (mapped at the sweeps' 1 GHz) or "relaxed" (area recovered at the clock's slack,
+    #: :mod:`accelgen.ppa.relaxed`), and the relaxed / 1 GHz ratio of each target it was costed with
+    mapping: str = "speed"
+    mapping_ratio: dict = field(default_factory=dict)
 
     @property
     def stages(self) -> dict:

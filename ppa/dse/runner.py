@@ -26,13 +26,14 @@ from .space import load_space, resolve
 
 @functools.cache
 def code_fingerprint() -> str:
-    """Hash of the code that evaluates points (found through its imports, :func:`accelgen.util.module_digest`)
-    and of the shipped fitted-model files (part of every chunk key)."""
+    """Hash of the code that evaluates points (found through its imports, :func:`accelgen.util.module_digest`),
+    of the shipped fitted-model files and of the estimator's data files (the SRAM coefficients, the relaxed-mapping
+    ratios): part of every chunk key."""
     h = hashlib.sha256(module_digest(sample, evaluate_chunk, evaluate_points).encode())
-    models = resources.files("accelgen.fit") / "models"
-    for f in sorted((f for f in models.iterdir() if f.name.endswith(".json")), key=lambda f: f.name):
-        h.update(f.name.encode())
-        h.update(f.read_bytes())
+    for folder in (resources.files("accelgen.fit") / "models", resources.files("accelgen.ppa") / "data"):
+        for f in sorted((f for f in folder.iterdir() if f.name.endswith(".json")), key=lambda f: f.name):
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
 

@@ -1,0 +1,87 @@
+"""Mapping for the chip's clock: the area-recovered netlist of a unit whose clock leaves it slack.
+
+Every sweep maps its points at 1 GHz in NanGate45 (``clock_mhz`` of ``fit/sweeps/*.yaml``), where ABC sizes the
+paths for speed (``map -D``, ``upsize``/``dnsize`` at the period). A chip whose period leaves a unit slack is built
+from the netlist mapped at its own clock, in which ABC recovers area: fewer, smaller cells, less leakage, less
+switched capacitance, and a longer delay. Most shipped chips run at 150-280 MHz in NanGate45 terms (their period in
+FO4 of their node); DianNao and ShiDianNao at 860-890 MHz.
+
+``bench/relaxed_mapping.py`` maps representative points of each model (the shipped chips' configurations among
+them) at 1 GHz and at 200 MHz through the sweep flow, and one of them also at 800, 500, 333 and 250 MHz. Per model
+it stores (``ppa/data/relaxed_mapping.json``, data in ``ppa/data/relaxed_mapping.csv``; the measurements in
+bench/RESULTS.md):
+
+* ``ratio``: the geometric-mean ratio, 200 MHz over 1 GHz, of area, leakage, zero-delay energy, energy and delay
+  (the full recovery: the measured units stop changing by 200 MHz);
+* ``curve``: how much of that recovery the curve point reaches at each target, against its slack ``s`` = period
+  / delay of its 1 GHz netlist.
+
+A unit with slack ``s`` >= 1 at the chip's clock (its period over the fitted delay of its 1 GHz netlist at the
+chip's node: ``s`` does not depend on the node) is costed with ``1 - f(s) (1 - ratio)`` of each fitted target,
+``f`` interpolated in the curve (0 below its first point, 1 past its last), and its delay at most the period (it is
+mapped to meet it). A unit without slack keeps its 1 GHz netlist: a relaxed mapping of a unit that cannot meet the
+clock anyway recovers area (an fp32 MAC does) but lengthens a path that is already too long. A model without
+measured ratios, or one a user fitted (``models: FILE``, mapped at whatever clock its sweep gave), keeps its
+figures.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import numpy as np
+
+#: the file of measured ratios (the estimator's data)
+FILE = "relaxed_mapping.json"
+#: the targets a ratio is given for (the fitted models' targets)
+TARGETS = ("area_um2", "leakage_uw", "energy_zero_delay_pj", "energy_pj", "delay_ns")
+
+
+@dataclass(frozen=True)
+class Relaxation:
+    """A unit's relaxed mapping at its slack: ``ratio`` per target, relaxed over the 1 GHz netlist, and ``share``,
+    the part of the model's full recovery (``f(s)`` of the area) it reaches."""
+
+    model: str
+    slack: float
+    share: float
+    ratio: dict
+
+
+@cache
+def _table() -> dict:
+    path = resources.files("accelgen.ppa") / "data" / FILE
+    return json.loads(path.read_text())["models"] if path.is_file() else {}
+
+
+def measured(model: str) -> dict | None:
+    """The measured entry of ``model`` (a model name such as ``systolic-bf16``): ``ratio``, ``curve``, or None."""
+    return _table().get(model)
+
+
+def at_slack(model: str, slack: float) -> Relaxation | None:
+    """The relaxed mapping of a unit of ``model`` with ``slack`` (period / delay of its 1 GHz netlist), or None when
+    the model has no measurement or the unit no slack."""
+    m = measured(model)
+    if m is None or slack < 1.0:
+        return None
+    curve = m["curve"]
+    ratio = {}
+    for t in TARGETS:
+        f = float(np.clip(np.interp(slack, curve["slack"], curve["recovery"][t], left=0.0, right=1.0), 0.0, 1.0))
+        ratio[t] = 1.0 + f * (float(m["ratio"][t]) - 1.0)
+    share = float(np.clip(np.interp(slack, curve["slack"], curve["recovery"]["area_um2"], left=0.0, right=1.0),
+                          0.0, 1.0))
+    return Relaxation(model, slack, share, ratio) if share > 0 else None
+
+
+def for_clock(model, delay_ns: float, period_ns: float | None) -> Relaxation | None:
+    """The relaxed mapping a unit costed by ``model`` (a loaded fitted model) with ``delay_ns`` (its 1 GHz netlist
+    at the chip's node) gets at ``period_ns`` (None: the fastest clock, no slack). Only the shipped models: the
+    ratios were measured on their flow (NanGate45, 1 GHz)."""
+    if period_ns is None or delay_ns <= 0 or model.source != f"accelgen/fit/models/{model.name}.json":
+        return None
+    return at_slack(model.name, period_ns / delay_ns)
