@@ -52,8 +52,7 @@ def _fitted(fc: FittedCompute, family: str, params: dict, tech: TechNode, path: 
     trace["component"] = path
     traces.append(trace)
     if mapping_ratio:   # the relaxed netlist (:mod:`.relaxed`): each target scaled by its measured ratio
-        energy_target = fc.energy_target(fc.model(family, path, dtype, variant), path)
-        vals = {k: v * mapping_ratio.get(energy_target if k == "energy_pj" else k, 1.0) for k, v in vals.items()}
+        vals = relaxed.apply(vals, mapping_ratio, fc.energy_target(fc.model(family, path, dtype, variant), path))
         params = {**params, "mapping": "relaxed"}
     # synthesized cell area -> placed area (standard-cell utilization, same for every chip)
     return Component(name, family, count=count, area_um2_each=vals.get("area_um2", 0.0) / STD_CELL_UTILIZATION,
@@ -300,20 +299,24 @@ def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float 
     return chip
 
 
+def choose_netlist(model, unit: Unit, node_nm: float, density: float, period_ns: float | None) -> Choice:
+    """``unit``'s pipelining for ``period_ns`` (None: its fastest, :func:`.pipelining.choose`) and its netlist: the
+    mapping for the clock where its slack allows (:mod:`.relaxed`; ``mapping_ratio`` then scales its fitted values,
+    :func:`.relaxed.apply`)."""
+    c = choose(model, unit, node_nm, density, period_ns)
+    r = relaxed.for_clock(model, c.delay_ns, period_ns)
+    if r is not None:   # mapped at the clock: it meets the period its 1 GHz netlist meets
+        c.mapping, c.mapping_ratio = "relaxed", dict(r.ratio)
+        c.mapping_ratio["delay_ns"] = min(r.ratio["delay_ns"], period_ns / c.delay_ns)
+        c.delay_ns *= c.mapping_ratio["delay_ns"]
+    return c
+
+
 def _pipelining(arch: Arch, tech: TechNode, fc: FittedCompute, period_ns: float | None) -> dict[str, Choice]:
-    """Each compute unit's pipelining for ``period_ns`` (None: its fastest), by path (:mod:`.pipelining`), and its
-    netlist: the relaxed mapping where it still meets the period (:mod:`.relaxed`)."""
-    out = {}
-    for u in compute_units(arch.core):
-        model = fc.model(u.family, u.path, u.dtype, u.variant)
-        c = choose(model, u, tech.node_nm, arch.density, period_ns)
-        r = relaxed.for_clock(model, c.delay_ns, period_ns)
-        if r is not None:   # mapped at the clock: it meets the period its 1 GHz netlist meets
-            c.mapping, c.mapping_ratio = "relaxed", dict(r.ratio)
-            c.mapping_ratio["delay_ns"] = min(r.ratio["delay_ns"], period_ns / c.delay_ns)
-            c.delay_ns *= c.mapping_ratio["delay_ns"]
-        out[u.path] = c
-    return out
+    """Each compute unit's pipelining and netlist for ``period_ns`` (None: its fastest), by path."""
+    return {u.path: choose_netlist(fc.model(u.family, u.path, u.dtype, u.variant), u, tech.node_nm, arch.density,
+                                   period_ns)
+            for u in compute_units(arch.core)}
 
 
 def _timing(chip: Component) -> tuple[float, str]:

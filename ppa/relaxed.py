@@ -85,3 +85,9 @@ def for_clock(model, delay_ns: float, period_ns: float | None) -> Relaxation | N
     if period_ns is None or delay_ns <= 0 or model.source != f"accelgen/fit/models/{model.name}.json":
         return None
     return at_slack(model.name, period_ns / delay_ns)
+
+
+def apply(vals: dict, ratio: dict, energy_target: str = "energy_pj") -> dict:
+    """A unit's fitted values (``{target: value}``, ``energy_pj`` being its ``energy_target``) scaled to its relaxed
+    netlist by ``ratio``."""
+    return {k: v * ratio.get(energy_target if k == "energy_pj" else k, 1.0) for k, v in vals.items()}

@@ -2,8 +2,8 @@
 MAERI's augmented reduction tree (ART) and the Forwarding Adder Network (FAN), in fp32, at n = 16 .. 512.
 
 Each network is its generator's fitted model (``linear_reduction-fp32``, ``art-fp32``, ``fan-fp32``) at 28 nm
-and :data:`CLOCK_MHZ`, with the least pipelining that meets the clock (:func:`accelgen.ppa.pipelining.choose`,
-as the estimator takes it). The run follows Fig. 6b: :data:`FOLDS` stationary folds of :data:`STREAM` vectors
+and :data:`CLOCK_MHZ`, with the least pipelining that meets the clock and mapped for that clock, as the estimator
+takes them (:func:`accelgen.ppa.estimate.choose_netlist`). The run follows Fig. 6b: :data:`FOLDS` stationary folds of :data:`STREAM` vectors
 each, one vector per cycle; between folds the network drains, which costs its latency (the golden models'
 closed forms): ``log2 n`` levels for the trees, ``n`` adders for the skewed chain. Rows: ``network``
 (``linear`` / ``art`` / ``fan``), ``n``, placed ``area_mm2`` (cell area over the standard-cell utilization, as
@@ -18,9 +18,11 @@ from pathlib import Path
 from ...golden.art import art_latency
 from ...golden.fan import fan_latency
 from ...golden.linear_reduction import linear_reduction_latency
+from .. import relaxed
 from ..components import FittedCompute
+from ..estimate import choose_netlist
 from ..perfplot import pyplot, save_png
-from ..pipelining import Unit, choose
+from ..pipelining import Unit
 from ..process import STD_CELL_UTILIZATION
 from .result import Study, StudyResult
 
@@ -39,9 +41,10 @@ def _network(fc: FittedCompute, network: str, n: int) -> dict:
     path = f"{network}[n={n}]"
     model = fc.model(family, path, "fp32")
     unit = Unit(path=path, name=network, family=family, params={"n": n}, dtype="fp32", pipeline="auto")
-    stages = choose(model, unit, NODE_NM, 1.0, 1e3 / CLOCK_MHZ)
+    stages = choose_netlist(model, unit, NODE_NM, 1.0, 1e3 / CLOCK_MHZ)
     vals, _ = fc.predict(family, {"n": n, "density": 1.0, "add_stages": stages.add_stages}, NODE_NM, path,
                          dtype="fp32")
+    vals = relaxed.apply(vals, stages.mapping_ratio, fc.energy_target(model, path))
     cycles = FOLDS * (STREAM + latency(n, stages.add_stages))
     time_s = cycles / (CLOCK_MHZ * 1e6)
     energy_j = FOLDS * STREAM * vals["energy_pj"] * 1e-12 + vals["leakage_uw"] * 1e-6 * time_s
