@@ -128,6 +128,9 @@ def test_published_dram_traffic_is_the_runs_accesses_per_mac(models):
     with pytest.raises(ConfigError, match="traffic of a workload run"):
         _arch({"source": "s", "power": {**{k: v for k, v in power.items() if k != "workload"},
                                         "kind": "post_layout"}})
+    no_dram = _arch({"source": "s", "power": power}, chip={"white_space_fraction": "die"})
+    with pytest.raises(ConfigError, match="dram_accesses_per_mac: the description has no off-chip memory"):
+        validate_chip(no_dram, models)
 
 
 def test_post_layout_power_counts_switching_without_glitches(models):
