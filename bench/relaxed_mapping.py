@@ -17,7 +17,6 @@ spread), which the estimator reads (`accelgen.ppa.relaxed`). Resumable: the swee
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import math
 import sys
@@ -32,11 +31,11 @@ sys.path.insert(0, str(ROOT))
 
 from accelgen.registry import FAMILIES  # noqa: E402
 from accelgen.fit.api import sweep_dataset  # noqa: E402
+from accelgen.ppa.relaxed import FILE, TARGETS  # noqa: E402
 
 TARGETS_MHZ = (1000.0, 200.0)
 #: the relaxed target the estimator's ratios are measured at
 RELAXED_MHZ = 200.0
-TARGETS = ("area_um2", "leakage_uw", "energy_zero_delay_pj", "energy_pj", "delay_ns")
 #: per model (sweep name): representative training points, the shipped chips' configurations among them
 POINTS = {
     "mac": [{"a_width": 8, "b_width": 8, "input_reg": True},
@@ -93,7 +92,6 @@ def _grid_file(name: str, points: list[dict], clock_mhz: float, folder: Path) ->
     """The shipped sweep with only ``points`` (each its own grid block, each timed for its glitches), at one
     density and one mapping target."""
     spec = yaml.safe_load((ROOT / "fit" / "sweeps" / f"{name}.yaml").read_text())
-    spec = copy.deepcopy(spec)
     spec["grid"] = [{k: [v] for k, v in p.items()} for p in points]
     spec["glitch_extra"] = [dict(p) for p in points]
     spec.pop("heldout", None)
@@ -112,7 +110,7 @@ def measure(names: list[str], jobs: int) -> pd.DataFrame:
         runs = [(name, i, p, clock) for name in names for i, p in enumerate(POINTS[name]) for clock in TARGETS_MHZ]
         runs += [(name, "curve", CURVE_POINTS[name], clock) for name in names for clock in CURVE_MHZ]
         for name, i, p, clock in runs:
-            grid = _grid_file(f"{name}", [p], clock, folder / f"{i}")
+            grid = _grid_file(name, [p], clock, folder / str(i))
             print(f"{name} {p} at {clock:g} MHz", flush=True)
             res = sweep_dataset(name, grid, families=FAMILIES, jobs=jobs, out=grid.with_suffix(".csv"),
                                 progress=False)
@@ -169,7 +167,7 @@ def main(argv=None) -> int:
             data = pd.concat([old[~old.model.isin(names)], data], ignore_index=True)
         data.to_csv(csv, index=False, float_format="%.6g")
     summary = ratios(data)
-    out = ROOT / "ppa" / "data" / "relaxed_mapping.json"
+    out = ROOT / "ppa" / "data" / FILE
     out.write_text(json.dumps({
         "source": "bench/relaxed_mapping.py, data ppa/data/relaxed_mapping.csv",
         "models": summary}, indent=1) + "\n")

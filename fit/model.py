@@ -337,6 +337,11 @@ def _models_dir():
     return resources.files("accelgen.fit") / "models"
 
 
+def shipped_source(name: str) -> str:
+    """The ``source`` of the shipped model ``name`` as :func:`load_model` records it (a user's file: its path)."""
+    return f"accelgen/fit/models/{name}.json"
+
+
 def shipped_models() -> list[str]:
     """Names of every model file shipped in the package: families (``mac``) and variants (``mac-bf16``)."""
     try:
@@ -375,7 +380,7 @@ def load_model(name: str, target: str | None = None, path: str | Path | None = N
                                           f"{name} && accelgen fit {name} --ship`"
                                           + (f", sweep file fit/sweeps/{name}.yaml with family: {fam}"
                                              if "-" in str(name) else "") + ")")])
-        model = FittedModel(json.loads(res.read_text()), source=f"accelgen/fit/models/{name}.json")
+        model = FittedModel(json.loads(res.read_text()), source=shipped_source(name))
     else:
         model = read_model(path)
         if model.name != name:

@@ -28,27 +28,17 @@ figures.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
 import numpy as np
 
+from ..fit.model import shipped_source
+
 #: the file of measured ratios (the estimator's data)
 FILE = "relaxed_mapping.json"
 #: the targets a ratio is given for (the fitted models' targets)
 TARGETS = ("area_um2", "leakage_uw", "energy_zero_delay_pj", "energy_pj", "delay_ns")
-
-
-@dataclass(frozen=True)
-class Relaxation:
-    """A unit's relaxed mapping at its slack: ``ratio`` per target, relaxed over the 1 GHz netlist, and ``share``,
-    the part of the model's full recovery (``f(s)`` of the area) it reaches."""
-
-    model: str
-    slack: float
-    share: float
-    ratio: dict
 
 
 @cache
@@ -62,27 +52,25 @@ def measured(model: str) -> dict | None:
     return _table().get(model)
 
 
-def at_slack(model: str, slack: float) -> Relaxation | None:
-    """The relaxed mapping of a unit of ``model`` with ``slack`` (period / delay of its 1 GHz netlist), or None when
-    the model has no measurement or the unit no slack."""
+def at_slack(model: str, slack: float) -> dict | None:
+    """The relaxed / 1 GHz ratio of each target of a unit of ``model`` with ``slack`` (period / delay of its 1 GHz
+    netlist), or None when the model has no measurement or the unit no slack (or none of its area recovery)."""
     m = measured(model)
     if m is None or slack < 1.0:
         return None
     curve = m["curve"]
-    ratio = {}
-    for t in TARGETS:
-        f = float(np.clip(np.interp(slack, curve["slack"], curve["recovery"][t], left=0.0, right=1.0), 0.0, 1.0))
-        ratio[t] = 1.0 + f * (float(m["ratio"][t]) - 1.0)
-    share = float(np.clip(np.interp(slack, curve["slack"], curve["recovery"]["area_um2"], left=0.0, right=1.0),
-                          0.0, 1.0))
-    return Relaxation(model, slack, share, ratio) if share > 0 else None
+    share = {t: float(np.clip(np.interp(slack, curve["slack"], curve["recovery"][t], left=0.0, right=1.0), 0.0, 1.0))
+             for t in TARGETS}
+    if share["area_um2"] <= 0:
+        return None
+    return {t: 1.0 + share[t] * (float(m["ratio"][t]) - 1.0) for t in TARGETS}
 
 
-def for_clock(model, delay_ns: float, period_ns: float | None) -> Relaxation | None:
-    """The relaxed mapping a unit costed by ``model`` (a loaded fitted model) with ``delay_ns`` (its 1 GHz netlist
-    at the chip's node) gets at ``period_ns`` (None: the fastest clock, no slack). Only the shipped models: the
-    ratios were measured on their flow (NanGate45, 1 GHz)."""
-    if period_ns is None or delay_ns <= 0 or model.source != f"accelgen/fit/models/{model.name}.json":
+def for_clock(model, delay_ns: float, period_ns: float | None) -> dict | None:
+    """The ratios (:func:`at_slack`) a unit costed by ``model`` (a loaded fitted model) with ``delay_ns`` (its 1 GHz
+    netlist at the chip's node) gets at ``period_ns`` (None: the fastest clock, no slack). Only the shipped models:
+    the ratios were measured on their flow (NanGate45, 1 GHz)."""
+    if period_ns is None or delay_ns <= 0 or model.source != shipped_source(model.name):
         return None
     return at_slack(model.name, period_ns / delay_ns)
 
