@@ -154,10 +154,11 @@ def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None, est) -> dict:
     tree = est.breakdown
     value, paths = _total(tree, _scope_patterns(tree, fig.scope), key)
     out.update(estimate=value, error_pct=_err(value, fig.w), matched=paths, parts=_parts(tree, fig.parts, fig.w, key))
+    # the run's own published figures (rate, energy per inference, off-chip traffic) beside the power they explain
     if fig.inferences_per_s is not None:
-        out["rate"] = _rate(out["run"], fig, value)
+        out["run_figures"] = _rate(out["run"], fig, value)
     if fig.dram_accesses_per_mac is not None:
-        out.setdefault("rate", {})["dram_accesses_per_mac"] = _dram_traffic(out["run"], fig)
+        out.setdefault("run_figures", {})["dram_accesses_per_mac"] = _dram_traffic(out["run"], fig)
     return out
 
 
@@ -246,7 +247,7 @@ def summary(rows: list[dict]) -> dict:
 
 TABLE_HEADERS = ("chip", "node", "figure", "scope", "kind", "estimate", "published", "error")
 _UNITS = {"area": ("mm^2", "{:.1f}"), "power": ("W", "{:.3g}")}
-_RATE_LABELS = {"inferences_per_s": "inferences/s (performance model)",
+_RUN_FIGURE_LABELS = {"inferences_per_s": "inferences/s (performance model)",
                 "energy_per_inference_mj": "energy per inference mJ",
                 "dram_accesses_per_mac": "DRAM accesses per MAC (performance model)"}
 
@@ -274,8 +275,8 @@ def table_rows(rows: list[dict], parts: bool = True) -> list[tuple[str, ...]]:
             for p in f["parts"] if parts else ():
                 out.append(("", "", f"  {p['name']}", "", "", fmt.format(p["estimate"]), fmt.format(p["published"]),
                             f"{p['error_pct']:+.0f}%"))
-            for name, c in f.get("rate", {}).items() if parts else ():
-                out.append(("", "", f"  {_RATE_LABELS[name]}", "", "", f"{c['estimate']:.3g}", f"{c['published']:.3g}",
+            for name, c in f.get("run_figures", {}).items() if parts else ():
+                out.append(("", "", f"  {_RUN_FIGURE_LABELS[name]}", "", "", f"{c['estimate']:.3g}", f"{c['published']:.3g}",
                             f"{c['error_pct']:+.0f}%"))
             # the unmodelled blocks' shares are of the die's area: listed under the area figure
             if parts and q == "area" and r.get("unmodelled"):

@@ -98,7 +98,7 @@ def test_measured_power_is_the_workload_at_its_operating_point(models):
                               clock_mhz=250, vdd_v=0.8), models)["power"]["estimate"]
     assert 0 < p["estimate"] < tdp
     # the published rate splits the power error: power = energy per inference x rate
-    rate, energy = p["rate"]["inferences_per_s"], p["rate"]["energy_per_inference_mj"]
+    rate, energy = p["run_figures"]["inferences_per_s"], p["run_figures"]["energy_per_inference_mj"]
     assert rate["estimate"] == pytest.approx(p["run"]["batch"] / p["run"]["time_s"]) and rate["published"] == 1000.0
     assert energy["published"] == pytest.approx(1.0)    # 1 W at 1000 inferences/s: 1 mJ each
     assert 1 + p["error_pct"] / 100 == pytest.approx((1 + rate["error_pct"] / 100) * (1 + energy["error_pct"] / 100))
@@ -118,7 +118,7 @@ def test_published_dram_traffic_is_the_runs_accesses_per_mac(models):
     power = {"w": 1.0, "scope": "chip", "kind": "measured", "workload": str(path), "source": "t",
              "dram_accesses_per_mac": 0.01, "dram_word_bits": 16}
     p = validate_chip(_arch({"source": "s", "power": power}), models)["power"]
-    d = p["rate"]["dram_accesses_per_mac"]
+    d = p["run_figures"]["dram_accesses_per_mac"]
     assert d["estimate"] == pytest.approx(p["run"]["dram_bytes"] / 2 / p["run"]["macs"])
     assert d["published"] == 0.01 and d["error_pct"] == pytest.approx(100 * (d["estimate"] / 0.01 - 1))
     rows = table_rows([{"power": p, "chip": "c", "node_nm": 45}])
