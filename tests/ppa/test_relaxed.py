@@ -93,7 +93,7 @@ def test_cli_says_which_netlist(table, capsys):
 def test_the_shipped_ratios_are_the_measurements_summary():
     """ppa/data/relaxed_mapping.json is the summary of the measured pairs in relaxed_mapping.csv (the geometric mean
     of relaxed / 1 GHz over each model's points, and its curve point's recovery from 0 at 1 GHz to 1 at the relaxed
-    target), and each ratio is physical: area recovery shrinks area and leakage and lengthens the delay."""
+    target), and each ratio is physical: area recovery never grows area or leakage nor shortens the delay."""
     relaxed._table.cache_clear()
     data = pd.read_csv(ROOT / "ppa" / "data" / "relaxed_mapping.csv")
     for name, g in data.groupby("model"):
@@ -107,7 +107,8 @@ def test_the_shipped_ratios_are_the_measurements_summary():
             rec = m["curve"]["recovery"][t]
             assert rec[0] == pytest.approx(0.0) and rec[-1] == pytest.approx(1.0), (name, t)
         assert m["curve"]["slack"] == sorted(m["curve"]["slack"])
-        assert m["ratio"]["area_um2"] < 1 and m["ratio"]["leakage_uw"] < 1 and m["ratio"]["delay_ns"] > 1, name
+        # <= and >=: a unit whose every module already meets 1 GHz with room maps the same everywhere (the int Flex-DPE)
+        assert m["ratio"]["area_um2"] <= 1 and m["ratio"]["leakage_uw"] <= 1 and m["ratio"]["delay_ns"] >= 1, name
 
 
 def test_the_reduction_study_takes_the_relaxed_netlists(monkeypatch):
