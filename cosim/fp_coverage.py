@@ -22,6 +22,13 @@ for each operation a family's datapath has (``BlockFamily.fp_operations``;
   ``exact cancellation to zero``;
 * with ``flush_subnormals``: ``flush: subnormal operand`` and ``flush:
   subnormal result`` (a result that rounds to a subnormal becomes zero);
+* multi-operand sums with one rounding (:func:`~accelgen.golden.fp.fp_sum`, the grouped systolic
+  columns' adders; recorded apart from the two-operand sums, ``FpOps.fused``), when a run has any:
+  ``sum operand`` and ``sum result`` classes, ``sum: overflow to inf``, ``sum: underflow to
+  subnormal`` and ``sum: cancellation to zero`` (non-zero operands of both signs; the last two
+  without ``flush_subnormals``). No rounding or order bins for them: such a sum is not always the
+  correctly rounded one, so classifying its rounding needs the adder's own arithmetic. A run whose
+  every sum is multi-operand has no two-operand ``add`` bins (it has no such adder);
 * accumulation order: a sum whose operand is the sum recorded just before it
   (a chain step ``(x + y) + z``: an accumulator, a PE chain, a tree level) is
   ``add order: reassociation changes the sum`` when ``x + (y + z)`` rounds to
@@ -152,7 +159,8 @@ def fp_coverage(ops: FpOps, dtype: str, operations: tuple[str, ...], flush: bool
         _result_bins(cov, "mul", a_cls, b_cls, out, exact, flushed_sub, _unreachable_mul(dtype, flush))
         if flush:
             _flush_bins(cov, "mul", a_cls, b_cls, flushed_sub)
-    if "add" in operations:
+    # a datapath whose every sum is multi-operand (grouped systolic columns) has no two-operand adder to cover
+    if "add" in operations and (ops.add or not ops.fused):
         a, b, out, _ = ops.sums()
         a_cls, b_cls = classes(a, "fp32"), classes(b, "fp32")
         _hits(cov, "add a: ", OPERAND_CLASSES, a_cls, {})
@@ -171,7 +179,30 @@ def fp_coverage(ops: FpOps, dtype: str, operations: tuple[str, ...], flush: bool
         if flush:
             _flush_bins(cov, "add", a_cls, b_cls, flushed_sub)
         _order_bins(cov, ops.add)
+    if "add" in operations and ops.fused:
+        _fused_bins(cov, ops.fused, flush)
     return cov
+
+
+def _fused_bins(cov: Coverage, fused: list, flush: bool) -> None:
+    """The bins of multi-operand sums (module docstring), from ``FpOps.fused``."""
+    ops = np.concatenate([np.asarray(x[0], np.uint32).reshape(len(x[0]), -1) for x in fused], axis=1)
+    out = np.concatenate([np.asarray(x[1], np.uint32).ravel() for x in fused])
+    op_cls, out_cls = classes(ops, "fp32"), classes(out, "fp32")
+    _hits(cov, "sum operand: ", OPERAND_CLASSES, op_cls, {})
+    why = "flush_subnormals: a subnormal result becomes zero"
+    _hits(cov, "sum result: ", OPERAND_CLASSES, out_cls, {"subnormal": why} if flush else {})
+    finite = np.all(np.isin(op_cls, ("normal", "subnormal", "+0", "-0")), axis=0)
+    nonzero = np.isin(op_cls, ("normal", "subnormal"))
+    sign = (ops >> np.uint32(31)).astype(bool)
+    cov.hit("sum: overflow to inf", int(np.count_nonzero(finite & np.isin(out_cls, ("+inf", "-inf")))))
+    if flush:
+        cov.unreachable["sum: underflow to subnormal"] = why
+    else:
+        cov.hit("sum: underflow to subnormal", int(np.count_nonzero(nonzero.any(axis=0) & (out_cls == "subnormal"))))
+        # (flushing, a zero result may be a flushed one: a cancellation is told apart only without flushing)
+        both = (nonzero & sign).any(axis=0) & (nonzero & ~sign).any(axis=0)
+        cov.hit("sum: cancellation to zero", int(np.count_nonzero(finite & both & np.isin(out_cls, ("+0", "-0")))))
 
 
 def _order_bins(cov: Coverage, adds: list) -> None:
@@ -280,8 +311,19 @@ def mac_fp_unreachable(params) -> dict[str, str]:
 
 def systolic_fp_unreachable(params) -> dict[str, str]:
     """Every PE chain and the host's fold combination start at +0.0 (:mod:`accelgen.golden.systolic`) and sum
-    products only."""
-    return {"add a: -0": _PLUS_ZERO_START, "add result: -0": _PLUS_ZERO_START, **_fp16_product_sums(params)}
+    products only; so do the multi-operand sums of grouped columns (``sum_group``)."""
+    out = {"add a: -0": _PLUS_ZERO_START, "add result: -0": _PLUS_ZERO_START, **_fp16_product_sums(params)}
+    fp16 = getattr(params, "dtype", None) == "fp16"
+    if fp16:
+        out |= {"sum operand: subnormal": _FP16_SUMS, "sum result: subnormal": _FP16_SUMS,
+                "sum: underflow to subnormal": _FP16_SUMS, "sum: overflow to inf": _FP16_SUMS_OVERFLOW}
+    elif getattr(params, "flush_subnormals", False):
+        out["sum operand: subnormal"] = "flush_subnormals: the operands are flushed products and partial sums"
+    if fp16 or not getattr(params, "flush_subnormals", False):
+        out["sum result: -0"] = ("a grouped column's partial sum starts at +0.0: a zero sum is -0 only when a negative "
+                                 "one is flushed (FTZ), and " + ("fp16 sums are never subnormal" if fp16 else
+                                                                 "subnormals are not flushed"))
+    return out
 
 
 _NO_ZERO_PRODUCT = "no zero operand is multiplied, and an fp16 product of non-zeros is an exact normal fp32 number"

@@ -16,7 +16,8 @@ partial sum in the table is the bit-exact golden value
 hardware produces). The host combines a WS output's K-fold partial sums in fold
 order in fp32: ``C = ((fold_0 + fold_1) + fold_2) + ...`` (folds over rows
 ``0..rows-1``, ``rows..2*rows-1``, ...); OS needs no combination. Together with
-the PEs' order (WS: ``+0.0`` at the top of each column, rows top to bottom; OS:
+the PEs' order (WS: ``+0.0`` at the top of each column, rows top to bottom, or with ``sum_group = G``
+groups of ``G`` rows top to bottom, each summed with the partial sum by one multi-operand adder; OS:
 ``+0.0``, then k in order) this fixes every rounding, so :func:`verify` compares
 ``C`` bit for bit with :func:`~accelgen.golden.systolic.fp_gemm_reference`.
 Stimulus: :func:`random_operands` (``random_fp_bits`` plus sprinkled special
@@ -102,16 +103,17 @@ def _fold_sums(params, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     if dtype == "int":
         return fold_partial_sums(X, Y, 0, X.shape[1], params.acc_width, params.signed)
     flush = params.flush_subnormals
-    return fp_ws_fold(X, Y, dtype, flush) if params.stationary else fp_os_tile(X, Y, dtype, flush)
+    return fp_ws_fold(X, Y, dtype, flush, params.sum_group) if params.stationary else fp_os_tile(X, Y, dtype, flush)
 
 
 def _skewed(columns: list[np.ndarray], valid: list[np.ndarray] | None, start: int, X: np.ndarray, *,
-            hop: int = 1, step: int = 1) -> None:
-    """Stream column ``i`` of ``X`` on edge port ``columns[i]`` from cycle ``start + i * hop`` on, one
-    row of ``X`` every ``step`` cycles (the array's input skew), with ``valid[i]`` high with each."""
+            hop: int = 1, step: int = 1, group: int = 1) -> None:
+    """Stream column ``i`` of ``X`` on edge port ``columns[i]`` from cycle ``start + (i // group) * hop`` on, one
+    row of ``X`` every ``step`` cycles (the array's input skew: the ``group`` rows of one multi-operand adder
+    together), with ``valid[i]`` high with each."""
     length = X.shape[0]
     for i in range(X.shape[1]):
-        at = start + i * hop + step * np.arange(length)
+        at = start + i // group * hop + step * np.arange(length)
         columns[i][at] = X[:, i]
         if valid is not None:
             valid[i][at] = 1
@@ -120,7 +122,7 @@ def _skewed(columns: list[np.ndarray], valid: list[np.ndarray] | None, start: in
 def _stationary_fold(cols: dict, params, f: int, period: int, A: np.ndarray, W: np.ndarray) -> tuple:
     """Drive one WS fold (activations ``A[M, rows]``, weights ``W[rows, cols]``, zero-padded) from
     cycle ``f * period``; returns ``(first output cycle of column 0, sums)``."""
-    R, C, hop = params.rows, params.cols, params.row_hop
+    R, C, hop, group = params.rows, params.cols, params.row_hop, params.sum_group
     load = f * period
     cols["w_load"][load:load + R] = 1
     for c in range(C):
@@ -129,9 +131,10 @@ def _stationary_fold(cols: dict, params, f: int, period: int, A: np.ndarray, W: 
     if params.weight_load == "double":  # the shadow chain settles a cycle before the first swap
         start += 1
         for r in range(R):
-            cols[f"a_swap__{r}"][start + r * hop - 1] = 1
-    _skewed([cols[f"a_in__{r}"] for r in range(R)], [cols[f"a_valid__{r}"] for r in range(R)], start, A, hop=hop)
-    return start + R * hop + params.mul_stages, _fold_sums(params, A, W)
+            cols[f"a_swap__{r}"][start + r // group * hop - 1] = 1
+    _skewed([cols[f"a_in__{r}"] for r in range(R)], [cols[f"a_valid__{r}"] for r in range(R)], start, A, hop=hop,
+            group=group)
+    return start + params.row_groups * hop + params.mul_stages, _fold_sums(params, A, W)
 
 
 def gemm_schedule(params, gemms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[CycleTable, list[GemmRun]]:
@@ -148,7 +151,7 @@ def gemm_schedule(params, gemms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[C
         M, K = A.shape
         N = B.shape[1]
         timing = systolic_cycles(R, C, M, N, K, df, mul_stages=params.mul_stages, add_stages=params.add_stages,
-                                 weight_load=params.weight_load)
+                                 weight_load=params.weight_load, sum_group=params.sum_group)
         T, P = int(timing.cycles), int(timing.fold_cycles)
         run = GemmRun(A, B, base, T)
         cols = {name: np.zeros(T, dtype=object) for name in _port_widths(params)}
@@ -284,7 +287,7 @@ def assemble(params, runs: list[GemmRun], recorded: dict[str, np.ndarray]) -> li
             seen[m, n] = True
         # look a little past the predicted end (a late output must be seen), but not as far as the
         # first output the next GEMM can produce
-        margin = params.rows + params.mul_stages + (params.rows * params.row_hop if params.stationary
+        margin = params.rows + params.mul_stages + (params.row_groups * params.row_hop if params.stationary
                                                     else 1 + params.add_stages)
         window = np.nonzero(valid_any[run.start: run.start + run.cycles + margin])[0]
         measured = int(window[-1]) + 1 if len(window) else 0
@@ -406,7 +409,8 @@ def verify(params, table: CycleTable, runs: list[GemmRun], recorded: dict) -> li
     for run, (Cm, measured) in zip(runs, assemble(params, runs, recorded)):
         M, N, K = run.shape
         if dtype != "int":
-            expect = fp_gemm_reference(run.A, run.B, dtype, params.rows, params.dataflow, params.flush_subnormals)
+            expect = fp_gemm_reference(run.A, run.B, dtype, params.rows, params.dataflow, params.flush_subnormals,
+                                       params.sum_group)
             bad = np.argwhere(~bits_equal(Cm, expect))
             if len(bad):
                 i = tuple(int(v) for v in bad[0])
@@ -449,7 +453,8 @@ def systolic_activity(params, density: float, cycles: int, seed: int) -> Activit
     """Steady state of a GEMM on the array: ``cycles`` counted cycles during which every PE performs
     a MAC. The streamed dimension (WS: M, with K = rows, N = cols; OS: K, with M = rows, N = cols)
     is long enough that after the weight load (WS) and the input skew (not counted: warm-up; a pipelined WS
-    array's rows are ``row_hop`` cycles apart and its products ``mul_stages`` late) the whole array is busy for
+    array's rows, or groups of ``sum_group`` rows, are ``row_hop`` cycles apart and its products ``mul_stages``
+    late) the whole array is busy for
     the counted window; the drain after it is not simulated. Operands are zero with probability ``1 - density``, else
     uniform over their range (``int``) or ``random_fp_bits`` values (fp16/bf16/fp32: normal(0, 1)
     rounded to the dtype, so exponents and significands switch as in real data). One
@@ -459,12 +464,13 @@ def systolic_activity(params, density: float, cycles: int, seed: int) -> Activit
     R, C = params.rows, params.cols
     ws = params.dataflow == "ws"
     if ws:
-        # the weight load (R cycles, one more to settle a double buffer); row r's activations enter r * row_hop
-        # cycles after row 0's (a partial sum spends row_hop cycles in a pipelined PE), take C - 1 more to cross
-        # the row, and their products come mul_stages later: only then is every PE busy. Row 0's PEs stay busy
-        # while the stream lasts, so it runs to the end of the counted window.
+        # the weight load (R cycles, one more to settle a double buffer); row r's activations enter
+        # (r // sum_group) * row_hop cycles after row 0's (a partial sum spends row_hop cycles in a pipelined PE, and
+        # the rows of a group start together), take C - 1 more to cross the row, and their products come mul_stages
+        # later: only then is every PE busy. Row 0's PEs stay busy while the stream lasts, so it runs to the end of
+        # the counted window.
         load = R + (params.weight_load == "double")
-        warm = load + R * params.row_hop + C + 1 + params.mul_stages
+        warm = load + params.row_groups * params.row_hop + C + 1 + params.mul_stages
         stream = max(R + C + cycles + 2, warm + cycles + 1 - load)
     else:
         # OS: PE (r, c) starts r + c cycles after PE (0, 0) whatever the stages (its accumulator threads

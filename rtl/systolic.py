@@ -15,7 +15,10 @@ Weight-stationary (``dataflow="ws"``, TPU-like)
     PE down per cycle, so ``sum_r A[m, r] * W[r, c]`` leaves the bottom of column
     ``c``. If ``A[m, r]`` enters row ``r`` in cycle ``s + m + r`` (skewed by row),
     the result for ``(m, c)`` is on ``psum_out[c]`` with ``out_valid[c]`` high in
-    cycle ``s + m + rows + c``.
+    cycle ``s + m + rows + c``. With ``sum_group = G`` (fp, TPU v4i) a column's PEs
+    are groups of ``G`` rows whose products one multi-operand adder sums with the
+    partial sum: the rows of group ``i`` take their activations together, in cycle
+    ``s + m + i``, and the result is out in cycle ``s + m + rows / G + c``.
 
 Output-stationary (``dataflow="os"``)
     PE ``(r, c)`` accumulates ``C[r, c] = sum_k A[r, k] * B[k, c]``. ``A[r, k]``
@@ -43,10 +46,10 @@ from pydantic import Field, model_validator
 from ._cells import HierarchicalComponent
 from ._params import (AddStages, FlushSubnormals, FPOperandParams, FromParams, MacDtype, MulStages,
                       check_flush_subnormals)
-from .systolic_pe import OSProcessingElement, WSProcessingElement
+from .systolic_pe import GroupProcessingElement, OSProcessingElement, WSProcessingElement
 
 __all__ = ["SystolicParams", "SystolicArray", "SystolicTile", "WSProcessingElement", "OSProcessingElement",
-           "SYSTOLIC_DTYPES"]
+           "GroupProcessingElement", "SYSTOLIC_DTYPES"]
 
 #: operand datatypes of the array; the floating-point ones accumulate in fp32
 SYSTOLIC_DTYPES: tuple[str, ...] = get_args(MacDtype)
@@ -77,6 +80,10 @@ class SystolicParams(FPOperandParams):
         "int", description="operand datatype: 'int' (widths and signed as given) or fp16/bf16/fp32 operands "
                            "with fp32 products and accumulation (widths implied)")
     flush_subnormals: FlushSubnormals = False
+    sum_group: Literal[1, 2, 4, 8] = Field(
+        1, description="products summed by one fp32 adder with a single rounding: each column's PEs form groups of "
+                       "sum_group rows whose products and the incoming partial sum are added by one multi-operand "
+                       "adder (TPU v4i: 4)")
     emit_tile: int = Field(
         16, ge=1, le=256, description="emission only: an array with more than emit_tile PEs on a side is emitted "
                                       "as a grid of tile modules of at most emit_tile x emit_tile PEs (one module "
@@ -92,6 +99,7 @@ class SystolicParams(FPOperandParams):
         if self.weight_load == "double" and self.dataflow == "os":
             raise ValueError("weight_load: 'double' is not allowed with dataflow='os' (no stationary weights); "
                              "allowed: 'shift', or dataflow 'ws' or 'is'")
+        _check_sum_group(self)
         return self
 
     @property
@@ -125,12 +133,37 @@ class SystolicParams(FPOperandParams):
     @property
     def row_hop(self) -> int:
         """Cycles a partial sum spends in a WS/IS PE (``add_stages + 1``): the host skews row ``r``'s
-        stream by ``r * row_hop``."""
+        stream by ``(r // sum_group) * row_hop``."""
         return self.add_stages + 1
+
+    @property
+    def row_groups(self) -> int:
+        """WS/IS: the PEs (groups of ``sum_group`` rows) a partial sum passes on its way down a column."""
+        return self.rows // self.sum_group
 
     @property
     def pes(self) -> int:
         return self.rows * self.cols
+
+
+def _check_sum_group(p: SystolicParams) -> None:
+    """``sum_group`` > 1 needs fp arithmetic, partial sums flowing down, whole groups and unpipelined units."""
+    g = p.sum_group
+    if g == 1:
+        return
+    if not p.is_fp:
+        raise ValueError(f"sum_group: {g} is not allowed with dtype={p.dtype!r}; it needs a floating-point dtype "
+                         "('fp16', 'bf16' or 'fp32'); allowed with 'int': 1")
+    if not p.stationary:
+        raise ValueError(f"sum_group: {g} is not allowed with dataflow={p.dataflow!r} (no partial sums flow down "
+                         "the columns); allowed: 1, or dataflow 'ws' or 'is'")
+    if p.rows % g:
+        raise ValueError(f"sum_group: {g} is not allowed with rows={p.rows}; allowed: a divisor of rows among "
+                         "1, 2, 4 and 8")
+    if p.mul_stages or p.add_stages:
+        raise ValueError(f"sum_group: {g} is not allowed with mul_stages={p.mul_stages}, add_stages={p.add_stages}; "
+                         "pipelined groups are not supported yet (allowed: sum_group 1, or mul_stages and "
+                         "add_stages 0)")
 
 
 @dataclass(frozen=True)
@@ -171,6 +204,11 @@ def _stem_shapes(p: SystolicParams) -> dict[str, Shape]:
             "out_valid": one, "valid": one}
 
 
+#: the blocks of a grid: whether the cell's ports of values moving right (one lane per row) and of values
+#: moving down (one per column) are arrays, and the prefix of its instance names
+_BLOCK_KINDS = {"pe": (False, False, "pe"), "group": (True, False, "pe"), "tile": (True, True, "tile")}
+
+
 def _spans(n: int, tile: int) -> list[int]:
     """Sizes of the tiles covering ``n`` PEs: full tiles, then the remainder."""
     return [tile] * (n // tile) + ([n % tile] if n % tile else [])
@@ -180,9 +218,9 @@ def _build_grid(owner: HierarchicalComponent, m: Module, p: SystolicParams, row_
                 col_spans: list[int], block, left: dict, top: dict, broadcast: dict):
     """Instantiate a grid of blocks (PEs, or tiles of PEs) and wire neighbours together.
 
-    ``block(h, w)`` returns ``(key, cell, scalar)`` for a block of ``h x w`` PEs (``scalar``: the
-    cell's ports are single values, as on a PE, rather than arrays). ``left[stem]`` and ``top[stem]``
-    give the edge inputs per array row / column, ``broadcast[stem]`` the global inputs. Returns the
+    ``block(h, w)`` returns ``(key, cell, kind)`` for a block of ``h x w`` PEs, ``kind`` one of
+    :data:`_BLOCK_KINDS` (which of the cell's ports are arrays, and the instance names). ``left[stem]``
+    and ``top[stem]`` give the edge inputs per array row / column, ``broadcast[stem]`` the global inputs. Returns the
     right-edge outputs per row and the bottom-edge outputs per column, keyed by stem.
     """
     flow, shapes = _flow(p), _stem_shapes(p)
@@ -199,25 +237,27 @@ def _build_grid(owner: HierarchicalComponent, m: Module, p: SystolicParams, row_
                         for j, w in enumerate(col_spans)] for i in range(len(row_spans))]
     for i, h in enumerate(row_spans):
         for j, w in enumerate(col_spans):
-            key, cell, scalar = block(h, w)
-            port = (lambda name, k: name) if scalar else (lambda name, k: f"{name}__{k}")
+            key, cell, kind = block(h, w)
+            h_lanes, v_lanes, prefix = _BLOCK_KINDS[kind]
+            hport = (lambda name, k: f"{name}__{k}") if h_lanes else (lambda name, k: name)
+            vport = (lambda name, k: f"{name}__{k}") if v_lanes else (lambda name, k: name)
             ports = dict(broadcast)
             for stem, _ in flow.horizontal:
                 for k in range(h):
-                    ports[port(f"{stem}_in", k)] = left[stem][row_at[i] + k] if j == 0 else wires[stem][i][j - 1][k]
-                    ports[port(f"{stem}_out", k)] = wires[stem][i][j][k]
+                    ports[hport(f"{stem}_in", k)] = left[stem][row_at[i] + k] if j == 0 else wires[stem][i][j - 1][k]
+                    ports[hport(f"{stem}_out", k)] = wires[stem][i][j][k]
             for stem, _ in flow.vertical:
                 for k in range(w):
-                    ports[port(f"{stem}_in", k)] = top[stem][col_at[j] + k] if i == 0 else wires[stem][i - 1][j][k]
-                    ports[port(f"{stem}_out", k)] = wires[stem][i][j][k]
+                    ports[vport(f"{stem}_in", k)] = top[stem][col_at[j] + k] if i == 0 else wires[stem][i - 1][j][k]
+                    ports[vport(f"{stem}_out", k)] = wires[stem][i][j][k]
             for stem, _ in flow.bottom:
                 for k in range(w):
-                    ports[port(f"{stem}_out", k)] = wires[stem][i][j][k]
+                    ports[vport(f"{stem}_out", k)] = wires[stem][i][j][k]
             if key not in port_order:
                 port_order[key] = ["__".join(map(str, path)) for path, _, _ in cell.signature.flatten(cell)]
             # connect in the cell's signature order, whatever order the ports were collected in
             ports = {name: ports[name] for name in port_order[key] if name in ports}
-            m.submodules[f"{'pe' if scalar else 'tile'}_{i}_{j}"] = owner.cell_instance(key, cell, **ports)
+            m.submodules[f"{prefix}_{i}_{j}"] = owner.cell_instance(key, cell, **ports)
     right = {stem: [lane for i in range(len(row_spans)) for lane in wires[stem][i][-1]] for stem, _ in flow.horizontal}
     bottom = {stem: [lane for j in range(len(col_spans)) for lane in wires[stem][-1][j]]
               for stem, _ in flow.vertical + flow.bottom}
@@ -253,9 +293,10 @@ class SystolicTile(HierarchicalComponent):
         m = Module()
         p = self.params
         flow = _flow(p)
-        pe = _processing_element(p)
+        pe, kind = _processing_element(p)
+        group = p.sum_group
         right, bottom = _build_grid(
-            self, m, p, [1] * self.tile_rows, [1] * self.tile_cols, lambda h, w: ("pe", pe, True),
+            self, m, p, [group] * (self.tile_rows // group), [1] * self.tile_cols, lambda h, w: ("pe", pe, kind),
             left={stem: getattr(self, f"{stem}_in") for stem, _ in flow.horizontal},
             top={stem: getattr(self, f"{stem}_in") for stem, _ in flow.vertical},
             broadcast={stem: getattr(self, stem) for stem in flow.broadcast})
@@ -264,8 +305,11 @@ class SystolicTile(HierarchicalComponent):
         return m
 
 
-def _processing_element(p: SystolicParams) -> wiring.Component:
-    return WSProcessingElement(p) if p.stationary else OSProcessingElement(p)
+def _processing_element(p: SystolicParams) -> tuple[wiring.Component, str]:
+    """The array's one PE module (a group of ``sum_group`` rows when that is above 1) and its block kind."""
+    if p.sum_group > 1:
+        return GroupProcessingElement(p), "group"
+    return (WSProcessingElement(p) if p.stationary else OSProcessingElement(p)), "pe"
 
 
 class SystolicArray(FromParams, HierarchicalComponent):
@@ -300,6 +344,19 @@ class SystolicArray(FromParams, HierarchicalComponent):
         bottom (a cycle without ``a_valid`` passes ``psum`` through unchanged);
         OS - each PE computes ``acc <- acc + A[r, k] * B[k, c]`` in ``k`` order
         starting from +0.0 at ``a_first``.
+    sum_group : 1, 2, 4 or 8
+        WS/IS with a floating-point dtype and unpipelined units (``mul_stages = add_stages = 0``;
+        ``rows`` a multiple of it): each column is built of ``rows / sum_group`` group PEs
+        (:class:`~accelgen.rtl.systolic_pe.GroupProcessingElement`), each holding ``sum_group``
+        rows' weights and multipliers and one :class:`~accelgen.rtl.fp_sum.FPSum` that adds the
+        incoming partial sum and the group's products with a single rounding (the TPU v4i MXU's
+        four-input adder: ``sum_group=4``). The rows of a group take their activations in the
+        same cycle, so the host skews group ``i`` by ``i`` cycles and a partial sum passes
+        ``rows / sum_group`` PEs. Association order: the column's partial sum enters the top
+        group as +0.0 and group ``i`` computes ``FPSum(psum, p[iG], ..., p[iG + G - 1])`` (a row
+        without ``a_valid`` adds -0.0, the identity); K-folds combine on the host as above.
+        Weights load, shift and swap per row as with single PEs. 1: single PEs (the Verilog is
+        that of the array without the parameter).
     weight_load : ``"shift"`` or ``"double"``
         WS/IS weight loading. ``shift``: while ``w_load`` is high, every column's
         weight registers shift down one row per cycle (``rows`` cycles for a full
@@ -334,7 +391,9 @@ class SystolicArray(FromParams, HierarchicalComponent):
         module, as Gemmini builds its mesh of tiles. The array top then holds
         ``(rows / emit_tile) x (cols / emit_tile)`` instances instead of
         ``rows x cols``, so emission and synthesis scale with the PE count.
-        Ports, behaviour and cycle counts do not depend on it.
+        Ports, behaviour and cycle counts do not depend on it. With ``sum_group``
+        a tile holds whole groups: its rows are ``emit_tile`` rounded down to a
+        multiple of ``sum_group`` (at least ``sum_group``).
 
     Ports (``ws``)
     --------------
@@ -354,7 +413,7 @@ class SystolicArray(FromParams, HierarchicalComponent):
 
     Latency
     -------
-    See the module docstring: WS results leave ``rows * (add_stages + 1) +
+    See the module docstring: WS results leave ``rows / sum_group * (add_stages + 1) +
     mul_stages + c`` cycles after the activation entered row 0 of its skew; OS sums leave ``1 + j`` cycles after
     ``capture`` (row ``rows-1-j``). All PEs advance every cycle; there is no stall.
     """
@@ -364,12 +423,12 @@ class SystolicArray(FromParams, HierarchicalComponent):
     def __init__(self, *, rows: int = 4, cols: int = 4, dataflow: str = "ws", a_width: int | None = None,
                  b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
                  weight_load: str = "shift", dtype: str = "int", emit_tile: int = 16, mul_stages: int = 0,
-                 add_stages: int = 0, flush_subnormals: bool = False):
+                 add_stages: int = 0, flush_subnormals: bool = False, sum_group: int = 1):
         # widths and signed left out (None) take the schema default: 8/8/32/signed for "int", implied for fp
         self.params = p = SystolicParams.from_arguments(
             rows=rows, cols=cols, dataflow=dataflow, a_width=a_width, b_width=b_width, acc_width=acc_width,
             signed=signed, weight_load=weight_load, dtype=dtype, emit_tile=emit_tile, mul_stages=mul_stages,
-            add_stages=add_stages, flush_subnormals=flush_subnormals)
+            add_stages=add_stages, flush_subnormals=flush_subnormals, sum_group=sum_group)
         a, b, acc = p.shapes
         if p.stationary:
             stream, held = p.stream_shapes
@@ -389,7 +448,7 @@ class SystolicArray(FromParams, HierarchicalComponent):
         """Cycles from an activation entering row 0, column 0 to its result at the bottom of column 0
         (WS), or from ``capture`` to the first drained sum (OS)."""
         p = self.params
-        return p.rows * p.row_hop + p.mul_stages if p.stationary else 1
+        return p.row_groups * p.row_hop + p.mul_stages if p.stationary else 1
 
     def elaborate(self, platform):
         m = Module()
@@ -405,17 +464,20 @@ class SystolicArray(FromParams, HierarchicalComponent):
             left = {"a": self.a_in, "a_valid": self.a_valid, "a_first": self.a_first}
             top = {"b": self.b_in, "out": [Const(0, acc)] * p.cols, "out_valid": [Const(0, 1)] * p.cols}
             broadcast = {"capture": self.capture}
+        group = p.sum_group
         if p.rows <= p.emit_tile and p.cols <= p.emit_tile:
-            pe = _processing_element(p)
-            row_spans, col_spans, block = [1] * p.rows, [1] * p.cols, lambda h, w: ("pe", pe, True)
+            pe, kind = _processing_element(p)
+            row_spans, col_spans, block = [group] * p.row_groups, [1] * p.cols, lambda h, w: ("pe", pe, kind)
         else:
             tiles = {}
-            row_spans, col_spans = _spans(p.rows, p.emit_tile), _spans(p.cols, p.emit_tile)
+            # a tile holds whole groups: emit_tile rows rounded down to a multiple of sum_group (at least one group)
+            tile_rows = max(group, p.emit_tile // group * group)
+            row_spans, col_spans = _spans(p.rows, tile_rows), _spans(p.cols, p.emit_tile)
 
             def block(h, w):
                 if (h, w) not in tiles:
                     tiles[h, w] = SystolicTile(p, h, w)
-                return f"tile_{h}x{w}", tiles[h, w], False
+                return f"tile_{h}x{w}", tiles[h, w], "tile"
         _, bottom = _build_grid(self, m, p, row_spans, col_spans, block, left, top, broadcast)
         result, valid = ("psum", "valid") if p.stationary else ("out", "out_valid")
         out = self.psum_out if p.stationary else self.c_out

@@ -1,7 +1,8 @@
 """Processing elements of the systolic arrays (:mod:`accelgen.rtl.systolic`): the weight-/input-stationary
 PE (partial sums flowing down) and the output-stationary PE (accumulator plus drain chain), each in its
 unpipelined form (the MAC-based integer PE, the fp units between the same registers) and in its pipelined
-form (``mul_stages``/``add_stages`` registers inside the units, double-buffered weights).
+form (``mul_stages``/``add_stages`` registers inside the units, double-buffered weights); and the group PE of
+``sum_group`` rows whose products one multi-operand fp32 adder sums (TPU v4i).
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .fp import FP32_NEG_ZERO, FPAdder, FPMultiplier
+from .fp_sum import FPSum
 from .intarith import PipelinedAdder, PipelinedMultiplier
 from .mac import MAC
 
 if TYPE_CHECKING:  # the parameters are defined beside the array, which imports this module
     from .systolic import SystolicParams
 
-__all__ = ["OSProcessingElement", "WSProcessingElement"]
+__all__ = ["GroupProcessingElement", "OSProcessingElement", "WSProcessingElement"]
 
 
 def _pe_mac(p: SystolicParams, *, addend: bool) -> MAC:
@@ -160,6 +162,81 @@ class WSProcessingElement(wiring.Component):
         # the integer adder's extra carry bit is dropped: partial sums wrap modulo 2**acc_width
         m.d.sync += [psum.eq(add.sum[:len(psum)]), self.a_out.eq(self.a_in), self.a_valid_out.eq(self.a_valid_in),
                      self.valid_out.eq(_delayed(m, self.a_valid_in, p.mul_stages + p.add_stages, "valid_p"))]
+        return m
+
+
+def _stationary_weight(m: Module, p: SystolicParams, w_in, w_load, swap, row: int):
+    """The held operand of a group's ``row`` and what it passes down the chain (``(weight, chain_out)``): with
+    ``weight_load="shift"`` the weight register itself, loaded while ``w_load``; with ``"double"`` a shadow
+    register on the chain, copied into the weight register when ``swap`` is high."""
+    weight = Signal.like(w_in, name=f"weight{row}")
+    if p.weight_load == "double":
+        shadow = Signal.like(w_in, name=f"shadow{row}")
+        with m.If(w_load):
+            m.d.sync += shadow.eq(w_in)
+        with m.If(swap):
+            m.d.sync += weight.eq(shadow)
+        return weight, shadow
+    with m.If(w_load):
+        m.d.sync += weight.eq(w_in)
+    return weight, weight
+
+
+class GroupProcessingElement(wiring.Component):
+    """``sum_group`` (``G``) rows of a WS/IS column whose products one fp32 adder sums with a single rounding.
+
+    ``psum_out <= FPSum(G + 1)(psum_in, p_0, ..., p_{G-1})`` (registered; :class:`~accelgen.rtl.fp_sum.FPSum`),
+    ``p_k = a_in[k] * weight[k]`` (:class:`~accelgen.rtl.fp.FPMultiplier`) when ``a_valid_in[k]``, else fp32 -0.0
+    (:data:`~accelgen.rtl.fp.FP32_NEG_ZERO`, the sum's identity for every value a column carries: +-0, canonical
+    NaN, and subnormals only when they are not flushed; so a group without valid activations passes ``psum_in`` on
+    unchanged, as a PE without one does).
+
+    Ports: the PE's (:class:`WSProcessingElement`) with one lane per row for what moves right: ``a_in[G]``,
+    ``a_valid_in[G]`` (and ``swap_in[G]``) from the left, forwarded (registered) on ``a_out[G]``,
+    ``a_valid_out[G]`` (``swap_out[G]``); ``w_in``/``w_out`` the column's weight chain through the group's rows
+    top to bottom (``w_out`` the last row's weight, or shadow with ``weight_load="double"``; loaded, shifted and
+    swapped per row as in ``G`` PEs); ``psum_in`` from above; ``psum_out`` and ``valid_out`` below, ``valid_out``
+    the OR of ``a_valid_in`` registered with the sum (the sum leaving holds at least one of the group's products).
+
+    Latency: as one PE: ``a`` one cycle to the right, the sum of the activations presented in cycle ``t`` on
+    ``psum_out`` from cycle ``t + 1``. The rows of one group take their activations in the same cycle.
+    Combinational units only (``mul_stages = add_stages = 0``, checked by the parameters).
+    """
+
+    def __init__(self, params: SystolicParams):
+        self.params = p = params
+        stream, held = p.stream_shapes
+        _, _, acc = p.shapes
+        g = p.sum_group
+        members = {"a_in": In(stream).array(g), "a_valid_in": In(1).array(g)}
+        if p.weight_load == "double":
+            members["swap_in"] = In(1).array(g)
+        members |= {"w_in": In(held), "w_load": In(1), "psum_in": In(acc),
+                    "a_out": Out(stream).array(g), "a_valid_out": Out(1).array(g)}
+        if p.weight_load == "double":
+            members["swap_out"] = Out(1).array(g)
+        members |= {"w_out": Out(held), "psum_out": Out(acc), "valid_out": Out(1)}
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        p = self.params
+        m = Module()
+        g, double = p.sum_group, p.weight_load == "double"
+        m.submodules.adder = total = FPSum(g + 1, p.flush_subnormals)
+        chain = self.w_in
+        valid_any = 0
+        for k in range(g):
+            weight, chain = _stationary_weight(m, p, chain, self.w_load, self.swap_in[k] if double else None, k)
+            m.submodules[f"mul{k}"] = mul = FPMultiplier(p.dtype, p.flush_subnormals)
+            m.d.comb += [mul.a.eq(self.a_in[k]), mul.b.eq(weight),
+                         total.operands[k + 1].eq(Mux(self.a_valid_in[k], mul.product, FP32_NEG_ZERO))]
+            m.d.sync += [self.a_out[k].eq(self.a_in[k]), self.a_valid_out[k].eq(self.a_valid_in[k])]
+            if double:
+                m.d.sync += self.swap_out[k].eq(self.swap_in[k])
+            valid_any = valid_any | self.a_valid_in[k]
+        psum = Signal(32, name="psum_q")
+        m.d.comb += [total.operands[0].eq(self.psum_in), self.psum_out.eq(psum), self.w_out.eq(chain)]
+        m.d.sync += [psum.eq(total.sum), self.valid_out.eq(valid_any)]
         return m
 
 

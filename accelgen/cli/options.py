@@ -98,11 +98,19 @@ def param_options(fam: BlockFamily) -> list[click.Option]:
             negative = extra.get("cli_negative", f"no-{flag}")
             opts.append(click.Option([f"--{flag}/--{negative}", field], default=None, help=help_text))
         elif typing.get_origin(ann) is typing.Literal:
-            opts.append(click.Option([f"--{flag}", field], type=click.Choice([str(a) for a in typing.get_args(ann)]),
-                                     default=None, help=help_text))
+            values = typing.get_args(ann)
+            opts.append(click.Option([f"--{flag}", field], type=click.Choice([str(a) for a in values]),
+                                     default=None, help=help_text, callback=_literal_value(values)))
         else:
             opts.append(click.Option([f"--{flag}", field], type=int, default=None, metavar="INT", help=help_text))
     return opts
+
+
+def _literal_value(values: tuple):
+    """A click callback turning the chosen text back into the ``Literal``'s value (``"4"`` -> ``4``): the
+    schemas are strict."""
+    by_text = {str(v): v for v in values}
+    return lambda ctx, param, text: None if text is None else by_text[text]
 
 
 def split_params(fam: BlockFamily, kwargs: dict) -> dict:

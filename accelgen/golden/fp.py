@@ -40,7 +40,7 @@ from ..fpformat import width as fp_width
 __all__ = ["FP_FORMATS", "CANONICAL_NAN", "fp_width", "bits_dtype", "to_float32", "float32_bits", "from_float32",
            "fp_mul", "fp_add", "canonical", "bits_equal", "is_nan", "is_zero", "flush_subnormal_bits",
            "special_values", "random_fp_bits", "dot_sequential", "tree_sum", "FpOps", "recording", "is_recording",
-           "record_mul", "record_add"]
+           "record_mul", "record_add", "fp_sum", "record_sum"]
 
 #: (exponent bits, fraction bits) per floating-point dtype (a view of :data:`accelgen.fpformat.FORMATS`);
 #: ``fp_width`` is :func:`accelgen.fpformat.width`, re-exported
@@ -150,6 +150,67 @@ def fp_add(a_bits, b_bits, flush_subnormals: bool = False) -> np.ndarray:
     return out
 
 
+def fp_sum(operand_bits, flush_subnormals: bool = False) -> np.ndarray:
+    """fp32 bits of the sum of ``n`` fp32 operands with one rounding, as :class:`accelgen.rtl.fp_sum.FPSum` forms
+    it (vectorized: ``operand_bits`` is a sequence of ``n`` arrays that broadcast together).
+
+    Integer arithmetic, step by step as the hardware: unpack (DAZ with ``flush_subnormals``), align every
+    significand to the largest exponent ``E`` in a window of 24 + 3 bits whose lowest bit takes the OR of the
+    bits shifted out (sticky), add the aligned values with their signs, then round the magnitude to nearest
+    even at fp32's precision (gradual underflow; FTZ with ``flush_subnormals``). Not always the correctly
+    rounded sum for ``n > 2`` (the stickies of several operands add up); for ``n = 2`` it is :func:`fp_add`.
+    """
+    if len(operand_bits) < 2:
+        raise ValueError(f"fp_sum needs at least two operands, got {len(operand_bits)}")
+    ops = np.broadcast_arrays(*(np.asarray(b).astype(np.uint32) for b in operand_bits))
+    x = np.stack(ops).astype(np.int64)                       # (n, ...)
+    sign, exp, frac = (x >> 31) & 1, (x >> 23) & 0xFF, x & 0x7FFFFF
+    nan = (exp == 255) & (frac != 0)
+    inf = (exp == 255) & (frac == 0)
+    sub = exp == 0
+    zero = sub if flush_subnormals else sub & (frac == 0)
+    sig = np.where(zero, 0, frac | np.where(sub, 0, 1 << 23))
+    exp_eff = np.where(sub, 1, exp)
+    E = exp_eff.max(axis=0)
+    shift = np.minimum(E - exp_eff, 27)
+    wide = sig << 3
+    aligned = wide >> shift
+    aligned |= ((aligned << shift) != wide).astype(np.int64)  # sticky
+    total = np.where(sign == 1, -aligned, aligned).sum(axis=0)
+    mag = np.abs(total)                                        # the value is mag * 2**(E - 153)
+    out = _round_fp32(mag, E - 153, flush_subnormals)
+    neg = np.where(mag == 0, np.all(zero & (sign == 1), axis=0), total < 0)
+    out = out | (neg.astype(np.int64) << 31)
+    pos_inf, neg_inf = np.any(inf & (sign == 0), axis=0), np.any(inf & (sign == 1), axis=0)
+    out = np.where(neg_inf, 0xFF800000, np.where(pos_inf, 0x7F800000, out))
+    out = np.where(np.any(nan, axis=0) | (pos_inf & neg_inf), int(CANONICAL_NAN), out).astype(np.uint32)
+    if _RECORDING.get() is not None:
+        record_sum([np.broadcast_to(o, out.shape) for o in ops], out, flush_subnormals)
+    return out
+
+
+def _round_fp32(mag: np.ndarray, e_lsb: np.ndarray, flush_subnormals: bool) -> np.ndarray:
+    """fp32 magnitude bits (31) nearest (ties to even) to ``mag * 2**e_lsb``, ``mag`` a non-negative int64 below
+    2**52: normal, subnormal (gradual underflow) or, with ``flush_subnormals``, 0 when subnormal after rounding;
+    Inf above the largest finite number."""
+    _, top = np.frexp(mag.astype(np.float64))                 # bit length (exact: mag < 2**53)
+    be = e_lsb + top - 1 + 127                                 # biased exponent of the leading bit
+    quantum = np.maximum(be, 1) - 127 - 23                     # exponent of the result's last bit
+    s = quantum - e_lsb                                        # right shift onto the result's grid
+    right = np.maximum(s, 0)
+    kept = np.where(s > 0, mag >> right, mag << np.maximum(-s, 0))
+    rem = mag - (kept << right) * (s > 0)
+    half = np.where(s > 0, np.int64(1) << np.maximum(right - 1, 0), 0)
+    up = (s > 0) & ((rem > half) | ((rem == half) & (kept & 1 == 1)))
+    # a normal result's kept bits hold its hidden bit, which adds one to the exponent field (be - 1) + 1;
+    # a rounding carry moves into the exponent field (largest subnormal -> smallest normal, largest normal -> Inf)
+    packed = (np.where(be >= 1, be - 1, 0) << 23) + kept + up
+    packed = np.where(be >= 255, 0x7F800000, np.minimum(packed, 0x7F800000))
+    if flush_subnormals:
+        packed = np.where((packed >> 23) == 0, 0, packed)
+    return np.where(mag == 0, 0, packed)
+
+
 # --------------------------------------------------------------------------- recording
 
 @dataclass
@@ -160,6 +221,9 @@ class FpOps:
 
     mul: dict[str, list] = field(default_factory=dict)   # dtype -> [(a, b, out, flush)]
     add: list = field(default_factory=list)              # [(a, b, out, flush)]
+    #: multi-operand sums with one rounding (:func:`fp_sum`): [(operands (n, ...), out, flush)]; kept apart from
+    #: the two-operand sums, whose bins (rounding against the exact sum, reassociation) assume one FPAdder
+    fused: list = field(default_factory=list)
 
     def products(self, dtype: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return _stack(self.mul.get(dtype, []), bits_dtype(dtype))
@@ -169,7 +233,8 @@ class FpOps:
 
     @property
     def count(self) -> int:
-        return sum(np.asarray(x[0]).size for ops in (*self.mul.values(), self.add) for x in ops)
+        return sum(np.asarray(x[0]).size for ops in (*self.mul.values(), self.add) for x in ops) + \
+            sum(np.asarray(x[1]).size for x in self.fused)
 
 
 def _stack(ops: list, t) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -216,6 +281,15 @@ def record_add(a_bits, b_bits, out_bits, flush_subnormals: bool = False) -> None
     if ops is not None:
         ops.add.append((np.array(a_bits, copy=True), np.array(b_bits, copy=True), np.array(out_bits, copy=True),
                         flush_subnormals))
+
+
+def record_sum(operand_bits, out_bits, flush_subnormals: bool = False) -> None:
+    """Report multi-operand fp32 sums (``operand_bits``: ``n`` arrays of the shape of ``out_bits``) to the active
+    recording, if any."""
+    ops = _RECORDING.get()
+    if ops is not None:
+        ops.fused.append((np.stack([np.asarray(o, dtype=np.uint32) for o in operand_bits]),
+                          np.array(out_bits, dtype=np.uint32, copy=True), flush_subnormals))
 
 
 def special_values(dtype: str) -> np.ndarray:

@@ -8,15 +8,18 @@ Cycle accounting (one GEMM ``C[M,N] = A[M,K] @ B[K,N]`` on ``rows x cols`` PEs;
 all functions accept numpy arrays for ``M, N, K`` and broadcast). ``mul_stages`` (``m``) and
 ``add_stages`` (``s``) are the register stages inside each PE's multiplier and adder; ``h = s + 1``
 is the cycles a partial sum spends in a PE, so the host skews row ``r``'s stream by ``r * h``.
+With ``sum_group = G`` (WS/IS) a PE is a group of ``G`` rows summed by one adder: the rows of group ``i``
+take their activations in the same cycle, ``i * h`` after group 0's, and a partial sum passes ``P = rows / G``
+PEs; below, ``P = rows`` when ``G = 1``, and ``rows`` stays the length of the weight chain (the load).
 
 Weight-stationary, ``weight_load="shift"``
     ``K`` maps to rows, ``N`` to columns: ``folds = ceil(K/rows) * ceil(N/cols)``.
     Each fold loads its weights (``rows`` cycles), streams the ``M`` activation
-    rows (``M`` cycles) and fills the skew (``(rows-1)*h + cols - 1`` cycles); the
+    rows (``M`` cycles) and fills the skew (``(P-1)*h + cols - 1`` cycles); the
     next load starts in the cycle of the last product's multiplier input:
-    ``fold_cycles = rows + M + (rows-1)*h + cols - 2``. The last result leaves
+    ``fold_cycles = rows + M + (P-1)*h + cols - 2``. The last result leaves
     ``h + m + 1`` cycles after the last fold's period: ``cycles = folds *
-    fold_cycles + h + m + 1`` (with ``m = s = 0``: ``folds * (M + 2*rows + cols - 3)
+    fold_cycles + h + m + 1`` (with ``m = s = 0``, ``G = 1``: ``folds * (M + 2*rows + cols - 3)
     + 2``). Partial sums of K-folds are accumulated by the host.
 Weight-stationary, ``weight_load="double"`` (TPU-style)
     Each PE has a shadow weight register: the next fold's weights shift down the
@@ -25,9 +28,9 @@ Weight-stationary, ``weight_load="double"`` (TPU-style)
     copies shadow to active weight in each PE as the wavefront passes. A fold's
     stream may follow the previous one directly; the shared shadow chain must not
     shift before the last PE of the previous fold has swapped, which bounds the
-    period from below: ``fold_cycles = max(M, rows + (rows-1)*h + cols - 1)``.
+    period from below: ``fold_cycles = max(M, rows + (P-1)*h + cols - 1)``.
     The first load takes ``rows + 1`` cycles before the first stream:
-    ``cycles = (folds-1) * fold_cycles + rows + 1 + rows*h + m + cols + M - 1``.
+    ``cycles = (folds-1) * fold_cycles + rows + 1 + P*h + m + cols + M - 1``.
 Input-stationary (``dataflow="is"``)
     The weight-stationary array with the roles of the operands swapped: ``A``
     is held in the PEs (``K`` rows, ``M`` columns) and ``B`` streams (``N``
@@ -60,10 +63,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..fpformat import FP_DTYPES
-from .fp import canonical, float32_bits, from_float32, is_recording, record_add, record_mul, to_float32
+from .fp import canonical, float32_bits, fp_sum, from_float32, is_recording, record_add, record_mul, to_float32
 
 DATAFLOWS = ("ws", "os", "is")
 WEIGHT_LOADS = ("shift", "double")
+#: WS/IS rows whose products one multi-operand adder sums (:func:`~accelgen.golden.fp.fp_sum`)
+SUM_GROUPS = (1, 2, 4, 8)
 
 
 def _ceil_div(a, b):
@@ -100,8 +105,9 @@ def os_capture_spacing(rows: int, add_stages: int) -> int:
 
 
 def systolic_cycles(rows: int, cols: int, M, N, K, dataflow: str = "ws", *, mul_stages: int = 0,
-                    add_stages: int = 0, weight_load: str = "shift") -> SystolicCycles:
-    """Exact cycle count of ``C[M,N] = A[M,K] @ B[K,N]`` on a ``rows x cols`` array (see module doc)."""
+                    add_stages: int = 0, weight_load: str = "shift", sum_group: int = 1) -> SystolicCycles:
+    """Exact cycle count of ``C[M,N] = A[M,K] @ B[K,N]`` on a ``rows x cols`` array (see module doc);
+    ``sum_group``: WS/IS rows per multi-operand adder (a partial sum passes ``rows / sum_group`` PEs)."""
     if dataflow not in DATAFLOWS:
         raise ValueError(f"dataflow={dataflow!r} is not allowed; allowed: {', '.join(DATAFLOWS)}")
     if weight_load not in WEIGHT_LOADS:
@@ -113,6 +119,9 @@ def systolic_cycles(rows: int, cols: int, M, N, K, dataflow: str = "ws", *, mul_
     for name, v in (("mul_stages", mul_stages), ("add_stages", add_stages)):
         if not 0 <= v <= 3:
             raise ValueError(f"{name}={v!r} is not allowed; allowed: an integer in 0..3")
+    if sum_group not in SUM_GROUPS or rows % sum_group or (sum_group > 1 and dataflow == "os"):
+        raise ValueError(f"sum_group={sum_group!r} is not allowed with rows={rows}, dataflow={dataflow!r}; allowed: "
+                         "1, or with 'ws' or 'is' 2, 4 or 8 dividing rows")
     M, N, K = (np.asarray(x, dtype=np.int64) for x in (M, N, K))
     if np.any(M < 1) or np.any(N < 1) or np.any(K < 1):
         raise ValueError("GEMM dimensions M, N, K must all be >= 1")
@@ -120,7 +129,8 @@ def systolic_cycles(rows: int, cols: int, M, N, K, dataflow: str = "ws", *, mul_
         M, N = N, M
     hop = add_stages + 1
     if dataflow in ("ws", "is"):
-        skew = (rows - 1) * hop + cols - 1
+        stages = rows // sum_group   # the PEs a partial sum passes: its own cycles of skew
+        skew = (stages - 1) * hop + cols - 1
         folds = _ceil_div(K, rows) * _ceil_div(N, cols)
         stream = M
         if weight_load == "shift":
@@ -130,7 +140,7 @@ def systolic_cycles(rows: int, cols: int, M, N, K, dataflow: str = "ws", *, mul_
         else:
             load = np.zeros_like(M)  # hidden behind the previous fold (the first load is in the tail)
             fold_cycles = np.maximum(stream, rows + skew)
-            tail = rows + 1 + rows * hop + mul_stages + cols + stream - 1 - fold_cycles
+            tail = rows + 1 + stages * hop + mul_stages + cols + stream - 1 - fold_cycles
     else:
         threads = add_stages + 1
         skew = rows + cols - 2
@@ -190,6 +200,9 @@ def fold_partial_sums(A: np.ndarray, B: np.ndarray, k0: int, k1: int, acc_width:
 #               bottom (rows padded with zero operands add fp32(+0 * +0) = +0.0, which leaves every
 #               chain value unchanged: a chain that starts at +0.0 is never -0.0); the host combines
 #               the folds of one output in fold (k) order: C = ((fold_0 + fold_1) + fold_2) + ...;
+#   WS, sum_group = G > 1: per K-fold, psum = +0.0, then psum = fp_sum(psum, p[iG], ..., p[iG + G - 1]) for the
+#               groups i top to bottom, one rounding each (golden.fp.fp_sum, the multi-operand adder); the
+#               padded rows' +0 products are operands too; the host combines the folds as above;
 #   OS          acc = +0.0, then acc = fp32(acc + p[k]) for k = 0..K-1 (no host combination).
 # numpy float32 arithmetic is IEEE binary32 with round to nearest even and subnormals, i.e. exactly
 # the hardware's adder and multiplier; every NaN is reported as the canonical 0x7FC00000.
@@ -228,11 +241,37 @@ def fp_dot_chain(A32: np.ndarray, B32: np.ndarray, dtype: str = "fp32", flush_su
     return acc
 
 
-def fp_ws_fold(A_bits: np.ndarray, W_bits: np.ndarray, dtype: str, flush_subnormals: bool = False) -> np.ndarray:
+def fp_group_chain(A32: np.ndarray, B32: np.ndarray, dtype: str, sum_group: int,
+                   flush_subnormals: bool = False) -> np.ndarray:
+    """``C[m, n]`` (fp32 bits) of the grouped column: ``+0.0``, then for each group of ``sum_group`` rows
+    ``acc = fp_sum(acc, p[kG], ..., p[kG + G - 1])`` in group order, ``p[k] = fp32(A[m, k] * B[k, n])``, one
+    rounding per group (:func:`~accelgen.golden.fp.fp_sum`; ``K`` a multiple of ``sum_group``)."""
+    M, K = A32.shape
+    acc = np.zeros((M, B32.shape[1]), dtype=np.uint32)
+    record = is_recording()
+    with np.errstate(all="ignore"):
+        for k0 in range(0, K, sum_group):
+            products = []
+            for k in range(k0, k0 + sum_group):
+                p = _canonical_bits(_finish(A32[:, k, None] * B32[None, k, :], flush_subnormals))
+                if record:
+                    a, b = np.broadcast_arrays(A32[:, k, None], B32[None, k, :])
+                    record_mul(from_float32(a, dtype), from_float32(b, dtype), p, dtype, flush_subnormals)
+                products.append(p)
+            acc = fp_sum([acc, *products], flush_subnormals)
+    return acc
+
+
+def fp_ws_fold(A_bits: np.ndarray, W_bits: np.ndarray, dtype: str, flush_subnormals: bool = False,
+               sum_group: int = 1) -> np.ndarray:
     """One WS fold: the partial sums (fp32 bits, canonical NaN) leaving the bottom of the columns for
-    activations ``A[M, rows]`` and stationary weights ``W[rows, cols]`` (already zero-padded)."""
+    activations ``A[M, rows]`` and stationary weights ``W[rows, cols]`` (already zero-padded); ``sum_group``
+    rows per multi-operand adder."""
     f = flush_subnormals
-    return _canonical_bits(fp_dot_chain(_f32(A_bits, dtype, f), _f32(W_bits, dtype, f), dtype, f))
+    A32, W32 = _f32(A_bits, dtype, f), _f32(W_bits, dtype, f)
+    if sum_group > 1:
+        return fp_group_chain(A32, W32, dtype, sum_group, f)
+    return _canonical_bits(fp_dot_chain(A32, W32, dtype, f))
 
 
 def fp_os_tile(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str, flush_subnormals: bool = False) -> np.ndarray:
@@ -254,11 +293,12 @@ def fp_combine_folds(parts: list[np.ndarray], flush_subnormals: bool = False) ->
 
 
 def fp_gemm_reference(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str, rows: int, dataflow: str,
-                      flush_subnormals: bool = False) -> np.ndarray:
+                      flush_subnormals: bool = False, sum_group: int = 1) -> np.ndarray:
     """Golden ``C = A @ B`` (fp32 bit patterns, NaN canonical) of a ``dtype`` GEMM on an array with
     ``rows`` rows, in the array's association order (see above): WS folds K in chunks of ``rows`` and
     the host adds the chunks' sums in order; OS sums each output over k in order. (``cols`` and the
-    M/N folds do not change any result.) ``flush_subnormals``: DAZ + FTZ in every operation."""
+    M/N folds do not change any result.) ``flush_subnormals``: DAZ + FTZ in every operation. ``sum_group``
+    (WS/IS): each chunk's rows are summed in groups of that many with one rounding each (:func:`fp_group_chain`)."""
     if dtype not in FP_DTYPES:
         raise ValueError(f"dtype={dtype!r} is not allowed; allowed: {', '.join(FP_DTYPES)}")
     if dataflow not in DATAFLOWS:
@@ -275,6 +315,10 @@ def fp_gemm_reference(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str, rows: 
     B32 = np.concatenate([B32, np.zeros((pad, B32.shape[1]), np.float32)], axis=0)
     K += pad
     # WS, and IS (the WS order on the transposed GEMM: the same chains, products commute)
-    parts = [_canonical_bits(fp_dot_chain(A32[:, k0:k0 + rows], B32[k0:k0 + rows], dtype, f))
-             for k0 in range(0, K, rows)]
+    if sum_group > 1:
+        parts = [fp_group_chain(A32[:, k0:k0 + rows], B32[k0:k0 + rows], dtype, sum_group, f)
+                 for k0 in range(0, K, rows)]
+    else:
+        parts = [_canonical_bits(fp_dot_chain(A32[:, k0:k0 + rows], B32[k0:k0 + rows], dtype, f))
+                 for k0 in range(0, K, rows)]
     return fp_combine_folds(parts, f)

@@ -167,6 +167,9 @@ def test_family_fp_coverage(name, params, ops):
     # a Flex-DPE multiplies non-zero pairs only
     ("flexdpe", {"dtype": "bf16", "k": 4}, {"mul a: +0", "mul a: -0", "mul b: +0", "mul b: -0"}),
     ("flexdpe", {"dtype": "fp16", "k": 4}, {"mul result: -0", "add result: -0", "add a: subnormal"}),
+    # grouped columns: sums of fp16 products starting at +0.0
+    ("systolic", {"dtype": "fp16", "rows": 4, "cols": 2, "sum_group": 2}, {"sum result: -0", "sum operand: subnormal",
+                                                                           "sum: overflow to inf"}),
 ])
 def test_structure_rules_out_bins(name, params, gone):
     """What a family's structure rules out is unreachable with its reason, and never hit by a run."""
@@ -190,3 +193,16 @@ def test_flexdpe_sparsity_bins_count_negative_zeros():
     assert (A == 0x8000).any() and 0.75 <= is_zero(A, "bf16").mean() < 0.95
     cov = fam.coverage(p, table, plans)
     assert cov.hits.get("A sparsity 75-95%", 0) == 1 and cov.hits.get("B sparsity 0%", 0) == 1
+
+
+def test_grouped_systolic_has_sum_bins_and_no_adder_bins():
+    """A grouped array (sum_group) adds only with multi-operand adders: its run has the ``sum`` bins, all hit by the
+    default stimulus, and no two-operand ``add`` bins."""
+    fam = family("systolic")
+    p = fam.validate({"dtype": "bf16", "rows": 4, "cols": 3, "sum_group": 2})
+    with recording() as rec:
+        fam.cycle_table(p, 6, 1)
+    assert rec.fused and not rec.add
+    cov = family_fp_coverage(fam, p, rec)
+    assert not any(b.startswith("add") for b in cov.bins) and cov.missed == []
+    assert cov.hits["sum: cancellation to zero"] > 0 and cov.hits["sum result: subnormal"] > 0

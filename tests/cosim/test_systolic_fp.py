@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import accelgen.cosim.systolic as drv
-from accelgen.golden.systolic import fp_gemm_reference
+from accelgen.golden.systolic import fp_gemm_reference, fp_ws_fold
 from accelgen.cosim.run import run_cosim
 from accelgen.registry import family
 from accelgen.gen import render, write
@@ -101,6 +101,46 @@ def test_driver_tables_reassemble_to_the_golden(dtype, dataflow):
                for r in runs), "no GEMM whose result depends on the association order"
 
 
+def test_cli_rejects_sum_group_that_does_not_divide_rows(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "accelgen", "gen", "systolic", "--dtype", "bf16", "--rows", "6",
+                           "--sum-group", "4", "-o", tmp_path], capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "sum_group: 4 is not allowed with rows=6" in lines[0], proc.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_golden_group_association_by_hand():
+    """bf16 products [1, 2**-24, 2**-24, 0] on 4 rows: single PEs round twice, at ties to even, back to 1; one group
+    of 4 sums them with one rounding, 1 + 2**-23 (exact); groups of 2 round 1 + 2**-24 to 1 twice."""
+    a = np.array([[BF16[1.0], BF16[2.0 ** -12], BF16[2.0 ** -12], BF16[0.0]]])
+    b = a.T.copy()
+    assert fp_gemm_reference(a, b, "bf16", 4, "ws")[0, 0] == 0x3F800000
+    assert fp_gemm_reference(a, b, "bf16", 4, "ws", sum_group=4)[0, 0] == 0x3F800001
+    assert fp_gemm_reference(a, b, "bf16", 4, "ws", sum_group=2)[0, 0] == 0x3F800000
+    # K = 3 on 2 rows of one group: the folds [1, 2**-24] and [2**-24, +0 padding] each round to 1 and 2**-24;
+    # the host's fp32 addition of the folds rounds 1 + 2**-24 to 1
+    assert fp_gemm_reference(a[:, :3], b[:3], "bf16", 2, "ws", sum_group=2)[0, 0] == 0x3F800000
+    # the column starts at +0.0, so a group of -0 products gives +0; -0 products with FTZ'd negatives likewise
+    z = np.array([[0x8000, 0x8000]]), np.array([[BF16[1.0]], [BF16[1.0]]])
+    assert fp_gemm_reference(*z, "bf16", 2, "ws", sum_group=2)[0, 0] == 0
+    inf_minus_inf = fp_gemm_reference(np.array([[0x7F80, 0xFF80]]), np.array([[BF16[1.0]], [BF16[1.0]]]),
+                                      "bf16", 2, "ws", sum_group=2)
+    assert inf_minus_inf[0, 0] == 0x7FC00000
+
+
+@pytest.mark.parametrize("dtype,dataflow,rows,group", [("bf16", "ws", 4, 2), ("fp16", "is", 4, 4),
+                                                       ("fp32", "ws", 8, 4)])
+def test_driver_tables_reassemble_to_the_group_golden(dtype, dataflow, rows, group):
+    """With groups, the table's per-fold sums de-skew and combine to the grouped golden GEMM, and the stimulus has
+    outputs whose value depends on the grouping."""
+    p = SystolicParams(rows=rows, cols=3, dataflow=dataflow, dtype=dtype, sum_group=group)
+    table, runs = drv.systolic_table(p, 4, 11)
+    assert drv.verify(p, table, runs, dict(table.expect)) == []
+    assert any((fp_gemm_reference(r.A, r.B, dtype, rows, dataflow, sum_group=group) !=
+                fp_gemm_reference(r.A, r.B, dtype, rows, dataflow)).any() for r in runs)
+
+
 # --------------------------------------------------------------------------- cosim
 
 def _emit(tmp_path, params, name):
@@ -134,6 +174,39 @@ def test_fp_gemms_bit_exact(tmp_path, dtype, dataflow, rows, cols, flush):
     _check(cosim_emitted(fam, params, e, sim="verilator", vectors=3, seed=rows * 10 + len(dtype)))
 
 
+#: arrays of groups of rows summed by one multi-operand adder (TPU v4i): (dtype, dataflow, rows, cols, sum_group,
+#: weight_load, flush_subnormals, emit_tile). The directed shapes give ragged GEMMs (K = 7, rows + 1, 2 * rows + 1:
+#: not a multiple of rows, some not of the group either); the last array is emitted as tiles of 4 x 4 PEs.
+GROUP_COSIM = [("bf16", "ws", 4, 3, 2, "shift", False, 16), ("bf16", "ws", 4, 2, 4, "double", True, 16),
+               ("fp16", "ws", 4, 2, 4, "double", False, 16), ("fp16", "is", 4, 3, 2, "shift", True, 16),
+               ("bf16", "ws", 8, 4, 4, "shift", False, 4)]
+
+
+@pytest.mark.cosim
+@pytest.mark.parametrize("dtype,dataflow,rows,cols,group,weight_load,flush,emit_tile", GROUP_COSIM)
+def test_group_gemms_bit_exact(tmp_path, dtype, dataflow, rows, cols, group, weight_load, flush, emit_tile):
+    """Grouped columns (sum_group): bit-exact against the grouped golden, measured cycles = systolic_cycles."""
+    params = SystolicParams(rows=rows, cols=cols, dataflow=dataflow, dtype=dtype, sum_group=group,
+                            weight_load=weight_load, flush_subnormals=flush, emit_tile=emit_tile)
+    table, runs = drv.systolic_table(params, 3, rows * 10 + group)
+    assert any(k % rows and k % group for _, _, k in (r.shape for r in runs))
+    fam, e = _emit(tmp_path, params, f"sa_g{group}_{dtype}_{dataflow}_{weight_load}_{rows}x{cols}t{emit_tile}"
+                                     f"{'_ftz' if flush else ''}")
+    _check(cosim_emitted(fam, params, e, sim="verilator", vectors=3, seed=rows * 10 + group))
+
+
+@pytest.mark.cosim
+def test_mutant_ungrouped_golden_is_caught(tmp_path, monkeypatch):
+    """A golden that rounds after every product (sum_group ignored) disagrees with the grouped array."""
+    params = SystolicParams(rows=4, cols=3, dtype="bf16", sum_group=2)
+    _, e = _emit(tmp_path, params, "sa_g2_bf16_ws_shift_4x3t16")   # the grouped test's design: cached build
+    monkeypatch.setattr(drv, "fp_ws_fold", lambda A, W, dtype, flush=False, group=1: fp_ws_fold(A, W, dtype, flush))
+    table, runs = drv.systolic_table(params, 3, 42)
+    result = run_cosim(e.verilog_path, e.manifest, table, record=tuple(table.info["record"]), waves_on_failure=False,
+                       host_check=lambda rec: drv.verify(params, table, runs, rec))
+    assert not result.passed and result.mismatches > 0, result.summary()
+
+
 def _mutant_run(tmp_path, monkeypatch, mutate):
     params = SystolicParams(rows=3, cols=3, dataflow="ws", dtype="bf16")
     _, e = _emit(tmp_path, params, "sa_bf16_ws")  # same Verilog as the bit-exact test: cached build
@@ -148,7 +221,8 @@ def test_mutant_association_order_is_caught(tmp_path, monkeypatch):
     """A golden that sums each WS output in plain k order (ignoring the K folds) disagrees with the array."""
     def k_order(mp):
         mp.setattr(drv, "fp_gemm_reference",
-                   lambda A, B, dtype, rows, df, flush=False: fp_gemm_reference(A, B, dtype, rows, "os", flush))
+                   lambda A, B, dtype, rows, df, flush=False, group=1: fp_gemm_reference(A, B, dtype, rows, "os",
+                                                                                          flush))
     result = _mutant_run(tmp_path, monkeypatch, k_order)
     assert not result.passed and "golden gives" in result.error, result.error
 

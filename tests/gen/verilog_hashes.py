@@ -14,7 +14,9 @@ to the record as they are, every earlier hash unchanged; ``test_verilog_hashes.p
 that is not recorded. Re-recorded when the systolic array gained ``flush_subnormals``, every Verilog hash
 unchanged: only the systolic manifests list ``flush_subnormals: false``. The manifest's ``versions``
 (accelgen, Amaranth, Yosys) are left out of its hash so that a dependency upgrade is not mistaken for a
-change of the generators.
+change of the generators. Re-recorded when the systolic array gained ``sum_group``, every Verilog hash unchanged:
+only the systolic manifests (and the systolic example cases' params) list ``sum_group: 1``; the grouped cases
+were added.
 """
 
 from __future__ import annotations
@@ -46,6 +48,11 @@ def cases() -> dict[str, tuple[str, dict, str]]:
     for dataflow in ("ws", "os"):
         out[f"tiled/systolic-{dataflow}-5x7-t2"] = (
             "systolic", {"rows": 5, "cols": 7, "dataflow": dataflow, "emit_tile": 2}, f"sa_tiled_{dataflow}")
+    # groups of PE rows summed by one multi-operand fp32 adder (sum_group), in PEs and in tiles
+    for rows, tile, load in ((8, 16, "double"), (8, 2, "shift")):
+        out[f"grouped/systolic-bf16-ws-{rows}x4-g4-t{tile}-{load}"] = (
+            "systolic", {"rows": rows, "cols": 4, "dtype": "bf16", "sum_group": 4, "emit_tile": tile,
+                         "weight_load": load}, f"sa_g4_t{tile}")
     for path in sorted((ROOT / "examples").glob("*.yaml")):
         for block in load_build_config(path, FAMILIES).blocks:
             out[f"examples/{path.stem}/{block.name}"] = (block.family.name, block.params.model_dump(), block.name)

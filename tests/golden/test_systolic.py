@@ -25,6 +25,62 @@ def test_bad_parameters(kw, match):
         SystolicArray(**kw)
 
 
+@pytest.mark.parametrize("kw,match", [
+    ({"sum_group": 3}, r"systolic\.sum_group: 3 is not allowed; expected 1 or 2 or 4 or 8"),
+    ({"sum_group": 4}, r"sum_group: 4 is not allowed with dtype='int'; it needs a floating-point dtype"),
+    ({"sum_group": 2, "dtype": "bf16", "dataflow": "os"}, r"sum_group: 2 is not allowed with dataflow='os' \(no "
+                                                          r"partial sums flow down the columns\); allowed: 1, or "
+                                                          r"dataflow 'ws' or 'is'"),
+    ({"sum_group": 4, "dtype": "bf16", "rows": 6}, r"sum_group: 4 is not allowed with rows=6; allowed: a divisor of "
+                                                   r"rows among 1, 2, 4 and 8"),
+    ({"sum_group": 2, "dtype": "fp16", "add_stages": 1}, r"sum_group: 2 is not allowed with mul_stages=0, "
+                                                         r"add_stages=1; pipelined groups are not supported yet"),
+    ({"sum_group": 2, "dtype": "fp16", "mul_stages": 2}, r"mul_stages=2, add_stages=0; pipelined groups"),
+])
+def test_bad_sum_group(kw, match):
+    with pytest.raises(ValueError, match=match):
+        SystolicArray(**kw)
+
+
+def test_sum_group_allowed_and_latency():
+    for kw in ({"dtype": "bf16", "rows": 8, "sum_group": 8}, {"dtype": "fp32", "rows": 4, "sum_group": 2,
+                                                             "dataflow": "is", "weight_load": "double"}):
+        assert SystolicParams(**kw).row_groups == kw["rows"] // kw["sum_group"]
+    # a partial sum passes rows / sum_group PEs, one cycle each
+    assert SystolicArray(rows=8, dtype="bf16", sum_group=4).latency == 2
+    assert SystolicArray(rows=8, dtype="bf16").latency == 8
+
+
+@pytest.mark.parametrize("weight_load", ["shift", "double"])
+@pytest.mark.parametrize("dataflow", ["ws", "is"])
+def test_sum_group_cycle_formula(weight_load, dataflow):
+    """With groups of G rows the skew and the partial-sum path are those of rows / G PEs; the weight load still
+    takes one cycle per row."""
+    rows, cols, G = 8, 4, 4
+    M, N, K = 10, 9, 19
+    t = systolic_cycles(rows, cols, M, N, K, dataflow, weight_load=weight_load, sum_group=G)
+    stream = N if dataflow == "is" else M
+    folds = 3 * (3 if dataflow == "ws" else 3)   # ceil(K / rows) * ceil(N or M / cols)
+    P = rows // G
+    assert t.folds == folds and t.skew_cycles == (P - 1) + cols - 1
+    if weight_load == "shift":
+        assert t.fold_cycles == rows + stream + (P - 1) + cols - 2
+        assert t.cycles == folds * t.fold_cycles + 2
+    else:
+        assert t.fold_cycles == max(stream, rows + (P - 1) + cols - 1)
+        assert t.cycles == (folds - 1) * t.fold_cycles + rows + 1 + P + cols + stream - 1
+    # G = 1 is the array of single PEs
+    assert systolic_cycles(rows, cols, M, N, K, dataflow, weight_load=weight_load, sum_group=1) == \
+        systolic_cycles(rows, cols, M, N, K, dataflow, weight_load=weight_load)
+
+
+@pytest.mark.parametrize("kw", [{"sum_group": 3}, {"sum_group": 4, "rows": 6}, {"sum_group": 2, "dataflow": "os"}])
+def test_cycle_model_rejects_bad_sum_group(kw):
+    args = {"rows": 8, "dataflow": "ws"} | kw
+    with pytest.raises(ValueError, match=f"sum_group={kw['sum_group']} is not allowed"):
+        systolic_cycles(args["rows"], 4, 8, 8, 8, args["dataflow"], sum_group=kw["sum_group"])
+
+
 def test_ws_cycle_formula_small_cases():
     # one fold on a 1x1 array: load, stream, result register
     assert systolic_cycles(1, 1, 1, 1, 1, "ws").cycles == 3
@@ -108,6 +164,22 @@ def test_emission_is_hierarchical():
     assert e.verilog.count("sa8__pe pe_") == 64
     ports = {p["name"] for p in e.manifest["ports"]}
     assert {"a_in__7", "w_in__7", "w_load", "psum_out__0", "out_valid__7"} <= ports
+
+
+@pytest.mark.parametrize("emit_tile,tiles,tile_shape,pe_instances", [(16, 0, None, 8), (4, 2, "4x4", 4),
+                                                                    (2, 4, "4x2", 2)])
+def test_grouped_emission(emit_tile, tiles, tile_shape, pe_instances):
+    """One group PE module, instantiated rows / G x cols times (in the top, or once per tile shape); tiles hold
+    whole groups (emit_tile 2 with G = 4: tiles of 4 rows)."""
+    p = SystolicParams(rows=8, cols=4, dtype="bf16", sum_group=4, emit_tile=emit_tile)
+    e = render(family("systolic"), p, "sg")
+    assert e.verilog.count("module sg__pe(") == 1
+    assert e.verilog.count("sg__pe pe_") == pe_instances
+    assert e.verilog.count(f"sg__tile_{tile_shape} tile_") == tiles
+    assert e.verilog.count("FPMultiplier") == 0 and e.verilog.count("module \\sg__pe.mul") == 4
+    ports = {q["name"] for q in e.manifest["ports"]}
+    assert {"a_in__7", "a_valid__7", "w_in__3", "psum_out__3", "out_valid__3"} <= ports
+    assert e.manifest["latency"] == 2
 
 
 def test_warning_is_not_an_error():
