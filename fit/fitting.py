@@ -38,10 +38,10 @@ def _input_spec(model, df, density_aware: bool) -> dict[str, dict]:
         if ann is bool:
             vals = sorted({bool(v) for v in col}) if col is not None else [info.default]
             spec[name] = {"kind": "bool", "default": info.default, "values": vals}
-        elif typing.get_origin(ann) is typing.Literal:
+        elif typing.get_origin(ann) is typing.Literal and not all(type(a) is int for a in typing.get_args(ann)):
             vals = sorted({str(v) for v in col}) if col is not None else [info.default]
             spec[name] = {"kind": "choice", "default": info.default, "values": vals}
-        else:
+        else:   # numbers, a Literal of integers among them (systolic's sum_group: 1, 2, 4 or 8; features do arithmetic)
             vals = col.astype(float) if col is not None else np.array([float(info.default)])
             spec[name] = {"kind": "int", "default": info.default, "range": [float(vals.min()), float(vals.max())]}
     if density_aware:

@@ -369,8 +369,9 @@ def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
 #: with that depth, so a point takes the glitch ratio of the samples nearest in these (:func:`glitch_ratios`)
 _PIPELINING = re.compile(r"_stages$|_reg$|pipeline")
 #: parameters that change the datapath's logic itself between the same registers (a flushing fp unit has no
-#: subnormal shifter): a point takes a sample that shares them when one is measured (``glitch_extra``)
-_DATAPATH = ("flush_subnormals",)
+#: subnormal shifter; a systolic column of ``sum_group`` rows adds with one multi-operand adder): a point takes a
+#: sample that shares them when one is measured (``glitch_extra``)
+_DATAPATH = ("flush_subnormals", "sum_group")
 
 
 def glitch_ratios(points: list[dict], samples: list[tuple[dict, float]]) -> list[float]:

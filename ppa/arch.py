@@ -107,6 +107,9 @@ class TensorUnit(BaseModel):
     #: zero, or an OS stream step whose A or B slice is, is skipped (NeuroMeter's tensor units, Tang et al., HPCA
     #: 2021, sect. VI-B); the fitted area and energy have no such control logic
     zero_skipping: Literal["none", "block"] = "none"
+    #: fp WS/IS arrays: products of this many rows summed with the partial sum by one multi-operand fp32 adder, one
+    #: rounding per group (TPU v4i: four; the systolic generator's ``sum_group``)
+    sum_group: Literal[1, 2, 4, 8] = 1
     pipeline: Pipeline = "auto"
 
     @model_validator(mode="before")
@@ -122,6 +125,14 @@ class TensorUnit(BaseModel):
         if self.flush_subnormals and self.dtype == "int":
             raise ValueError("flush_subnormals: true is not allowed with dtype='int'; allowed with a floating-point "
                              "dtype ('fp16', 'bf16' or 'fp32')")
+        if self.sum_group > 1:
+            if self.dtype == "int" or self.dataflow == "os":
+                raise ValueError(f"sum_group: {self.sum_group} is not allowed with dtype={self.dtype!r} and "
+                                 f"dataflow={self.dataflow!r}; allowed: 1, or a floating-point dtype with dataflow "
+                                 "'ws' or 'is'")
+            if self.rows % self.sum_group:
+                raise ValueError(f"sum_group: {self.sum_group} does not divide rows={self.rows}; allowed: a sum_group "
+                                 "that divides the rows")
         return self
 
 

@@ -98,11 +98,11 @@ def _partitions(units: int, allow_k: bool) -> np.ndarray:
 
 def systolic_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, vector_lanes: int = 0,
                  skip_zeros: bool = False, weight_load: str = "shift", mul_stages: int = 0,
-                 add_stages: int = 0) -> Mapping:
+                 add_stages: int = 0, sum_group: int = 1) -> Mapping:
     """Systolic tensor units (module docstring). ``units``: tensor units on the chip; ``vector_lanes``: lanes
     of all vector units (0: no vector unit, K is never split); ``weight_load``, ``mul_stages``,
-    ``add_stages``: as the array's parameters (:func:`accelgen.golden.systolic.systolic_cycles`)."""
-    timing = {"weight_load": weight_load, "mul_stages": mul_stages, "add_stages": add_stages}
+    ``add_stages``, ``sum_group``: as the array's parameters (:func:`accelgen.golden.systolic.systolic_cycles`)."""
+    timing = {"weight_load": weight_load, "mul_stages": mul_stages, "add_stages": add_stages, "sum_group": sum_group}
     if dataflow not in ("ws", "os", "is"):
         raise ValueError(f"dataflow={dataflow!r} is not allowed; allowed: ws, os, is")
     parts = _partitions(units, vector_lanes > 0)                  # (P, 4)

@@ -237,7 +237,8 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
             if c.vector_unit:
                 lanes = (c.vector_unit.lanes or tu.cols) * arch.cores
             mp = systolic_map(sub, rows=tu.rows, cols=tu.cols, dataflow=tu.dataflow, units=tu.count * arch.cores,
-                              vector_lanes=lanes, weight_load=tu.weight_load, skip_zeros=tu.zero_skipping == "block",
+                              vector_lanes=lanes, weight_load=tu.weight_load, sum_group=tu.sum_group,
+                              skip_zeros=tu.zero_skipping == "block",
                               **ctx.stages.get("core.tensor_units[0]", {}))
             acc_bytes[idx] = tu.acc_width / 8.0
             path = "core.tensor_units[0]"
