@@ -286,6 +286,14 @@ _PLUS_ZERO_START = ("the accumulator starts at +0.0 and x + (-x) is +0.0 (round 
                     "starts at +0.0 is never -0.0")
 
 
+def _plus_zero_start(params) -> dict[str, str]:
+    """The -0 bins of an adder whose chain starts at +0.0. Under FTZ a negative sum that is subnormal after rounding
+    becomes -0, so they are reachable there, unless the sums are of fp16 products (never subnormal)."""
+    if getattr(params, "flush_subnormals", False) and getattr(params, "dtype", None) != "fp16":
+        return {}
+    return {"add a: -0": _PLUS_ZERO_START, "add result: -0": _PLUS_ZERO_START}
+
+
 #: fp16 values are multiples of 2**-24, so their products are multiples of 2**-48, and so is every fp32 sum of
 #: them (rounding to 24 bits at a magnitude of 2**-48 or more keeps multiples of 2**-48): a non-zero sum is at
 #: least 2**-48, far above fp32's normal range's bottom (2**-126). A product is at most 65504**2 < 2**32.
@@ -306,13 +314,13 @@ def mac_fp_unreachable(params) -> dict[str, str]:
     products."""
     if params.addend_input:
         return {}
-    return {"add a: -0": _PLUS_ZERO_START, "add result: -0": _PLUS_ZERO_START, **_fp16_product_sums(params)}
+    return {**_plus_zero_start(params), **_fp16_product_sums(params)}
 
 
 def systolic_fp_unreachable(params) -> dict[str, str]:
     """Every PE chain and the host's fold combination start at +0.0 (:mod:`accelgen.golden.systolic`) and sum
     products only; so do the multi-operand sums of grouped columns (``sum_group``)."""
-    out = {"add a: -0": _PLUS_ZERO_START, "add result: -0": _PLUS_ZERO_START, **_fp16_product_sums(params)}
+    out = {**_plus_zero_start(params), **_fp16_product_sums(params)}
     fp16 = getattr(params, "dtype", None) == "fp16"
     if fp16:
         out |= {"sum operand: subnormal": _FP16_SUMS, "sum result: subnormal": _FP16_SUMS,

@@ -206,3 +206,15 @@ def test_grouped_systolic_has_sum_bins_and_no_adder_bins():
     cov = family_fp_coverage(fam, p, rec)
     assert not any(b.startswith("add") for b in cov.bins) and cov.missed == []
     assert cov.hits["sum: cancellation to zero"] > 0 and cov.hits["sum result: subnormal"] > 0
+
+
+@pytest.mark.parametrize("name, params", [("mac", {"dtype": "bf16", "flush_subnormals": True}),
+                                          ("systolic", {"dtype": "bf16", "rows": 2, "cols": 2,
+                                                        "flush_subnormals": True})])
+def test_ftz_makes_negative_zero_sums_reachable(name, params):
+    """Under FTZ a negative sum that is subnormal after rounding is -0, so a chain from +0.0 can hold -0: those bins
+    stay bins (declared unreachable, a hit would be dropped)."""
+    tiny_pos, tiny_neg = np.uint32(0x00C00000), np.uint32(0x80CCCCCD)    # 1.5 * 2**-126 and -1.6 * 2**-126
+    assert int(fp_add(np.array([tiny_pos]), np.array([tiny_neg]), flush_subnormals=True)[0]) == 0x80000000
+    fam = family(name)
+    assert not {"add a: -0", "add result: -0"} & set(fam.fp_unreachable(fam.validate(params)))
