@@ -306,7 +306,7 @@ def choose_netlist(model, unit: Unit, node_nm: float, density: float, period_ns:
     mapping for the clock where its slack allows (:mod:`.relaxed`; ``mapping_ratio`` then scales its fitted values,
     :func:`.relaxed.apply`)."""
     c = choose(model, unit, node_nm, density, period_ns)
-    ratio = relaxed.for_clock(model, c.delay_ns, period_ns)
+    ratio = relaxed.for_clock(model, c.delay_ns, period_ns, unit.params)
     if ratio is not None:   # mapped at the clock: it meets the period its 1 GHz netlist meets
         c.mapping, c.mapping_ratio = "relaxed", {**ratio, "delay_ns": min(ratio["delay_ns"], period_ns / c.delay_ns)}
         c.delay_ns *= c.mapping_ratio["delay_ns"]
