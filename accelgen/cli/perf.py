@@ -110,12 +110,19 @@ def cycles_group():
               help="Register stages inside each PE's multiplier (accelgen convention).")
 @click.option("--add-stages", type=click.IntRange(0, 3), default=0, show_default=True,
               help="Register stages inside each PE's adder (accelgen convention).")
+@click.option("--sum-group", type=click.Choice(["1", "2", "4", "8"]), default="1", show_default=True,
+              help="WS/IS rows whose partial sum advances as one (a grouped fp column, TPU v4i: 4; accelgen convention).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def cycles_systolic_cmd(rows, cols, dataflow, gemms, convention, weight_load, mul_stages, add_stages, as_json):
+def cycles_systolic_cmd(rows, cols, dataflow, gemms, convention, weight_load, mul_stages, add_stages, sum_group,
+                        as_json):
     """Cycles and utilization of GEMMs on a rows x cols systolic array."""
-    timing = {"weight_load": weight_load, "mul_stages": mul_stages, "add_stages": add_stages}
+    timing = {"weight_load": weight_load, "mul_stages": mul_stages, "add_stages": add_stages, "sum_group": int(sum_group)}
+    defaults = {"weight_load": "shift", "mul_stages": 0, "add_stages": 0, "sum_group": 1}
+    if timing["sum_group"] > 1 and (dataflow == "os" or rows % timing["sum_group"]):
+        raise click.BadParameter(f"{sum_group} is not allowed with --dataflow {dataflow} and --rows {rows}; allowed: "
+                                 "1, or a divisor of the rows with ws or is", param_hint="--sum-group")
     if convention == "scalesim":
-        changed = [f"--{k.replace('_', '-')}" for k, v in timing.items() if v != {"weight_load": "shift"}.get(k, 0)]
+        changed = [f"--{k.replace('_', '-')}" for k, v in timing.items() if v != defaults[k]]
         if changed:
             raise click.BadParameter(f"{', '.join(changed)} is not part of SCALE-Sim's accounting; allowed only "
                                      "with --convention accelgen", param_hint="--convention")

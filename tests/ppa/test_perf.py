@@ -79,6 +79,21 @@ def test_cycles_cli_takes_the_pipelining_and_rejects_it_for_scalesim(capsys):
     assert "--mul-stages is not part of SCALE-Sim's accounting" in capsys.readouterr().err
 
 
+def test_grouped_rows_in_the_perf_model_and_the_cycles_cli(capsys):
+    """sum_group: the mapping and the CLI use the grouped array's cosim-proven cycles (rows / G row hops); a group
+    that does not divide the rows, or an OS array, is one error naming the option."""
+    g = _gemms(SHAPES)
+    mp = systolic_map(g, rows=8, cols=4, dataflow="ws", units=1, weight_load="double", sum_group=4)
+    want = [systolic_cycles(8, 4, m, n, k, "ws", weight_load="double", sum_group=4).cycles for m, n, k in SHAPES]
+    assert mp.cycles.tolist() == want
+    assert (mp.cycles < systolic_map(g, rows=8, cols=4, dataflow="ws", units=1, weight_load="double").cycles).all()
+    assert main(["cycles", "systolic", "--rows", "8", "--cols", "8", "--gemm", "13,7,29", "--sum-group", "4",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cycles"] == systolic_cycles(8, 8, 13, 7, 29, sum_group=4).cycles
+    assert main(["cycles", "systolic", "--rows", "6", "--cols", "8", "--gemm", "13,7,29", "--sum-group", "4"]) == 2
+    assert "--sum-group: 4 is not allowed with --dataflow ws and --rows 6" in capsys.readouterr().err
+
+
 def test_systolic_units_partition_never_slower_and_split_exactly():
     g = _gemms([(512, 512, 512), (7, 9, 3000)])
     one = systolic_map(g, rows=16, cols=16, dataflow="ws", units=1)
