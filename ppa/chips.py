@@ -276,8 +276,8 @@ def table_rows(rows: list[dict], parts: bool = True) -> list[tuple[str, ...]]:
                 out.append(("", "", f"  {p['name']}", "", "", fmt.format(p["estimate"]), fmt.format(p["published"]),
                             f"{p['error_pct']:+.0f}%"))
             for name, c in f.get("run_figures", {}).items() if parts else ():
-                out.append(("", "", f"  {_RUN_FIGURE_LABELS[name]}", "", "", f"{c['estimate']:.3g}", f"{c['published']:.3g}",
-                            f"{c['error_pct']:+.0f}%"))
+                out.append(("", "", f"  {_RUN_FIGURE_LABELS[name]}", "", "", f"{c['estimate']:.3g}",
+                            f"{c['published']:.3g}", f"{c['error_pct']:+.0f}%"))
             # the unmodelled blocks' shares are of the die's area: listed under the area figure
             if parts and q == "area" and r.get("unmodelled"):
                 names = ", ".join(f"{u['name']} {100 * u['share']:.0f}%" for u in r["unmodelled"])

@@ -111,12 +111,14 @@ def cycles_group():
 @click.option("--add-stages", type=click.IntRange(0, 3), default=0, show_default=True,
               help="Register stages inside each PE's adder (accelgen convention).")
 @click.option("--sum-group", type=click.Choice(["1", "2", "4", "8"]), default="1", show_default=True,
-              help="WS/IS rows whose partial sum advances as one (a grouped fp column, TPU v4i: 4; accelgen convention).")
+              help="WS/IS rows whose partial sum advances as one (a grouped fp column, TPU v4i: 4; accelgen "
+                   "convention).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def cycles_systolic_cmd(rows, cols, dataflow, gemms, convention, weight_load, mul_stages, add_stages, sum_group,
                         as_json):
     """Cycles and utilization of GEMMs on a rows x cols systolic array."""
-    timing = {"weight_load": weight_load, "mul_stages": mul_stages, "add_stages": add_stages, "sum_group": int(sum_group)}
+    timing = {"weight_load": weight_load, "mul_stages": mul_stages, "add_stages": add_stages,
+              "sum_group": int(sum_group)}
     defaults = {"weight_load": "shift", "mul_stages": 0, "add_stages": 0, "sum_group": 1}
     if timing["sum_group"] > 1 and (dataflow == "os" or rows % timing["sum_group"]):
         raise click.BadParameter(f"{sum_group} is not allowed with --dataflow {dataflow} and --rows {rows}; allowed: "

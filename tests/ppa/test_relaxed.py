@@ -63,7 +63,8 @@ def test_a_datapath_takes_its_own_entry(monkeypatch):
     own, grouped = dict(RATIO), {**RATIO, "energy_pj": 0.95}
     curve = {"slack": [1.0, 2.0], "recovery": {t: [1.0, 1.0] for t in RATIO}}
     monkeypatch.setattr(relaxed, "_table", lambda: {
-        "systolic-bf16": {"ratio": own, "curve": curve}, "systolic-bf16@sum_group=4": {"ratio": grouped, "curve": curve}})
+        "systolic-bf16": {"ratio": own, "curve": curve},
+        "systolic-bf16@sum_group=4": {"ratio": grouped, "curve": curve}})
     assert relaxed.entry("systolic-bf16", {"rows": 8, "sum_group": 4}) == "systolic-bf16@sum_group=4"
     assert relaxed.entry("systolic-bf16", {"rows": 8, "sum_group": 2}) == "systolic-bf16"
     assert relaxed.entry("systolic-bf16", {"rows": 8}) == relaxed.entry("systolic-bf16") == "systolic-bf16"
