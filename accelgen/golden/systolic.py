@@ -211,6 +211,20 @@ def _f32(bits, dtype: str, flush_subnormals: bool = False) -> np.ndarray:
     return to_float32(np.asarray(bits), dtype, flush_subnormals)
 
 
+def _unflushed(A_bits, B_bits, dtype: str, flush_subnormals: bool) -> tuple | None:
+    """The operands before DAZ, for a recording to report as the multipliers' inputs (None: not flushing, or no
+    recording: the converted operands are the same)."""
+    if not (flush_subnormals and is_recording()):
+        return None
+    return _f32(A_bits, dtype), _f32(B_bits, dtype)
+
+
+def _pad_k(A: np.ndarray, B: np.ndarray, pad: int) -> tuple[np.ndarray, np.ndarray]:
+    """``A[M, K]`` and ``B[K, N]`` with ``pad`` more zero columns / rows (the last fold's rows past K)."""
+    return (np.concatenate([A, np.zeros((A.shape[0], pad), np.float32)], axis=1),
+            np.concatenate([B, np.zeros((pad, B.shape[1]), np.float32)], axis=0))
+
+
 def _finish(x: np.ndarray, flush_subnormals: bool) -> np.ndarray:
     """Rounded float32 results, with ``flush_subnormals`` FTZ'd: a subnormal becomes a zero of its sign."""
     return to_float32(float32_bits(x), "fp32", flush_subnormals=True) if flush_subnormals else x
@@ -221,20 +235,23 @@ def _canonical_bits(x: np.ndarray) -> np.ndarray:
     return canonical(float32_bits(x))
 
 
-def fp_dot_chain(A32: np.ndarray, B32: np.ndarray, dtype: str = "fp32", flush_subnormals: bool = False) -> np.ndarray:
+def fp_dot_chain(A32: np.ndarray, B32: np.ndarray, dtype: str = "fp32", flush_subnormals: bool = False,
+                 raw: tuple | None = None) -> np.ndarray:
     """``C[m, n]``: ``+0.0`` then ``acc = fp32(acc + fp32(A[m, k] * B[k, n]))`` for ``k`` in order (float32;
     ``dtype``: the operands' format, for an active :func:`~accelgen.golden.fp.recording`). With
     ``flush_subnormals`` every product and sum that is subnormal after rounding becomes a zero of its sign (the
-    operands were flushed when they were converted: DAZ)."""
+    operands were flushed when they were converted: DAZ). ``raw``: the operands before DAZ, which a recording
+    reports as the multipliers' inputs (default: ``A32``, ``B32``)."""
     M, K = A32.shape
     acc = np.zeros((M, B32.shape[1]), dtype=np.float32)
     record = is_recording()
+    A_in, B_in = raw or (A32, B32)
     with np.errstate(all="ignore"):
         for k in range(K):
             p = _finish(A32[:, k, None] * B32[None, k, :], flush_subnormals)
             new = _finish(acc + p, flush_subnormals)
             if record:
-                a, b = np.broadcast_arrays(A32[:, k, None], B32[None, k, :])
+                a, b = np.broadcast_arrays(A_in[:, k, None], B_in[None, k, :])
                 record_mul(from_float32(a, dtype), from_float32(b, dtype), _canonical_bits(p), dtype, flush_subnormals)
                 record_add(_canonical_bits(acc), _canonical_bits(p), _canonical_bits(new), flush_subnormals)
             acc = new
@@ -242,20 +259,22 @@ def fp_dot_chain(A32: np.ndarray, B32: np.ndarray, dtype: str = "fp32", flush_su
 
 
 def fp_group_chain(A32: np.ndarray, B32: np.ndarray, dtype: str, sum_group: int,
-                   flush_subnormals: bool = False) -> np.ndarray:
+                   flush_subnormals: bool = False, raw: tuple | None = None) -> np.ndarray:
     """``C[m, n]`` (fp32 bits) of the grouped column: ``+0.0``, then for each group of ``sum_group`` rows
     ``acc = fp_sum(acc, p[kG], ..., p[kG + G - 1])`` in group order, ``p[k] = fp32(A[m, k] * B[k, n])``, one
-    rounding per group (:func:`~accelgen.golden.fp.fp_sum`; ``K`` a multiple of ``sum_group``)."""
+    rounding per group (:func:`~accelgen.golden.fp.fp_sum`; ``K`` a multiple of ``sum_group``). ``raw``: as
+    :func:`fp_dot_chain`'s."""
     M, K = A32.shape
     acc = np.zeros((M, B32.shape[1]), dtype=np.uint32)
     record = is_recording()
+    A_in, B_in = raw or (A32, B32)
     with np.errstate(all="ignore"):
         for k0 in range(0, K, sum_group):
             products = []
             for k in range(k0, k0 + sum_group):
                 p = _canonical_bits(_finish(A32[:, k, None] * B32[None, k, :], flush_subnormals))
                 if record:
-                    a, b = np.broadcast_arrays(A32[:, k, None], B32[None, k, :])
+                    a, b = np.broadcast_arrays(A_in[:, k, None], B_in[None, k, :])
                     record_mul(from_float32(a, dtype), from_float32(b, dtype), p, dtype, flush_subnormals)
                 products.append(p)
             acc = fp_sum([acc, *products], flush_subnormals)
@@ -269,15 +288,17 @@ def fp_ws_fold(A_bits: np.ndarray, W_bits: np.ndarray, dtype: str, flush_subnorm
     rows per multi-operand adder."""
     f = flush_subnormals
     A32, W32 = _f32(A_bits, dtype, f), _f32(W_bits, dtype, f)
+    raw = _unflushed(A_bits, W_bits, dtype, f)
     if sum_group > 1:
-        return fp_group_chain(A32, W32, dtype, sum_group, f)
-    return _canonical_bits(fp_dot_chain(A32, W32, dtype, f))
+        return fp_group_chain(A32, W32, dtype, sum_group, f, raw)
+    return _canonical_bits(fp_dot_chain(A32, W32, dtype, f, raw))
 
 
 def fp_os_tile(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str, flush_subnormals: bool = False) -> np.ndarray:
     """One OS tile: every PE's accumulator (fp32 bits, canonical NaN) for ``A[rows, K]``, ``B[K, cols]``."""
     f = flush_subnormals
-    return _canonical_bits(fp_dot_chain(_f32(A_bits, dtype, f), _f32(B_bits, dtype, f), dtype, f))
+    return _canonical_bits(fp_dot_chain(_f32(A_bits, dtype, f), _f32(B_bits, dtype, f), dtype, f,
+                                        _unflushed(A_bits, B_bits, dtype, f)))
 
 
 def fp_combine_folds(parts: list[np.ndarray], flush_subnormals: bool = False) -> np.ndarray:
@@ -305,20 +326,24 @@ def fp_gemm_reference(A_bits: np.ndarray, B_bits: np.ndarray, dtype: str, rows: 
         raise ValueError(f"dataflow={dataflow!r} is not allowed; allowed: {', '.join(DATAFLOWS)}")
     f = flush_subnormals
     A32, B32 = _f32(A_bits, dtype, f), _f32(B_bits, dtype, f)
+    raw = _unflushed(A_bits, B_bits, dtype, f)
     K = A32.shape[1]
     if dataflow == "os":
-        return _canonical_bits(fp_dot_chain(A32, B32, dtype, f))
+        return _canonical_bits(fp_dot_chain(A32, B32, dtype, f, raw))
     # the last fold's rows past K hold +0 weights and activations: their +0 products turn a chain's -0 into +0.
     # Only FTZ makes a -0 (a negative sum flushed); an IEEE chain from +0 is never -0, so it is the same either way.
     pad = -K % rows
-    A32 = np.concatenate([A32, np.zeros((A32.shape[0], pad), np.float32)], axis=1)
-    B32 = np.concatenate([B32, np.zeros((pad, B32.shape[1]), np.float32)], axis=0)
+    A32, B32 = _pad_k(A32, B32, pad)
+    raw = raw and _pad_k(*raw, pad)
     K += pad
+
+    def chunk(k0):
+        return raw and (raw[0][:, k0:k0 + rows], raw[1][k0:k0 + rows])
     # WS, and IS (the WS order on the transposed GEMM: the same chains, products commute)
     if sum_group > 1:
-        parts = [fp_group_chain(A32[:, k0:k0 + rows], B32[k0:k0 + rows], dtype, sum_group, f)
+        parts = [fp_group_chain(A32[:, k0:k0 + rows], B32[k0:k0 + rows], dtype, sum_group, f, chunk(k0))
                  for k0 in range(0, K, rows)]
     else:
-        parts = [_canonical_bits(fp_dot_chain(A32[:, k0:k0 + rows], B32[k0:k0 + rows], dtype, f))
+        parts = [_canonical_bits(fp_dot_chain(A32[:, k0:k0 + rows], B32[k0:k0 + rows], dtype, f, chunk(k0)))
                  for k0 in range(0, K, rows)]
     return fp_combine_folds(parts, f)

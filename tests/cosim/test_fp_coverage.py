@@ -218,3 +218,16 @@ def test_ftz_makes_negative_zero_sums_reachable(name, params):
     assert int(fp_add(np.array([tiny_pos]), np.array([tiny_neg]), flush_subnormals=True)[0]) == 0x80000000
     fam = family(name)
     assert not {"add a: -0", "add result: -0"} & set(fam.fp_unreachable(fam.validate(params)))
+
+
+def test_flushing_array_reports_the_multipliers_raw_operands():
+    """DAZ happens inside the multiplier: a flushing array's recording reports the operands as they arrive, so its
+    subnormal-operand and flush bins can be hit (they were recorded after DAZ, as zeros, and never were)."""
+    A = np.array([[0x0001, 0x3F80], [0x3F80, 0x4000]], dtype=np.uint16)          # a bf16 subnormal in A
+    B = np.array([[0x3F80, 0x8003], [0x4000, 0x3F80]], dtype=np.uint16)          # and one in B
+    for sum_group in (1, 2):
+        with recording() as rec:
+            fp_gemm_reference(A, B, "bf16", 2, "ws", True, sum_group)
+        hits = fp_coverage(rec, "bf16", ("mul",), True).hits
+        assert hits.get("mul a: subnormal", 0) > 0 and hits.get("mul b: subnormal", 0) > 0, sum_group
+        assert hits.get("mul: flush: subnormal operand", 0) > 0, sum_group

@@ -235,7 +235,7 @@ def test_mutant_truncating_adder_is_caught(tmp_path, monkeypatch):
     """A golden whose fp32 adds round toward zero (instead of to nearest even) mismatches cycle by cycle."""
     import accelgen.golden.systolic as model
 
-    def rtz_chain(A32, B32, dtype="fp32", flush_subnormals=False):
+    def rtz_chain(A32, B32, dtype="fp32", flush_subnormals=False, raw=None):
         acc = np.zeros((A32.shape[0], B32.shape[1]), dtype=np.float32)
         with np.errstate(all="ignore"):
             for k in range(A32.shape[1]):
