@@ -286,12 +286,12 @@ _PLUS_ZERO_START = ("the accumulator starts at +0.0 and x + (-x) is +0.0 (round 
                     "starts at +0.0 is never -0.0")
 
 
-def _plus_zero_start(params) -> dict[str, str]:
-    """The -0 bins of an adder whose chain starts at +0.0. Under FTZ a negative sum that is subnormal after rounding
-    becomes -0, so they are reachable there, unless the sums are of fp16 products (never subnormal)."""
+def _plus_zero_start(params, bins=("add a: -0", "add result: -0")) -> dict[str, str]:
+    """The -0 ``bins`` of an adder whose chain starts at +0.0. Under FTZ a negative sum that is subnormal after
+    rounding becomes -0, so they are reachable there, unless the sums are of fp16 products (never subnormal)."""
     if getattr(params, "flush_subnormals", False) and getattr(params, "dtype", None) != "fp16":
         return {}
-    return {"add a: -0": _PLUS_ZERO_START, "add result: -0": _PLUS_ZERO_START}
+    return dict.fromkeys(bins, _PLUS_ZERO_START)
 
 
 #: fp16 values are multiples of 2**-24, so their products are multiples of 2**-48, and so is every fp32 sum of
@@ -327,11 +327,7 @@ def systolic_fp_unreachable(params) -> dict[str, str]:
                 "sum: underflow to subnormal": _FP16_SUMS, "sum: overflow to inf": _FP16_SUMS_OVERFLOW}
     elif getattr(params, "flush_subnormals", False):
         out["sum operand: subnormal"] = "flush_subnormals: the operands are flushed products and partial sums"
-    if fp16 or not getattr(params, "flush_subnormals", False):
-        out["sum result: -0"] = ("a grouped column's partial sum starts at +0.0: a zero sum is -0 only when a negative "
-                                 "one is flushed (FTZ), and " + ("fp16 sums are never subnormal" if fp16 else
-                                                                 "subnormals are not flushed"))
-    return out
+    return out | _plus_zero_start(params, ("sum result: -0",))
 
 
 _NO_ZERO_PRODUCT = "no zero operand is multiplied, and an fp16 product of non-zeros is an exact normal fp32 number"

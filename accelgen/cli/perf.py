@@ -12,6 +12,7 @@ from rich.table import Table
 
 from .. import shipped
 from ..errors import ConfigError
+from ..golden.systolic import SUM_GROUPS
 from ..ppa.mapping import accelgen_cycles, scalesim_cycles
 from ..ppa.onnx_import import import_onnx
 from ..ppa.perf import evaluate, sparsity_sweep
@@ -110,7 +111,7 @@ def cycles_group():
               help="Register stages inside each PE's multiplier (accelgen convention).")
 @click.option("--add-stages", type=click.IntRange(0, 3), default=0, show_default=True,
               help="Register stages inside each PE's adder (accelgen convention).")
-@click.option("--sum-group", type=click.Choice(["1", "2", "4", "8"]), default="1", show_default=True,
+@click.option("--sum-group", type=click.Choice([str(g) for g in SUM_GROUPS]), default="1", show_default=True,
               help="WS/IS rows whose partial sum advances as one (a grouped fp column, TPU v4i: 4; accelgen "
                    "convention).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
