@@ -110,6 +110,10 @@ class TensorUnit(BaseModel):
     #: fp WS/IS arrays: products of this many rows summed with the partial sum by one multi-operand fp32 adder, one
     #: rounding per group (TPU v4i: four; the systolic generator's ``sum_group``)
     sum_group: Literal[1, 2, 4, 8] = 1
+    #: how the performance model schedules layers on the array: ``systolic`` (im2col GEMMs in the array's dataflow)
+    #: or ``row_stationary`` (Eyeriss: filter rows x output rows per PE set, ``mapping.row_stationary_map``; OS
+    #: arrays only, an RS PE keeping its partial sums). Either way the area and energy are the array's
+    schedule: Literal["systolic", "row_stationary"] = "systolic"
     pipeline: Pipeline = "auto"
 
     @model_validator(mode="before")
@@ -122,6 +126,9 @@ class TensorUnit(BaseModel):
         if self.weight_load == "double" and self.dataflow == "os":
             raise ValueError("weight_load: 'double' is not allowed with dataflow='os' (no stationary weights); "
                              "allowed: 'shift', or dataflow 'ws' or 'is'")
+        if self.schedule == "row_stationary" and self.dataflow != "os":
+            raise ValueError(f"schedule: 'row_stationary' is not allowed with dataflow={self.dataflow!r}; allowed: "
+                             "dataflow 'os' (a row-stationary PE keeps its partial sums), or schedule 'systolic'")
         if self.flush_subnormals and self.dtype == "int":
             raise ValueError("flush_subnormals: true is not allowed with dtype='int'; allowed with a floating-point "
                              "dtype ('fp16', 'bf16' or 'fp32')")

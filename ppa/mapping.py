@@ -22,6 +22,16 @@ Verilog (``accelgen.golden``): on shapes the two share they are equal
   stationary tile is all zero is skipped (WS/IS); in OS a stream step whose
   ``rows x 1`` A slice or ``1 x cols`` B slice is all zero is skipped. Without it
   (the default, and the generated array) every MAC is clocked, zeros included.
+* :func:`row_stationary_map` — Eyeriss's row-stationary schedule on a
+  ``rows x cols`` PE array (Chen, Emer, Sze, ISCA 2016, sect. V; Chen et al.,
+  JSSC 2017, sect. IV). A convolution's logical PE set is ``R`` filter rows x
+  ``P`` output rows; each PE runs one 1-D row convolution (``Q x S`` MACs, one
+  per cycle) for one (sample, filter, channel). A set taller than the array is
+  folded into ``ceil(R/rows)`` pieces, one wider than it into ``ceil(P/cols)``
+  strips; ``floor(rows / piece height)`` x ``floor(cols / strip width)`` pieces
+  run side by side (different filters or channels). A GEMM runs as a 1x1
+  convolution of one output row of ``M`` pixels. The on-chip traffic is the
+  array's own dataflow's (:func:`systolic_map`): only the cycles are the schedule's.
 * :func:`sigma_map` — SIGMA: Flex-DPEs of ``k`` multipliers composed into a
   Flex-DPU; the expected-value form of :mod:`accelgen.golden.flexdpe`
   (useful columns ``K_u = K (1-(1-d_T)^V)``, useful stationary values
@@ -162,6 +172,32 @@ def systolic_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, v
                            "fill_cycles": pick(np.asarray(sc.load_cycles)), "stream_cycles": pick(
                                np.asarray(sc.stream_cycles)), "drain_cycles": pick(np.asarray(sc.skew_cycles)),
                            "merge_cycles": pick(merge), "skipped_fraction": pick(np.broadcast_to(s, total.shape))})
+
+
+def row_stationary_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, **timing) -> Mapping:
+    """The row-stationary schedule's cycles (module docstring) over the traffic and actions of the array's own
+    dataflow (``timing``: as :func:`systolic_map`; K is never split over units)."""
+    mp = systolic_map(g, rows=rows, cols=cols, dataflow=dataflow, units=units, **timing)
+    conv = g.conv_r > 0
+    R, S = np.where(conv, g.conv_r, 1), np.where(conv, g.conv_s, 1)
+    P, Q = np.where(conv, g.conv_p, 1), np.where(conv, g.conv_q, g.M)
+    samples = np.where(conv, g.batch, 1)
+    channels = g.K // (R * S)
+    r_pieces = _cdiv(R, rows)
+    p_strips = _cdiv(P, cols)
+    piece_rows = _cdiv(R, r_pieces)
+    strip_cols = np.minimum(P, cols)
+    slots = (rows // piece_rows) * (cols // strip_cols)
+    jobs = samples * g.count * g.N * channels * r_pieces * p_strips
+    cycles = _cdiv(jobs, slots * units) * Q * S
+    # PEs busy in a full pass, a strip's mean width (the last strip of a P that does not divide is narrower)
+    active = np.minimum(jobs, slots * units) * R / r_pieces * P / p_strips
+    detail = {"schedule": ["row_stationary"] * len(cycles), "set_slots": slots, "active_pes": active,
+              "passes": _cdiv(jobs, slots * units), "pass_cycles": Q * S}
+    return Mapping("tensor", cycles=cycles.astype(np.int64), executed_macs=mp.executed_macs, actions=mp.actions,
+                   peak_macs_per_cycle=mp.peak_macs_per_cycle, onchip_a_reads=mp.onchip_a_reads,
+                   onchip_b_reads=mp.onchip_b_reads, onchip_psum_elems=mp.onchip_psum_elems,
+                   vector_adds=mp.vector_adds, detail=detail)
 
 
 # --------------------------------------------------------------------------- SIGMA Flex-DPEs

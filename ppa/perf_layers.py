@@ -13,7 +13,7 @@ from .arch import Arch
 from .components import (BISECTION_SHARE, FittedCompute, bisection_bits_per_cycle, dram_phy, mean_hops, model_name,
                          noc_flit_bits)
 from .estimate import _memory, compute_units, estimate, noc_ty
-from .mapping import reduction_map, sigma_map, systolic_map, tensordash_map
+from .mapping import reduction_map, row_stationary_map, sigma_map, systolic_map, tensordash_map
 from .process import technology
 from .workload import COMPUTE_TYPES, Gemms, Workload, lower
 
@@ -236,10 +236,14 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
             lanes = 0
             if c.vector_unit:
                 lanes = (c.vector_unit.lanes or tu.cols) * arch.cores
-            mp = systolic_map(sub, rows=tu.rows, cols=tu.cols, dataflow=tu.dataflow, units=tu.count * arch.cores,
-                              vector_lanes=lanes, weight_load=tu.weight_load, sum_group=tu.sum_group,
-                              skip_zeros=tu.zero_skipping == "block",
-                              **ctx.stages.get("core.tensor_units[0]", {}))
+            timing = dict(weight_load=tu.weight_load, sum_group=tu.sum_group, skip_zeros=tu.zero_skipping == "block",
+                          **ctx.stages.get("core.tensor_units[0]", {}))
+            if tu.schedule == "row_stationary":
+                mp = row_stationary_map(sub, rows=tu.rows, cols=tu.cols, dataflow=tu.dataflow,
+                                        units=tu.count * arch.cores, **timing)
+            else:
+                mp = systolic_map(sub, rows=tu.rows, cols=tu.cols, dataflow=tu.dataflow,
+                                  units=tu.count * arch.cores, vector_lanes=lanes, **timing)
             acc_bytes[idx] = tu.acc_width / 8.0
             path = "core.tensor_units[0]"
         elif ct == "sigma":

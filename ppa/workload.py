@@ -226,7 +226,9 @@ class Gemms:
     layer (groups x repeats). ``a_elems, b_elems, c_elems`` are the elements of
     the real input, weight and output tensors of the whole layer (all groups).
     Densities: ``*_d`` value, ``*_pat`` index into :data:`PATTERNS`, ``*_n``,
-    ``*_m`` (N:M), ``*_block``.
+    ``*_m`` (N:M), ``*_block``. ``conv_r, conv_s, conv_p, conv_q``: a convolution's
+    filter rows and columns and output rows and columns (0 for a GEMM layer), which
+    the im2col shape has folded into ``M`` and ``K`` and a row-stationary schedule needs.
     """
 
     names: list
@@ -251,6 +253,10 @@ class Gemms:
     b_m: np.ndarray
     a_block: np.ndarray
     b_block: np.ndarray
+    conv_r: np.ndarray
+    conv_s: np.ndarray
+    conv_p: np.ndarray
+    conv_q: np.ndarray
     batch: int
 
     @property
@@ -287,6 +293,7 @@ def lower(wl: Workload, batch: int | None = None) -> Gemms:
             a_el = b * lay.C * lay.H * lay.W * lay.count
             b_el = lay.K * (lay.C // g) * lay.R * lay.S * lay.count
             c_el = b * lay.K * p * q * lay.count
+            geom = (lay.R, lay.S, p, q)
         else:
             M = lay.M * (b if lay.batched else 1)
             N, K, count = lay.N, lay.K, lay.count
@@ -297,8 +304,9 @@ def lower(wl: Workload, batch: int | None = None) -> Gemms:
                 M = lay.M
                 a_el = M * K * count
             c_el = M * N * count
+            geom = (0, 0, 0, 0)
         rows.append((lay.name, lay.type, lay.compute, M, N, K, count, a_el, b_el, c_el,
-                     lay.a_width or wl.a_width, lay.b_width or wl.b_width, ad, bd))
+                     lay.a_width or wl.a_width, lay.b_width or wl.b_width, ad, bd, *geom))
     col = list(zip(*rows))
 
     def arr(i, dtype=np.int64):
@@ -314,7 +322,8 @@ def lower(wl: Workload, batch: int | None = None) -> Gemms:
     return Gemms(names=list(col[0]), kinds=list(col[1]), compute=list(col[2]), M=arr(3), N=arr(4), K=arr(5),
                  count=arr(6), a_elems=arr(7, float), b_elems=arr(8, float), c_elems=arr(9, float),
                  a_width=arr(10), b_width=arr(11), a_d=a_d, b_d=b_d, a_pat=a_pat, b_pat=b_pat, a_n=a_n, a_m=a_m,
-                 b_n=b_n, b_m=b_m, a_block=a_blk, b_block=b_blk, batch=b)
+                 b_n=b_n, b_m=b_m, a_block=a_blk, b_block=b_blk, conv_r=arr(14), conv_s=arr(15), conv_p=arr(16),
+                 conv_q=arr(17), batch=b)
 
 
 def zero_prob(d, pat, n, m, block, along_k, across):
