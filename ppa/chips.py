@@ -32,29 +32,21 @@ from pathlib import Path
 from .. import shipped
 from ..errors import AccelgenError, ConfigError
 from .arch import Activity, Arch, load_arch
-from .estimate import estimate
+from .estimate import dynamic_w_by_activity, estimate, walk
 from .perf import evaluate
 from .published import AreaFigure, Part, PowerFigure
 
 #: breakdown-tree names of the compute units that are not part of a "compute array" scope
 _NOT_ARRAY = ("vector_unit", "vector_regfile")
 #: performance-model energy terms -> the activity key of the components that spend them
-_ENERGY_KEYS = {"compute_j": "tensor", "vector_j": "vector", "sram_j": "memory", "dram_j": "dram"}
-
-
-def _nodes(tree: dict, mult: float = 1.0, path: str = ""):
-    """``(path relative to the chip, node, multiplier)``: a node's figures times the multiplier are its total
-    on the chip (the counts of its ancestors; its own count is already in its figures)."""
-    for c in tree.get("children", []):
-        p = f"{path}/{c['name']}" if path else c["name"]
-        yield p, c, mult
-        yield from _nodes(c, mult * c.get("count", 1), p)
+_ENERGY_KEYS = {"compute_j": "tensor", "vector_j": "vector", "sram_j": "memory", "dram_j": "dram",
+                "pe_memory_j": "pe_memory"}
 
 
 def _matching(tree: dict, patterns: list[str]) -> list[tuple[str, dict, float]]:
     """The topmost nodes whose path matches one of ``patterns`` (a match's descendants are not counted twice)."""
     out = []
-    for p, node, m in _nodes(tree):
+    for p, node, m in walk(tree):
         if any(p == q or p.startswith(q + "/") for q, _, _ in out):
             continue
         if any(fnmatch.fnmatchcase(p, pat) for pat in patterns):
@@ -68,7 +60,7 @@ def _scope_patterns(tree: dict, scope: str) -> list[str] | None:
         return None
     if scope == "core":
         return ["core"]
-    units = [p for p, n, _ in _nodes(tree) if p.startswith("core/execution_units/") and p.count("/") == 2
+    units = [p for p, n, _ in walk(tree) if p.startswith("core/execution_units/") and p.count("/") == 2
              and n["name"] not in _NOT_ARRAY]
     return units or ["core/execution_units/*"]
 
@@ -115,11 +107,7 @@ def workload_activity(arch: Arch, fig: PowerFigure, model_paths: dict | None) ->
     full = estimate(arch, model_paths=model_paths)
     t = rep.total["time_s"]
     spent = rep.total.get("energy_breakdown_j") or {}
-    full_w: dict[str, float] = {}
-    for _, node, m in _nodes(full.breakdown):
-        k = node.get("activity_key")
-        if k and not node.get("children"):
-            full_w[k] = full_w.get(k, 0.0) + node["dynamic_w"] * m
+    full_w = dynamic_w_by_activity(full.breakdown)
     act = {}
     for term, key in _ENERGY_KEYS.items():
         e = spent.get(term, 0.0)

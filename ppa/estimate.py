@@ -392,6 +392,25 @@ def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
                     compute_models=traces, warnings=msgs, inputs=arch.model_dump(mode="json"))
 
 
+def walk(tree: dict, mult: float = 1.0, path: str = ""):
+    """``(path relative to the root, node, multiplier)`` below ``tree``: a node's figures times the multiplier are
+    its total on the chip (the counts of its ancestors; its own count is already in its figures)."""
+    for c in tree.get("children", []):
+        p = f"{path}/{c['name']}" if path else c["name"]
+        yield p, c, mult
+        yield from walk(c, mult * c.get("count", 1), p)
+
+
+def dynamic_w_by_activity(tree: dict) -> dict[str, float]:
+    """Full-activity dynamic power of the chip's leaf components, summed by their activity key."""
+    out: dict[str, float] = {}
+    for _, node, m in walk(tree):
+        k = node.get("activity_key")
+        if k and not node.get("children"):
+            out[k] = out.get(k, 0.0) + node["dynamic_w"] * m
+    return out
+
+
 def flatten(tree: dict, depth: int = 0):
     """Rows ``(depth, node)`` of a breakdown tree, depth-first (for tables)."""
     yield depth, tree

@@ -12,7 +12,7 @@ from ..errors import ConfigError
 from .arch import Arch
 from .components import (BISECTION_SHARE, FittedCompute, bisection_bits_per_cycle, dram_phy, mean_hops, model_name,
                          noc_flit_bits)
-from .estimate import _memory, compute_units, estimate, noc_ty
+from .estimate import _memory, compute_units, dynamic_w_by_activity, estimate, noc_ty
 from .mapping import reduction_map, row_stationary_map, sigma_map, systolic_map, tensordash_map
 from .process import technology
 from .workload import COMPUTE_TYPES, Gemms, Workload, lower
@@ -68,6 +68,10 @@ class PerfContext:
             self.mapping_ratio = {c["component"]: c["mapping_ratio"] for c in self.est.pipelining
                                   if c["mapping"] == "relaxed"}
             self.clock_mhz = self.est.clock_mhz
+            # per-PE scratch pads are read and written as the PEs compute: their energy follows the compute
+            # units' in the ratio of the two at full activity (the estimate's rule, arch.Activity.pe_memory)
+            full = dynamic_w_by_activity(self.est.breakdown)
+            self.pe_memory_per_compute = full.get("pe_memory", 0.0) / full["tensor"] if full.get("tensor") else 0.0
             vnom = self.tech.vdd_v
             self.v_dyn = (self.est.vdd_v / vnom) ** 2
         elif arch.clock_mhz not in (None, "auto"):
@@ -313,6 +317,8 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
            "peak_macs_per_cycle": peak, "detail": det}
     if ctx.est is not None:
         e = {"compute_j": actions * e_action * 1e-12}
+        if ctx.pe_memory_per_compute:
+            e["pe_memory_j"] = e["compute_j"] * ctx.pe_memory_per_compute
         if c.vector_unit and vadds.any():
             v = c.vector_unit
             w = min(v.width, 32)
