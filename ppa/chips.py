@@ -100,24 +100,53 @@ def _area(est, fig: AreaFigure) -> dict:
             "parts": _parts(tree, fig.parts, fig.mm2, "area_mm2")}
 
 
-def workload_activity(arch: Arch, fig: PowerFigure, model_paths: dict | None) -> tuple[Activity, dict]:
-    """Activity of each component class while ``arch`` runs the figure's workload: the energy the performance
-    model spends on it over the run, over what the class spends in that time at full activity."""
-    rep = evaluate(arch, fig.workload, batch=fig.batch, model_paths=model_paths)
-    full = estimate(arch, model_paths=model_paths)
-    t = rep.total["time_s"]
-    spent = rep.total.get("energy_breakdown_j") or {}
-    full_w = dynamic_w_by_activity(full.breakdown)
+def _activity(spent: dict, full_w: dict, time_s: float) -> dict[str, float]:
+    """Each component class's activity: the energy the performance model spent on it in ``time_s``, over what the
+    class spends in that time at full activity."""
     act = {}
     for term, key in _ENERGY_KEYS.items():
         e = spent.get(term, 0.0)
-        act[key] = min(1.0, e / (full_w[key] * t)) if full_w.get(key) and t > 0 else 0.0
+        act[key] = min(1.0, e / (full_w[key] * time_s)) if full_w.get(key) and time_s > 0 else 0.0
+    return act
+
+
+def workload_activity(arch: Arch, fig: PowerFigure, model_paths: dict | None) -> tuple[Activity, dict]:
+    """Activity of each component class while ``arch`` runs the figure's workload (:func:`_activity` over the
+    run), and the run (with its ``report``, the performance model's)."""
+    rep = evaluate(arch, fig.workload, batch=fig.batch, model_paths=model_paths)
+    full_w = dynamic_w_by_activity(estimate(arch, model_paths=model_paths).breakdown)
+    t = rep.total["time_s"]
+    act = _activity(rep.total.get("energy_breakdown_j") or {}, full_w, t)
     activity = Activity(default=0.0, density=arch.density, switching=arch.switching, **act)
     run = {"workload": rep.workload, "batch": rep.batch, "time_s": t, "clock_mhz": rep.clock_mhz,
            "macs": rep.total.get("macs"), "dram_bytes": rep.total.get("dram_bytes"),
            "perf_power_w": rep.total.get("runtime_power_w"), "activity": act,
-           "utilization": rep.total.get("utilization")}
+           "utilization": rep.total.get("utilization"), "report": rep, "full_w": full_w}
     return activity, run
+
+
+def _layers(arch: Arch, fig: PowerFigure, run: dict, scope: list[str], model_paths: dict | None) -> list[dict]:
+    """Each published layer against the same layer of the run: its latency, and its power (the estimate at the
+    activity the layer alone gives each component class, over the figure's scope)."""
+    by_name = {lay["name"]: lay for lay in run["report"].layers}
+    out = []
+    for i, lf in enumerate(fig.layers):
+        if lf.name not in by_name:
+            raise ConfigError([(f"published.power.layers[{i}].name", f"{lf.name!r} is not a layer of workload "
+                                f"{run['workload']!r}; allowed: {', '.join(by_name)}")])
+        lay = by_name[lf.name]
+        row = {"name": lf.name}
+        if lf.latency_ms is not None:
+            ms = 1e3 * lay["time_s"]
+            row["latency_ms"] = {"published": lf.latency_ms, "estimate": ms, "error_pct": _err(ms, lf.latency_ms)}
+        if lf.power_w is not None:
+            act = _activity(lay.get("energy_breakdown_j") or {}, run["full_w"], lay["time_s"])
+            at = arch.model_copy(update={"activity": Activity(default=0.0, density=arch.density,
+                                                              switching=arch.switching, **act)})
+            w, _ = _total(estimate(at, model_paths=model_paths).breakdown, scope, "runtime_w")
+            row["power_w"] = {"published": lf.power_w, "estimate": w, "error_pct": _err(w, lf.power_w)}
+        out.append(row)
+    return out
 
 
 def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None, est) -> dict:
@@ -143,6 +172,11 @@ def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None, est) -> dict:
     value, paths = _total(tree, _scope_patterns(tree, fig.scope), key)
     out.update(estimate=value, error_pct=_err(value, fig.w), matched=paths, parts=_parts(tree, fig.parts, fig.w, key))
     # the run's own published figures (rate, energy per inference, off-chip traffic) beside the power they explain
+    if fig.layers:
+        out["layers"] = _layers(arch, fig, out["run"], _scope_patterns(tree, fig.scope), model_paths)
+        out["layers_source"] = fig.layers_source
+    if "run" in out:   # the report and the full-activity powers were for the figures above, not for the output
+        out["run"] = {k: v for k, v in out["run"].items() if k not in ("report", "full_w")}
     if fig.inferences_per_s is not None:
         out["run_figures"] = _rate(out["run"], fig, value)
     if fig.dram_accesses_per_mac is not None:
@@ -266,6 +300,12 @@ def table_rows(rows: list[dict], parts: bool = True) -> list[tuple[str, ...]]:
             for name, c in f.get("run_figures", {}).items() if parts else ():
                 out.append(("", "", f"  {_RUN_FIGURE_LABELS[name]}", "", "", f"{c['estimate']:.3g}",
                             f"{c['published']:.3g}", f"{c['error_pct']:+.0f}%"))
+            for lay in f.get("layers", []) if parts else ():
+                for key, label in (("latency_ms", "latency ms"), ("power_w", "power W")):
+                    if key in lay:
+                        c = lay[key]
+                        out.append(("", "", f"  {lay['name']} {label}", "", "", f"{c['estimate']:.3g}",
+                                    f"{c['published']:.3g}", f"{c['error_pct']:+.0f}%"))
             # the unmodelled blocks' shares are of the die's area: listed under the area figure
             if parts and q == "area" and r.get("unmodelled"):
                 names = ", ".join(f"{u['name']} {100 * u['share']:.0f}%" for u in r["unmodelled"])

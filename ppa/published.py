@@ -18,7 +18,8 @@ much. Each figure has
   workload may give the rate the chip ran it at (``inferences_per_s``): average
   power is energy over time, and the comparison then shows both, the performance
   model's rate and the energy per inference, so that a power error is split into
-  what the run costs and how long it takes;
+  what the run costs and how long it takes; ``layers`` gives the run's published
+  per-layer latency and power, each compared with the same layer of the run;
 * a **switching** count: how the figure's flow counted toggles. Silicon
   (``tdp``, ``measured``) switches with its glitches: ``timed``. A tool's
   average (``post_layout``, ``synthesis``) is ``zero_delay`` unless the paper
@@ -70,6 +71,21 @@ class Part(BaseModel):
         return self
 
 
+class LayerFigure(BaseModel):
+    """One layer of a workload figure's run, as published: its latency (the whole batch) and its average power."""
+
+    model_config = _STRICT
+    name: str                                         # the workload's layer name
+    latency_ms: float | None = Field(None, gt=0)
+    power_w: float | None = Field(None, gt=0)
+
+    @model_validator(mode="after")
+    def _something(self):
+        if self.latency_ms is None and self.power_w is None:
+            raise ValueError(f"layer {self.name!r}: give latency_ms, power_w or both")
+        return self
+
+
 class _Figure(BaseModel):
     """What every published figure has: the part of the chip it covers, its source and its per-component parts."""
 
@@ -99,6 +115,9 @@ class PowerFigure(_Figure):
     vdd_v: float | None = Field(None, gt=0.3, le=2.0)
     #: how the figure's flow counted toggles (module docstring); None: by kind (:data:`SWITCHING_BY_KIND`)
     switching: Literal["timed", "zero_delay"] | None = None
+    #: the run's published per-layer figures
+    layers: list[LayerFigure] = []
+    layers_source: str = ""
 
     @property
     def counted_switching(self) -> str:
@@ -122,6 +141,8 @@ class PowerFigure(_Figure):
         if self.dram_accesses_per_mac is not None and self.workload is None:
             raise ValueError("dram_accesses_per_mac is the traffic of a workload run; name the workload "
                              "(workload: NAME)")
+        if self.layers and self.workload is None:
+            raise ValueError("layers are the layers of a workload run; name the workload (workload: NAME)")
         if (self.dram_accesses_per_mac is None) != (self.dram_word_bits is None):
             raise ValueError("dram_accesses_per_mac needs dram_word_bits (the bits of one access), and only it")
         return self

@@ -13,6 +13,7 @@ from accelgen.cli import main
 from accelgen.errors import ConfigError
 from accelgen.ppa import estimate, parse_arch
 from accelgen.ppa.arch import load_arch
+from accelgen.ppa.perf import evaluate
 from accelgen.ppa.chips import (README_BEGIN, README_END, replace_readme_table, table_rows, validate_chip,
                                 validate_chips)
 
@@ -131,6 +132,35 @@ def test_published_dram_traffic_is_the_runs_accesses_per_mac(models):
     no_dram = _arch({"source": "s", "power": power}, chip={"white_space_fraction": "die"})
     with pytest.raises(ConfigError, match="dram_accesses_per_mac: the description has no off-chip memory"):
         validate_chip(no_dram, models)
+
+
+def test_published_layers_are_compared_layer_by_layer(models):
+    wl = {"name": "g", "layers": [{"name": "big", "type": "gemm", "M": 512, "N": 256, "K": 256},
+                                  {"name": "small", "type": "gemm", "M": 16, "N": 256, "K": 64}]}
+    path = Path(models["systolic"]).parent / "g3.yaml"
+    path.write_text(json.dumps(wl))
+    power = {"w": 1.0, "scope": "core", "kind": "measured", "workload": str(path), "source": "t",
+             "layers": [{"name": "big", "latency_ms": 1.0, "power_w": 0.5}, {"name": "small", "power_w": 0.4}]}
+    p = validate_chip(_arch({"source": "s", "power": power}), models)["power"]
+    big, small = p["layers"]
+    assert big["latency_ms"]["published"] == 1.0 and "latency_ms" not in small
+    assert big["latency_ms"]["error_pct"] == pytest.approx(100 * (big["latency_ms"]["estimate"] / 1.0 - 1))
+    # each layer's power is the estimate at its own activity: weighted by the layers' times they average to the run's
+    times = [r["time_s"] for r in evaluate(_arch(None), str(path), model_paths=models).layers]
+    mean = (big["power_w"]["estimate"] * times[0] + small["power_w"]["estimate"] * times[1]) / sum(times)
+    assert big["latency_ms"]["estimate"] == pytest.approx(1e3 * times[0])
+    assert mean == pytest.approx(p["estimate"], rel=1e-6)
+    assert big["power_w"]["estimate"] != pytest.approx(small["power_w"]["estimate"])
+    labels = [r[2] for r in table_rows([{"power": p, "chip": "c", "node_nm": 45}])]
+    assert labels[-3:] == ["  big latency ms", "  big power W", "  small power W"]
+    json.dumps(p)   # the run's report does not leak into the output
+    bad = {**power, "layers": [{"name": "conv9", "latency_ms": 1.0}]}
+    with pytest.raises(ConfigError, match=r"layers\[0\]\.name: 'conv9' is not a layer of workload 'g'; allowed: big"):
+        validate_chip(_arch({"source": "s", "power": bad}), models)
+    with pytest.raises(ConfigError, match="give latency_ms, power_w or both"):
+        _arch({"source": "s", "power": {**power, "layers": [{"name": "big"}]}})
+    with pytest.raises(ConfigError, match="layers are the layers of a workload run"):
+        _arch({"source": "s", "power": {**{k: v for k, v in power.items() if k != "workload"}, "kind": "post_layout"}})
 
 
 def test_post_layout_power_counts_switching_without_glitches(models):
