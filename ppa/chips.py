@@ -110,9 +110,9 @@ def _activity(spent: dict, full_w: dict, time_s: float) -> dict[str, float]:
     return act
 
 
-def workload_activity(arch: Arch, fig: PowerFigure, model_paths: dict | None) -> tuple[Activity, dict]:
-    """Activity of each component class while ``arch`` runs the figure's workload (:func:`_activity` over the
-    run), and the run (with its ``report``, the performance model's)."""
+def _workload_run(arch: Arch, fig: PowerFigure, model_paths: dict | None):
+    """The performance model's run of the figure's workload, the full-activity power of each component class, the
+    activity the run gives each class (:func:`_activity`), and the run's summary."""
     rep = evaluate(arch, fig.workload, batch=fig.batch, model_paths=model_paths)
     full_w = dynamic_w_by_activity(estimate(arch, model_paths=model_paths).breakdown)
     t = rep.total["time_s"]
@@ -121,26 +121,33 @@ def workload_activity(arch: Arch, fig: PowerFigure, model_paths: dict | None) ->
     run = {"workload": rep.workload, "batch": rep.batch, "time_s": t, "clock_mhz": rep.clock_mhz,
            "macs": rep.total.get("macs"), "dram_bytes": rep.total.get("dram_bytes"),
            "perf_power_w": rep.total.get("runtime_power_w"), "activity": act,
-           "utilization": rep.total.get("utilization"), "report": rep, "full_w": full_w}
+           "utilization": rep.total.get("utilization")}
+    return rep, full_w, activity, run
+
+
+def workload_activity(arch: Arch, fig: PowerFigure, model_paths: dict | None) -> tuple[Activity, dict]:
+    """Activity of each component class while ``arch`` runs the figure's workload, and the run's summary."""
+    _, _, activity, run = _workload_run(arch, fig, model_paths)
     return activity, run
 
 
-def _layers(arch: Arch, fig: PowerFigure, run: dict, scope: list[str], model_paths: dict | None) -> list[dict]:
-    """Each published layer against the same layer of the run: its latency, and its power (the estimate at the
-    activity the layer alone gives each component class, over the figure's scope)."""
-    by_name = {lay["name"]: lay for lay in run["report"].layers}
+def _layers(arch: Arch, fig: PowerFigure, rep, full_w: dict, scope: list[str], model_paths: dict | None
+            ) -> list[dict]:
+    """Each published layer against the same layer of the run ``rep``: its latency, and its power (the estimate at
+    the activity the layer alone gives each component class, over the figure's scope)."""
+    by_name = {lay["name"]: lay for lay in rep.layers}
     out = []
     for i, lf in enumerate(fig.layers):
         if lf.name not in by_name:
             raise ConfigError([(f"published.power.layers[{i}].name", f"{lf.name!r} is not a layer of workload "
-                                f"{run['workload']!r}; allowed: {', '.join(by_name)}")])
+                                f"{rep.workload!r}; allowed: {', '.join(by_name)}")])
         lay = by_name[lf.name]
         row = {"name": lf.name}
         if lf.latency_ms is not None:
             ms = 1e3 * lay["time_s"]
             row["latency_ms"] = {"published": lf.latency_ms, "estimate": ms, "error_pct": _err(ms, lf.latency_ms)}
         if lf.power_w is not None:
-            act = _activity(lay.get("energy_breakdown_j") or {}, run["full_w"], lay["time_s"])
+            act = _activity(lay.get("energy_breakdown_j") or {}, full_w, lay["time_s"])
             at = arch.model_copy(update={"activity": Activity(default=0.0, density=arch.density,
                                                               switching=arch.switching, **act)})
             w, _ = _total(estimate(at, model_paths=model_paths).breakdown, scope, "runtime_w")
@@ -163,7 +170,7 @@ def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None, est) -> dict:
     out["switching"] = fig.counted_switching
     key = "tdp_w"
     if fig.workload is not None:
-        activity, out["run"] = workload_activity(arch, fig, model_paths)
+        rep, full_w, activity, out["run"] = _workload_run(arch, fig, model_paths)
         arch = arch.model_copy(update={"activity": activity})
         key = "runtime_w"
     if at or switched or fig.workload is not None:
@@ -171,12 +178,11 @@ def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None, est) -> dict:
     tree = est.breakdown
     value, paths = _total(tree, _scope_patterns(tree, fig.scope), key)
     out.update(estimate=value, error_pct=_err(value, fig.w), matched=paths, parts=_parts(tree, fig.parts, fig.w, key))
-    # the run's own published figures (rate, energy per inference, off-chip traffic) beside the power they explain
+    # the run's own published figures (layers, rate, energy per inference, off-chip traffic) beside the power they
+    # explain
     if fig.layers:
-        out["layers"] = _layers(arch, fig, out["run"], _scope_patterns(tree, fig.scope), model_paths)
+        out["layers"] = _layers(arch, fig, rep, full_w, _scope_patterns(tree, fig.scope), model_paths)
         out["layers_source"] = fig.layers_source
-    if "run" in out:   # the report and the full-activity powers were for the figures above, not for the output
-        out["run"] = {k: v for k, v in out["run"].items() if k not in ("report", "full_w")}
     if fig.inferences_per_s is not None:
         out["run_figures"] = _rate(out["run"], fig, value)
     if fig.dram_accesses_per_mac is not None:
