@@ -129,6 +129,9 @@ class TensorUnit(BaseModel):
         if self.schedule == "row_stationary" and self.dataflow != "os":
             raise ValueError(f"schedule: 'row_stationary' is not allowed with dataflow={self.dataflow!r}; allowed: "
                              "dataflow 'os' (a row-stationary PE keeps its partial sums), or schedule 'systolic'")
+        if self.schedule == "row_stationary" and self.zero_skipping != "none":
+            raise ValueError("schedule: 'row_stationary' is not allowed with zero_skipping='block' (the schedule "
+                             "clocks every MAC); allowed: zero_skipping 'none', or schedule 'systolic'")
         if self.flush_subnormals and self.dtype == "int":
             raise ValueError("flush_subnormals: true is not allowed with dtype='int'; allowed with a floating-point "
                              "dtype ('fp16', 'bf16' or 'fp32')")

@@ -56,6 +56,9 @@ def test_import_ppa_leaves_amaranth_out():
      r"core\.tensor_units\[0\].*weight_load: 'double' is not allowed with dataflow='os'"),
     ({"core": {"tensor_units": [{"rows": 4, "cols": 4, "dataflow": "ws", "schedule": "row_stationary"}]}},
      r"core\.tensor_units\[0\].*schedule: 'row_stationary' is not allowed with dataflow='ws'; allowed: dataflow 'os'"),
+    ({"core": {"tensor_units": [{"rows": 4, "cols": 4, "dataflow": "os", "schedule": "row_stationary",
+                                 "zero_skipping": "block"}]}},
+     r"core\.tensor_units\[0\].*schedule: 'row_stationary' is not allowed with zero_skipping='block'"),
 ])
 def test_validation_errors_name_the_field(patch, match):
     with pytest.raises(ConfigError, match=match):
