@@ -36,6 +36,19 @@ from accelgen.ppa.relaxed import FILE, TARGETS  # noqa: E402
 TARGETS_MHZ = (1000.0, 200.0)
 #: the relaxed target the estimator's ratios are measured at
 RELAXED_MHZ = 200.0
+def _td_points(depth: int, dtype: str) -> list[dict]:
+    """A TensorDash tile (depth 4) or its dense baseline (depth 1): 4 x 4, and the (0, 3) and (1, 1) stages."""
+    tile = {"lanes": 4, "depth": depth, "dtype": dtype, **({"pattern": "default"} if depth > 1 else {})}
+    return [{"rows": 4, **tile}, {"rows": 2, **tile, "mul_stages": 0, "add_stages": 3},
+            {"rows": 1, **tile, "mul_stages": 1, "add_stages": 1}]
+
+
+def _reduction_points(n_staged: int) -> list[dict]:
+    """An integer reduction network: 8 inputs of 8 bits, 32 of 16 bits, and ``n_staged`` of 8 bits with one stage."""
+    return [{"n": 8, "width": 8, "signed": True}, {"n": 32, "width": 16, "signed": True},
+            {"n": n_staged, "width": 8, "signed": True, "add_stages": 1}]
+
+
 #: per model (sweep name): representative training points, the shipped chips' configurations among them
 POINTS = {
     "mac": [{"a_width": 8, "b_width": 8, "input_reg": True},
@@ -85,6 +98,21 @@ POINTS = {
     "tensordash_tile-dense": [{"rows": 4, "lanes": 4, "depth": 1, "a_width": 8},
                               {"rows": 2, "lanes": 4, "depth": 1, "a_width": 8},
                               {"rows": 1, "lanes": 8, "depth": 1, "a_width": 8}],
+    # the tensordash chip's fp16 tiles and the tensordash-overhead study's fp16 / bf16 pairs
+    "tensordash_tile-fp16": _td_points(4, "fp16"),
+    "tensordash_tile-bf16": _td_points(4, "bf16"),
+    "tensordash_tile-dense_fp16": _td_points(1, "fp16"),
+    "tensordash_tile-dense_bf16": _td_points(1, "bf16"),
+    # the integer reduction networks and the Benes network (SIGMA-style and NeuroMeter reduction-tree units)
+    "fan": _reduction_points(32),
+    "art": _reduction_points(32),
+    "adder_tree": _reduction_points(32),
+    "linear_reduction": _reduction_points(16),
+    "fan_linear": [{"n": 8, "width": 8, "signed": True, "stage_adders": 1},
+                   {"n": 16, "width": 16, "signed": True, "stage_adders": 3},
+                   {"n": 16, "width": 8, "signed": True, "stage_adders": 3, "add_stages": 1}],
+    "benes": [{"n": 8, "width": 16, "pipeline_every": 0}, {"n": 32, "width": 16, "pipeline_every": 0},
+              {"n": 16, "width": 32, "pipeline_every": 1}],
 }
 
 
@@ -105,6 +133,10 @@ CURVE_POINTS = {
     "tensordash_tile": POINTS["tensordash_tile"][0],
     "tensordash_tile-dense": POINTS["tensordash_tile-dense"][0],
     "systolic-bf16@sum_group=4": POINTS["systolic-bf16@sum_group=4"][0],
+    # the tensordash chip's (0, 3) stages
+    **{name: POINTS[name][1] for name in ("tensordash_tile-fp16", "tensordash_tile-bf16",
+                                          "tensordash_tile-dense_fp16", "tensordash_tile-dense_bf16")},
+    **{name: POINTS[name][1] for name in ("fan", "art", "adder_tree", "linear_reduction", "fan_linear", "benes")},
 }
 CURVE_MHZ = (800.0, 500.0, 333.0, 250.0)
 
