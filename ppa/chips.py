@@ -110,6 +110,11 @@ def _activity(spent: dict, full_w: dict, time_s: float) -> dict[str, float]:
     return act
 
 
+def _at_activity(arch: Arch, act: dict[str, float]) -> Activity:
+    """``arch``'s activity with the run's per-class ``act`` (every other class idle), its density and switching."""
+    return Activity(default=0.0, density=arch.density, switching=arch.switching, **act)
+
+
 def _workload_run(arch: Arch, fig: PowerFigure, model_paths: dict | None):
     """The performance model's run of the figure's workload, the full-activity power of each component class, the
     activity the run gives each class (:func:`_activity`), and the run's summary."""
@@ -117,7 +122,7 @@ def _workload_run(arch: Arch, fig: PowerFigure, model_paths: dict | None):
     full_w = dynamic_w_by_activity(estimate(arch, model_paths=model_paths).breakdown)
     t = rep.total["time_s"]
     act = _activity(rep.total.get("energy_breakdown_j") or {}, full_w, t)
-    activity = Activity(default=0.0, density=arch.density, switching=arch.switching, **act)
+    activity = _at_activity(arch, act)
     run = {"workload": rep.workload, "batch": rep.batch, "time_s": t, "clock_mhz": rep.clock_mhz,
            "macs": rep.total.get("macs"), "dram_bytes": rep.total.get("dram_bytes"),
            "perf_power_w": rep.total.get("runtime_power_w"), "activity": act,
@@ -148,8 +153,7 @@ def _layers(arch: Arch, fig: PowerFigure, rep, full_w: dict, scope: list[str], m
             row["latency_ms"] = {"published": lf.latency_ms, "estimate": ms, "error_pct": _err(ms, lf.latency_ms)}
         if lf.power_w is not None:
             act = _activity(lay.get("energy_breakdown_j") or {}, full_w, lay["time_s"])
-            at = arch.model_copy(update={"activity": Activity(default=0.0, density=arch.density,
-                                                              switching=arch.switching, **act)})
+            at = arch.model_copy(update={"activity": _at_activity(arch, act)})
             w, _ = _total(estimate(at, model_paths=model_paths).breakdown, scope, "runtime_w")
             row["power_w"] = {"published": lf.power_w, "estimate": w, "error_pct": _err(w, lf.power_w)}
         out.append(row)
