@@ -114,7 +114,7 @@ def test_factors_follow_their_definitions():
     assert s.logic_area == pytest.approx(57 * 240 / (190 * 1400), rel=1e-12)
     assert s.sram_area == pytest.approx(0.027 / 0.346, rel=1e-12)
     assert s.delay == pytest.approx(n.fo4_ps / r.fo4_ps, rel=1e-12)
-    assert s.energy == pytest.approx(57 * 0.7 ** 2 / (190 * 1.1 ** 2), rel=1e-12)
+    assert s.energy == pytest.approx(57 * 0.75 ** 2 / (190 * 1.1 ** 2), rel=1e-12)   # N7 library corner 0.75 V
     assert s.leakage is None
     s65 = scaling(65)
     assert s65.leakage == pytest.approx(196 * 1.1 * 2100 / (280 * 1.1 * 1400), rel=1e-12)

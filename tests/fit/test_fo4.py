@@ -69,3 +69,16 @@ def test_model_tech_takes_the_dataset_library_fo4_and_requires_it_for_a_user_lib
         model_tech(pd.DataFrame({"library": ["my.lib"]}), node_nm=180)
     user = model_tech(pd.DataFrame({"library": ["my.lib"], "library_fo4_ps": [99.2]}), node_nm=180)
     assert user["fo4_ps"] == {"library": 99.2, "node": pytest.approx(node(180).fo4_ps, abs=1e-3)}
+
+
+def test_every_shipped_model_carries_the_node_tables_scaling():
+    # a model file keeps the scaling table it was written with; an edit of accelgen/data/nodes.yaml must be carried
+    # into every shipped model (refit, or its tech.scaling rewritten), or estimates would mix two node tables
+    from accelgen.fit.model import shipped_families
+    from accelgen.nodes import model_scaling
+    for name in shipped_families():
+        tech = load_model(name).tech
+        table = model_scaling(float(tech["node_nm"]))
+        assert set(tech["scaling"]) == set(table), name
+        for n, factors in table.items():
+            assert tech["scaling"][n] == pytest.approx(factors, rel=1e-9), (name, n)
