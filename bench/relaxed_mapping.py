@@ -113,6 +113,14 @@ POINTS = {
                    {"n": 16, "width": 8, "signed": True, "stage_adders": 3, "add_stages": 1}],
     "benes": [{"n": 8, "width": 16, "pipeline_every": 0}, {"n": 32, "width": 16, "pipeline_every": 0},
               {"n": 16, "width": 32, "pipeline_every": 1}],
+    # a description's single TensorDash PEs (`tensordash` with rows = cols = 1), each with its own scheduler
+    "tensordash_pe": [{"lanes": 4, "depth": 4, "a_width": 8, "pattern": "default"},
+                      {"lanes": 8, "depth": 2, "a_width": 8, "pattern": "default"},
+                      {"lanes": 4, "depth": 4, "a_width": 8, "pattern": "default", "mul_stages": 1, "add_stages": 1}],
+    "tensordash_pe-fp16": [{"lanes": 4, "depth": 4, "pattern": "default", "dtype": "fp16"},
+                           {"lanes": 4, "depth": 4, "pattern": "default", "dtype": "fp16", "mul_stages": 0,
+                            "add_stages": 3},
+                           {"lanes": 8, "depth": 3, "pattern": "default", "dtype": "fp16"}],
 }
 
 
@@ -137,6 +145,8 @@ CURVE_POINTS = {
     **{name: POINTS[name][1] for name in ("tensordash_tile-fp16", "tensordash_tile-bf16",
                                           "tensordash_tile-dense_fp16", "tensordash_tile-dense_bf16")},
     **{name: POINTS[name][1] for name in ("fan", "art", "adder_tree", "linear_reduction", "fan_linear", "benes")},
+    "tensordash_pe": POINTS["tensordash_pe"][0],
+    "tensordash_pe-fp16": POINTS["tensordash_pe-fp16"][1],
 }
 CURVE_MHZ = (800.0, 500.0, 333.0, 250.0)
 
