@@ -37,7 +37,9 @@ Derived factors (:func:`scaling`, node N against reference R; each is the ratio 
 
 At the reference node every factor is 1 by construction. The reference's ``vdd_v`` is the
 library's 1.1 V corner (energies were fitted there) while its FO4 is taken at the ITRS HP 1.0 V
-the delay polynomial is fitted to: the delay factors compare nominal supplies.
+the delay polynomial is fitted to: the delay factors compare nominal supplies. The foundry nodes
+whose standard-cell libraries were read (28, 16, 7 nm: TSMC's typical corners, 0.9, 0.8, 0.75 V)
+take that corner as ``vdd_v`` the same way, their FO4 staying at the device model's nominal.
 
 The ``delay`` factor compares nodes. A fitted model's delays were measured in a cell library whose
 own FO4 (:mod:`accelgen.fit.fo4`; NanGate45: 21.7 ps) need not be its node's (12.5 ps at 45 nm), so
