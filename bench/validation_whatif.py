@@ -1,0 +1,146 @@
+"""How far the unsourced or unconfirmed choices behind `accelgen validate-chips` move its errors (issue 21).
+
+    python bench/validation_whatif.py [SCENARIO ...]
+
+Each scenario changes one thing that no source read here settles, re-runs every shipped chip's validation and
+prints the area and power errors beside the shipped ones. Nothing here changes the estimator or a description:
+the scenarios are what-ifs, for deciding which source to look for next.
+
+* ``library-28nm``: the 28 nm node as TSMC's 28HPC+ standard-cell library names it (``tcbn28hpcplusbwp30p140``
+  under a ``9-track`` directory: a 140 nm poly pitch and 9 tracks, where the node table has the process's 117 nm
+  CPP from WikiChip and an assumed 10 tracks). Which 28 nm library TPU v1 and SIGMA used is not published.
+* ``ports-128B``: every memory whose port is wider than 128 B (the widest block of the SRAM model's CACTI 7
+  calibration grid) described as parallel 128 B slices of it, each its share of the capacity and bandwidth, as
+  wide words are built of several macros. The TPUs' memories (256-1024 B ports) and DianNao's synapse buffer
+  (512 B) are the extrapolated ones.
+* ``diannao-sb-16``: DianNao's synapse buffer as 16 banks of 2 KB with 32 B ports, one per NFU row (its bank
+  count is not in the abstract; the description has one 32 KB memory with a 512 B port).
+
+The node-table scenario edits the loaded table in this process only (``accelgen.nodes``' cached loader) and
+scales the fitted models with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import warnings
+
+import yaml
+
+import accelgen.fit.model as fit_model
+from accelgen import nodes, shipped
+from accelgen.ppa import process
+from accelgen.ppa.arch import parse_arch
+from accelgen.ppa.chips import summary, validate_chip
+
+#: the widest block of the SRAM model's calibration grid (ppa/data/cacti7_reference.csv)
+CALIBRATED_BLOCK_BYTES = 128
+
+
+def _chips() -> dict[str, dict]:
+    return {name: yaml.safe_load(shipped.path("chips", name).read_text()) for name in shipped.names("chips")}
+
+
+def _rows(descriptions: dict[str, dict]) -> dict[str, dict]:
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, d in descriptions.items():
+            if "area" in d.get("published", {}) and "power" in d.get("published", {}):
+                out[name] = validate_chip(parse_arch(copy.deepcopy(d)))
+    return out
+
+
+@contextlib.contextmanager
+def _node_table(edit):
+    """The node table with ``edit(raw)`` applied, for the estimates made inside (models scaled by it too)."""
+    raw_loader, tech_factor = nodes._raw, fit_model.tech_factor
+
+    def edited():
+        raw = copy.deepcopy(raw_loader())
+        edit(raw)
+        return raw
+
+    def live(tech, node_nm, quantity):
+        return tech_factor({**tech, "scaling": nodes.model_scaling(float(tech.get("node_nm", 45)))}, node_nm, quantity)
+
+    def clear():
+        for cached in (nodes.node_table, nodes.sources, process._table):
+            cached.cache_clear()
+
+    nodes._raw, fit_model.tech_factor = edited, live
+    clear()
+    try:
+        yield
+    finally:
+        nodes._raw, fit_model.tech_factor = raw_loader, tech_factor
+        clear()
+
+
+def _library_28nm(raw: dict) -> None:
+    entry = raw["nodes"][28]
+    entry["cpp_nm"] = {"value": 140, "kind": "published", "source": "tsmclib"}
+    entry["track_height"] = {"value": 9, "kind": "published", "source": "tsmclib"}
+
+
+def _sliced_ports(descriptions: dict[str, dict]) -> dict[str, dict]:
+    out = copy.deepcopy(descriptions)
+    for d in out.values():
+        for m in d.get("core", {}).get("memories", []):
+            block = m.get("block_bytes", 64)
+            if block > CALIBRATED_BLOCK_BYTES and m.get("level") != "pe":
+                n = block // CALIBRATED_BLOCK_BYTES
+                m.update(capacity_bytes=m["capacity_bytes"] // n, block_bytes=CALIBRATED_BLOCK_BYTES,
+                         count=m.get("count", 1) * n)
+                if "bandwidth_gbps" in m:
+                    m["bandwidth_gbps"] = m["bandwidth_gbps"] / n
+    return out
+
+
+def _diannao_sb(descriptions: dict[str, dict]) -> dict[str, dict]:
+    out = copy.deepcopy(descriptions)
+    mems = out["diannao"]["core"]["memories"]
+    i = next(k for k, m in enumerate(mems) if m["name"] == "sb")
+    mems[i] = {"name": "sb", "capacity_bytes": 2048, "block_bytes": 32, "banks": 1, "count": 16}
+    return out
+
+
+def run(name: str, chips: dict[str, dict]) -> dict[str, dict]:
+    if name == "library-28nm":
+        with _node_table(_library_28nm):
+            return _rows(chips)
+    if name == "ports-128B":
+        return _rows(_sliced_ports(chips))
+    return _rows(_diannao_sb(chips))
+
+
+SCENARIOS = ("library-28nm", "ports-128B", "diannao-sb-16")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("scenarios", nargs="*", help=f"any of {', '.join(SCENARIOS)} (default: all)")
+    args = ap.parse_args(argv)
+    unknown = [n for n in args.scenarios if n not in SCENARIOS]
+    if unknown:
+        ap.error(f"scenario: {unknown[0]!r} is not allowed; allowed: {', '.join(SCENARIOS)}")
+    chips = _chips()
+    base = _rows(chips)
+    for name in args.scenarios or SCENARIOS:
+        rows = run(name, chips)
+        print(f"\n{name}: area / power error, shipped -> scenario")
+        for chip, r in rows.items():
+            b = base[chip]
+            print(f"  {chip:15s} area {b['area']['error_pct']:+5.0f} -> {r['area']['error_pct']:+5.0f}%   "
+                  f"power {b['power']['error_pct']:+5.0f} -> {r['power']['error_pct']:+5.0f}%")
+        s0, s1 = summary(list(base.values())), summary(list(rows.values()))
+        means = [f"{q} {s0[q]['mean_abs_error_pct']:.1f} -> {s1[q]['mean_abs_error_pct']:.1f}%"
+                 for q in ("area", "power")]
+        print(f"  mean |error|: {', '.join(means)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
