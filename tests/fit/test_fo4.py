@@ -8,9 +8,9 @@ from accelgen.fit.api import model_tech
 from accelgen.fit.fo4 import fo4_ps, library_fo4_ps
 from accelgen.fit.liberty import load_cells
 from accelgen.fit.mapped import default_liberty
-from accelgen.fit.model import load_model, tech_factor
+from accelgen.fit.model import load_model, shipped_families, tech_factor
 from accelgen.fit.sta import Arc, CellTiming, Table, TimingLibrary
-from accelgen.nodes import node, scaling
+from accelgen.nodes import model_scaling, node, scaling
 
 
 def _library(*cells: CellTiming) -> TimingLibrary:
@@ -74,8 +74,6 @@ def test_model_tech_takes_the_dataset_library_fo4_and_requires_it_for_a_user_lib
 def test_every_shipped_model_carries_the_node_tables_scaling():
     # a model file keeps the scaling table it was written with; an edit of accelgen/data/nodes.yaml must be carried
     # into every shipped model (refit, or its tech.scaling rewritten), or estimates would mix two node tables
-    from accelgen.fit.model import shipped_families
-    from accelgen.nodes import model_scaling
     for name in shipped_families():
         tech = load_model(name).tech
         table = model_scaling(float(tech["node_nm"]))

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from accelgen.cli import main
+from accelgen.fit.model import shipped_families
 from accelgen.ppa import estimate, relaxed
 from accelgen.ppa.perf import evaluate
 
@@ -145,7 +146,6 @@ def test_every_shipped_model_a_description_can_use_has_ratios():
     """A unit without measured ratios keeps its 1 GHz netlist whatever its clock, so every shipped model a description
     can instantiate has them (bench/relaxed_mapping.py). The TensorDash scheduler is costed inside the PE and tile
     models; no description unit is a scheduler alone."""
-    from accelgen.fit.model import shipped_families
     relaxed._table.cache_clear()
     missing = {name for name in shipped_families() if relaxed.measured(name) is None}
     assert missing == {"tensordash_sched"}
