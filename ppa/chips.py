@@ -239,7 +239,8 @@ def validate_chip(arch: Arch, model_paths: dict | None = None) -> dict:
     if pub.power:
         row["power"] = _power(arch, pub.power, model_paths, est)
     row["unmodelled"] = [u.model_dump() for u in pub.unmodelled]
-    row["unmodelled_share"] = sum(u.share for u in pub.unmodelled)
+    # the published shares only: a block without one is listed, not counted
+    row["unmodelled_share"] = sum(u.share for u in pub.unmodelled if u.share is not None)
     return row
 
 
@@ -318,9 +319,12 @@ def table_rows(rows: list[dict], parts: bool = True) -> list[tuple[str, ...]]:
                                     f"{c['published']:.3g}", f"{c['error_pct']:+.0f}%"))
             # the unmodelled blocks' shares are of the die's area: listed under the area figure
             if parts and q == "area" and r.get("unmodelled"):
-                names = ", ".join(f"{u['name']} {100 * u['share']:.0f}%" for u in r["unmodelled"])
-                out.append(("", "", "  not modelled (share of the area)", "", "", "",
-                            f"{100 * r['unmodelled_share']:.0f}%", names))
+                names = ", ".join(u["name"] + (f" {100 * u['share']:.0f}%" if u["share"] is not None else "")
+                                  for u in r["unmodelled"])
+                unknown = any(u["share"] is None for u in r["unmodelled"])
+                known = f"{100 * r['unmodelled_share']:.0f}%" if r["unmodelled_share"] else ""
+                share = (f"{known} + ?" if known else "not published") if unknown else known
+                out.append(("", "", "  not modelled (share of the area)", "", "", "", share, names))
     return out
 
 

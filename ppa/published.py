@@ -149,11 +149,12 @@ class PowerFigure(_Figure):
 
 
 class Unmodelled(BaseModel):
-    """A block of the real die that the description does not model, with its published share of the area."""
+    """A block of the real die that the description does not model, with its published share of the area (``None``:
+    the block is known to be there, its share is not published)."""
 
     model_config = _STRICT
     name: str
-    share: float = Field(gt=0, lt=1)
+    share: float | None = Field(default=None, gt=0, lt=1)
     source: str
 
 

@@ -79,6 +79,21 @@ def test_white_space_rule_and_chip_scope(models):
     assert phy["published"] == 2.0 and phy["matched"] == ["io/ddr4_phy"]
 
 
+def test_unmodelled_blocks_with_and_without_a_published_share(models):
+    """A block known to be on the die is listed even when its share is not published; only published shares add up."""
+    area = {"mm2": 100.0, "scope": "chip", "kind": "die", "source": "t"}
+    both = [{"name": "links", "share": 0.05, "source": "u"}, {"name": "codec", "source": "v"}]
+    row = validate_chip(_arch({"source": "s", "area": area, "unmodelled": both}), models)
+    assert row["unmodelled_share"] == pytest.approx(0.05) and row["unmodelled"][1]["share"] is None
+    listed = [t for t in table_rows([row]) if "not modelled" in t[2]]
+    assert listed == [("", "", "  not modelled (share of the area)", "", "", "", "5% + ?", "links 5%, codec")]
+    only = validate_chip(_arch({"source": "s", "area": area, "unmodelled": both[1:]}), models)
+    assert only["unmodelled_share"] == 0 and [t[6] for t in table_rows([only]) if "not modelled" in t[2]] == [
+        "not published"]
+    with pytest.raises(ConfigError, match="share"):
+        _arch({"source": "s", "area": area, "unmodelled": [{"name": "x", "share": 1.5, "source": "w"}]})
+
+
 def test_every_shipped_die_uses_the_one_white_space_rule():
     for name in shipped.names("chips"):
         ws = load_arch(shipped.path("chips", name)).chip.white_space_fraction
