@@ -110,14 +110,18 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
         params = {"rows": tu.rows, "cols": tu.cols, "dataflow": "ws" if tu.dataflow == "is" else tu.dataflow,
                   "a_width": tu.a_width, "b_width": tu.b_width, "acc_width": tu.acc_width,
                   "weight_load": tu.weight_load}
+        grouped = {}
         if tu.dtype != "int":   # the fp models' inputs (the int array has no subnormals to flush, no fp adders)
             params["flush_subnormals"] = tu.flush_subnormals
             if tu.sum_group > 1:
                 params["sum_group"] = tu.sum_group
+                # the generator builds grouped rows unpipelined (rtl.systolic), and only those were measured
+                grouped = {"max_stages": (0, 0), "max_stages_reason": f"sum_group {tu.sum_group}: grouped rows are "
+                           "built unpipelined (the systolic generator's limit; the model measured no other)"}
         units.append(Unit(f"{base}.tensor_units[{i}]", f"tensor_unit{i}", "systolic", params, tu.dtype, tu.pipeline,
                           count=tu.count, actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
                           edge_bits=max(tu.cols * tu.a_width, tu.rows * tu.b_width), functional_units=tu.count,
-                          extra={"interconnect": tu.interconnect}))
+                          extra={"interconnect": tu.interconnect}, **grouped))
     for i, rt in enumerate(core.reduction_trees):
         units.append(Unit(f"{base}.reduction_trees[{i}]", f"reduction_tree{i}", _REDUCTION_FAMILY[rt.kind],
                           {"n": rt.inputs, "width": rt.width},

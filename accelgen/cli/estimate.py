@@ -54,9 +54,11 @@ def estimate_cmd(arch_path, as_json, plot_path, models):
         r = c.get("mapping_ratio") or {}
         mapped = (f"; mapped at the clock's slack: area x{r['area_um2']:.2f}, energy x{r['energy_pj']:.2f}, "
                   f"zero-delay energy x{r['energy_zero_delay_pj']:.2f} against 1 GHz") if r else ""
+        # a unit that misses the clock has its note among the warnings already
+        why = f"; {c['note']}" if c.get("note") and c["meets_clock"] is not False else ""
         click.echo(f"  {c['component']}: mul_stages {c['mul_stages']}, add_stages {c['add_stages']} ({c['mode']}; "
                    f"delay {c['delay_ns']:.3f} ns{meets}; +{c['latency_cycles']} cycles latency, "
-                   f"{c['area_um2_cost']:+.0f} um^2 and {c['energy_pj_cost']:+.3g} pJ/op per instance{mapped})")
+                   f"{c['area_um2_cost']:+.0f} um^2 and {c['energy_pj_cost']:+.3g} pJ/op per instance{mapped}{why})")
     for t in est.compute_models:
         err = ", ".join(f"{k} {v.get('mape_pct', float('nan')):.1f}%" for k, v in t["heldout_error"].items())
         click.echo(f"  {t['component']}: {t['model_file']} (held-out MAPE: {err})")
