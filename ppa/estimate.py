@@ -115,9 +115,9 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
             params["flush_subnormals"] = tu.flush_subnormals
             if tu.sum_group > 1:
                 params["sum_group"] = tu.sum_group
-                # the generator builds grouped rows unpipelined (rtl.systolic), and only those were measured
-                grouped = {"max_stages": (0, 0), "max_stages_reason": f"sum_group {tu.sum_group}: grouped rows are "
-                           "built unpipelined (the systolic generator's limit; the model measured no other)"}
+                # the fitted model measured grouped rows unpipelined only (fit/sweeps/systolic-bf16.yaml)
+                grouped = {"max_stages": (0, 0), "max_stages_reason": f"sum_group {tu.sum_group}: the fitted model "
+                           "measured grouped rows unpipelined only"}
         units.append(Unit(f"{base}.tensor_units[{i}]", f"tensor_unit{i}", "systolic", params, tu.dtype, tu.pipeline,
                           count=tu.count, actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
                           edge_bits=max(tu.cols * tu.a_width, tu.rows * tu.b_width), functional_units=tu.count,

@@ -53,8 +53,8 @@ class Unit:
     functional_units: int = 1        # what it counts for the vector register file's default ports
     extra: dict = field(default_factory=dict)   # breakdown params that are not model inputs
     variant: str = ""                # hardware variant of the family with its own model (model_name)
-    #: the most (mul_stages, add_stages) its generator builds, when that is below the model's range, and why
-    #: (grouped systolic rows are built unpipelined)
+    #: the most (mul_stages, add_stages) the unit is costed at, when that is below the model's stage range, and why
+    #: (grouped systolic rows: the model measured them unpipelined only)
     max_stages: tuple[int, int] | None = None
     max_stages_reason: str = ""
 
@@ -130,7 +130,7 @@ def _predict(model, target: str, inputs: dict, node_nm: float) -> np.ndarray:
 
 
 def evaluate_options(model, unit: Unit, node_nm: float, density: float) -> dict[str, np.ndarray]:
-    """Delay, area and energy of every stage option of ``unit`` the generator builds (arrays aligned with
+    """Delay, area and energy of every stage option of ``unit`` (up to its ``max_stages``; arrays aligned with
     ``options``)."""
     options = stage_options(model)
     if unit.max_stages is not None:

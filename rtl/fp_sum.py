@@ -40,7 +40,8 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .fp import _EXP_SHAPE, CANONICAL_NAN, FP32_INF, _Pipeline, _round_pack, _Unpacked
+from .fp import _EXP_SHAPE, ADD_CUTS, CANONICAL_NAN, FP32_INF, _Pipeline, _round_pack, _Unpacked
+from .intarith import check_stages
 
 __all__ = ["FPSum"]
 
@@ -49,7 +50,7 @@ _WINDOW = 24 + 3
 
 
 class FPSum(wiring.Component):
-    """fp32 sum of ``n`` operands with a single rounding, combinational (module docstring).
+    """fp32 sum of ``n`` operands with a single rounding, combinational or pipelined (module docstring).
 
     Parameters
     ----------
@@ -67,25 +68,37 @@ class FPSum(wiring.Component):
         fp32 bits of the sum (module docstring). NaN operand or +Inf with -Inf -> ``0x7FC00000``; Inf with finite
         operands -> that Inf; overflow -> +-Inf; a zero sum is +0 unless every operand is a negative zero.
 
+    stages : int
+        Pipeline registers, 0..:attr:`MAX_STAGES` (keyword only), at :class:`~accelgen.rtl.fp.FPAdder`'s cut
+        points (:data:`~accelgen.rtl.fp.ADD_CUTS`: after the alignment, after the integer sum, inside the shared
+        normalization and rounding): the same head (align to the largest exponent, add) and the same tail.
+
     Latency
     -------
-    0: the sum settles in the cycle of the operands (blocks register it, as they register FPAdder's).
+    ``stages`` cycles (:attr:`latency`): 0, the sum settles in the cycle of the operands (blocks register it, as
+    they register FPAdder's); else free-running registers as in FPAdder. :attr:`cuts` names the cut points used.
     """
 
+    #: latency of the combinational unit; an instance's is its ``stages``
     latency = 0
+    MAX_STAGES = 3
 
-    def __init__(self, n: int, flush_subnormals: bool = False):
+    def __init__(self, n: int, flush_subnormals: bool = False, *, stages: int = 0):
         if not isinstance(n, int) or isinstance(n, bool):
             raise TypeError(f"n must be an integer, not {n!r}")
         if n < 2:
             raise ValueError(f"n={n!r} is not allowed; allowed: an integer >= 2 (operands of one sum)")
         self.n = n
         self.flush_subnormals = bool(flush_subnormals)
+        self.stages = check_stages(stages, self.MAX_STAGES)
+        self.latency = self.stages
+        self.cuts = ADD_CUTS[self.stages]
         super().__init__({"operands": In(32).array(n), "sum": Out(32)})
 
     def elaborate(self, platform):
         m = Module()
         n, flush = self.n, self.flush_subnormals
+        pipe = _Pipeline(m, self.cuts)
         ops = [_Unpacked(m, self.operands[i], "fp32", flush, f"op{i}") for i in range(n)]
         exp_max = Signal(8, name="exp_max")
         m.d.comb += exp_max.eq(_maximum(m, [op.exp_eff for op in ops]))
@@ -103,17 +116,23 @@ class FPSum(wiring.Component):
             value = Cat(aligned[0] | sticky, aligned[1:])
             m.d.comb += term.eq(Mux(op.sign, -value, value))
             terms.append(term)
+        # what the result needs besides the sum: the special cases and the sign of a zero sum
+        pos_inf, neg_inf = _any([op.inf & ~op.sign for op in ops]), _any([op.inf & op.sign for op in ops])
+        flags = SimpleNamespace(nan=_any([op.nan for op in ops]) | (pos_inf & neg_inf), pos_inf=pos_inf,
+                                neg_inf=neg_inf, all_neg_zero=_all([op.zero & op.sign for op in ops]))
+        v = pipe.stage("aligned", SimpleNamespace(**vars(flags), exp_max=exp_max,
+                                                  **{f"term{i}": t for i, t in enumerate(terms)}))
+        terms = [getattr(v, f"term{i}") for i in range(n)]
         total = Signal(signed(width), name="total")
         m.d.comb += total.eq(sum(terms[1:], terms[0]))
         mag = Signal(width - 1, name="sig_sum")
         m.d.comb += mag.eq(Mux(total < 0, -total, total))
         e_lsb = Signal(_EXP_SHAPE, name="e_lsb_sum")
-        m.d.comb += e_lsb.eq(exp_max - (127 + 23 + 3))
-        all_neg_zero = _all([op.zero & op.sign for op in ops])
-        pos_inf, neg_inf = _any([op.inf & ~op.sign for op in ops]), _any([op.inf & op.sign for op in ops])
-        v = SimpleNamespace(nan=_any([op.nan for op in ops]) | (pos_inf & neg_inf), pos_inf=pos_inf, neg_inf=neg_inf,
-                            sign=Mux(mag == 0, all_neg_zero, total < 0), sig=mag, e_lsb=e_lsb)
-        packed, v = _round_pack(m, _Pipeline(m, ()), v, flush)
+        m.d.comb += e_lsb.eq(v.exp_max - (127 + 23 + 3))
+        sign = Mux(mag == 0, v.all_neg_zero, total < 0)
+        v = pipe.stage("summed", SimpleNamespace(nan=v.nan, pos_inf=v.pos_inf, neg_inf=v.neg_inf, sign=sign, sig=mag,
+                                                 e_lsb=e_lsb))
+        packed, v = _round_pack(m, pipe, v, flush)
         with m.If(v.nan):
             m.d.comb += self.sum.eq(CANONICAL_NAN)
         with m.Elif(v.pos_inf | v.neg_inf):

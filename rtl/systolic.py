@@ -147,7 +147,7 @@ class SystolicParams(FPOperandParams):
 
 
 def _check_sum_group(p: SystolicParams) -> None:
-    """``sum_group`` > 1 needs fp arithmetic, partial sums flowing down, whole groups and unpipelined units."""
+    """``sum_group`` > 1 needs fp arithmetic, partial sums flowing down and whole groups."""
     g = p.sum_group
     if g == 1:
         return
@@ -160,10 +160,6 @@ def _check_sum_group(p: SystolicParams) -> None:
     if p.rows % g:
         raise ValueError(f"sum_group: {g} is not allowed with rows={p.rows}; allowed: a divisor of rows among "
                          "1, 2, 4 and 8")
-    if p.mul_stages or p.add_stages:
-        raise ValueError(f"sum_group: {g} is not allowed with mul_stages={p.mul_stages}, add_stages={p.add_stages}; "
-                         "pipelined groups are not supported yet (allowed: sum_group 1, or mul_stages and "
-                         "add_stages 0)")
 
 
 @dataclass(frozen=True)
@@ -345,13 +341,14 @@ class SystolicArray(FromParams, HierarchicalComponent):
         OS - each PE computes ``acc <- acc + A[r, k] * B[k, c]`` in ``k`` order
         starting from +0.0 at ``a_first``.
     sum_group : 1, 2, 4 or 8
-        WS/IS with a floating-point dtype and unpipelined units (``mul_stages = add_stages = 0``;
-        ``rows`` a multiple of it): each column is built of ``rows / sum_group`` group PEs
+        WS/IS with a floating-point dtype (``rows`` a multiple of it): each column is built of ``rows / sum_group``
+        group PEs
         (:class:`~accelgen.rtl.systolic_pe.GroupProcessingElement`), each holding ``sum_group``
         rows' weights and multipliers and one :class:`~accelgen.rtl.fp_sum.FPSum` that adds the
         incoming partial sum and the group's products with a single rounding (the TPU v4i MXU's
-        four-input adder: ``sum_group=4``). The rows of a group take their activations in the
-        same cycle, so the host skews group ``i`` by ``i`` cycles and a partial sum passes
+        four-input adder: ``sum_group=4``; ``mul_stages`` inside each row's multiplier and ``add_stages`` inside
+        the group's adder, as in single PEs). The rows of a group take their activations in the
+        same cycle, so the host skews group ``i`` by ``i * (add_stages + 1)`` cycles and a partial sum passes
         ``rows / sum_group`` PEs. Association order: the column's partial sum enters the top
         group as +0.0 and group ``i`` computes ``FPSum(psum, p[iG], ..., p[iG + G - 1])`` (a row
         without ``a_valid`` adds -0.0, the identity); K-folds combine on the host as above.

@@ -199,8 +199,10 @@ class GroupProcessingElement(wiring.Component):
     the OR of ``a_valid_in`` registered with the sum (the sum leaving holds at least one of the group's products).
 
     Latency: as one PE: ``a`` one cycle to the right, the sum of the activations presented in cycle ``t`` on
-    ``psum_out`` from cycle ``t + 1``. The rows of one group take their activations in the same cycle.
-    Combinational units only (``mul_stages = add_stages = 0``, checked by the parameters).
+    ``psum_out`` from cycle ``t + mul_stages + add_stages + 1``, ``psum_in`` taken in cycle ``t + mul_stages``
+    (groups are skewed by ``add_stages + 1``). The rows of one group take their activations in the same cycle.
+    ``mul_stages`` registers inside each row's multiplier, ``add_stages`` inside the group's adder
+    (:class:`~accelgen.rtl.fp_sum.FPSum`'s cut points).
     """
 
     def __init__(self, params: SystolicParams):
@@ -222,21 +224,24 @@ class GroupProcessingElement(wiring.Component):
         p = self.params
         m = Module()
         g, double = p.sum_group, p.weight_load == "double"
-        m.submodules.adder = total = FPSum(g + 1, p.flush_subnormals)
+        # the products mul_stages after their activations, the sum add_stages after them (as the PE's units)
+        m.submodules.adder = total = FPSum(g + 1, p.flush_subnormals, stages=p.add_stages)
         chain = self.w_in
         valid_any = 0
         for k in range(g):
             weight, chain = _stationary_weight(m, p, chain, self.w_load, self.swap_in[k] if double else None, k)
-            m.submodules[f"mul{k}"] = mul = FPMultiplier(p.dtype, p.flush_subnormals)
+            m.submodules[f"mul{k}"] = mul = FPMultiplier(p.dtype, p.flush_subnormals, stages=p.mul_stages)
+            valid = _delayed(m, self.a_valid_in[k], p.mul_stages, f"valid{k}_m")
             m.d.comb += [mul.a.eq(self.a_in[k]), mul.b.eq(weight),
-                         total.operands[k + 1].eq(Mux(self.a_valid_in[k], mul.product, FP32_NEG_ZERO))]
+                         total.operands[k + 1].eq(Mux(valid, mul.product, FP32_NEG_ZERO))]
             m.d.sync += [self.a_out[k].eq(self.a_in[k]), self.a_valid_out[k].eq(self.a_valid_in[k])]
             if double:
                 m.d.sync += self.swap_out[k].eq(self.swap_in[k])
             valid_any = valid_any | self.a_valid_in[k]
         psum = Signal(32, name="psum_q")
         m.d.comb += [total.operands[0].eq(self.psum_in), self.psum_out.eq(psum), self.w_out.eq(chain)]
-        m.d.sync += [psum.eq(total.sum), self.valid_out.eq(valid_any)]
+        m.d.sync += [psum.eq(total.sum),
+                     self.valid_out.eq(_delayed(m, valid_any, p.mul_stages + p.add_stages, "valid_p"))]
         return m
 
 

@@ -175,26 +175,33 @@ def test_fp_gemms_bit_exact(tmp_path, dtype, dataflow, rows, cols, flush):
 
 
 #: arrays of groups of rows summed by one multi-operand adder (TPU v4i): (dtype, dataflow, rows, cols, sum_group,
-#: weight_load, flush_subnormals, emit_tile). The directed shapes give ragged GEMMs (K = 7, rows + 1, 2 * rows + 1:
-#: not a multiple of rows, some not of the group either); the last array is emitted as tiles of 4 x 4 PEs.
-#: The default suite runs the TPU v4i arrangement (bf16, double-buffered, flushing, groups of 4), an IS array of pairs
-#: and the tiled array; the other two (the same PE logic at another dtype or loading) run with -m slow.
-GROUP_COSIM = [("bf16", "ws", 4, 2, 4, "double", True, 16), ("fp16", "is", 4, 3, 2, "shift", True, 16),
-               ("bf16", "ws", 8, 4, 4, "shift", False, 4)]
-SLOW_GROUP_COSIM = [("bf16", "ws", 4, 3, 2, "shift", False, 16), ("fp16", "ws", 4, 2, 4, "double", False, 16)]
+#: weight_load, flush_subnormals, emit_tile, mul_stages, add_stages). The directed shapes give ragged GEMMs (K = 7,
+#: rows + 1, 2 * rows + 1: not a multiple of rows, some not of the group either); the third array is emitted as tiles
+#: of 4 x 4 PEs. The default suite runs the TPU v4i arrangement (bf16, double-buffered, flushing, groups of 4), an IS
+#: array of pairs, the tiled array and the v4i arrangement pipelined (registers in the multipliers and in the group's
+#: adder: the groups' skew grows with add_stages); the others (the same PE logic at another dtype, loading or
+#: pipelining) run with -m slow.
+GROUP_COSIM = [("bf16", "ws", 4, 2, 4, "double", True, 16, 0, 0), ("fp16", "is", 4, 3, 2, "shift", True, 16, 0, 0),
+               ("bf16", "ws", 8, 4, 4, "shift", False, 4, 0, 0), ("bf16", "ws", 8, 2, 4, "double", True, 16, 1, 2)]
+SLOW_GROUP_COSIM = [("bf16", "ws", 4, 3, 2, "shift", False, 16, 0, 0),
+                    ("fp16", "ws", 4, 2, 4, "double", False, 16, 0, 0),
+                    ("fp32", "is", 4, 2, 2, "shift", False, 16, 2, 1), ("bf16", "ws", 8, 2, 4, "shift", False, 4, 3, 3)]
 
 
 @pytest.mark.cosim
-@pytest.mark.parametrize("dtype,dataflow,rows,cols,group,weight_load,flush,emit_tile",
+@pytest.mark.parametrize("dtype,dataflow,rows,cols,group,weight_load,flush,emit_tile,mul_stages,add_stages",
                          GROUP_COSIM + [pytest.param(*c, marks=pytest.mark.slow) for c in SLOW_GROUP_COSIM])
-def test_group_gemms_bit_exact(tmp_path, dtype, dataflow, rows, cols, group, weight_load, flush, emit_tile):
+def test_group_gemms_bit_exact(tmp_path, dtype, dataflow, rows, cols, group, weight_load, flush, emit_tile,
+                               mul_stages, add_stages):
     """Grouped columns (sum_group): bit-exact against the grouped golden, measured cycles = systolic_cycles."""
     params = SystolicParams(rows=rows, cols=cols, dataflow=dataflow, dtype=dtype, sum_group=group,
-                            weight_load=weight_load, flush_subnormals=flush, emit_tile=emit_tile)
+                            weight_load=weight_load, flush_subnormals=flush, emit_tile=emit_tile,
+                            mul_stages=mul_stages, add_stages=add_stages)
     table, runs = drv.systolic_table(params, 3, rows * 10 + group)
     assert any(k % rows and k % group for _, _, k in (r.shape for r in runs))
+    stages = f"_m{mul_stages}a{add_stages}" if mul_stages or add_stages else ""
     fam, e = _emit(tmp_path, params, f"sa_g{group}_{dtype}_{dataflow}_{weight_load}_{rows}x{cols}t{emit_tile}"
-                                     f"{'_ftz' if flush else ''}")
+                                     f"{'_ftz' if flush else ''}{stages}")
     _check(cosim_emitted(fam, params, e, sim="verilator", vectors=3, seed=rows * 10 + group))
 
 

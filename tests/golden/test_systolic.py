@@ -33,9 +33,6 @@ def test_bad_parameters(kw, match):
                                                           r"dataflow 'ws' or 'is'"),
     ({"sum_group": 4, "dtype": "bf16", "rows": 6}, r"sum_group: 4 is not allowed with rows=6; allowed: a divisor of "
                                                    r"rows among 1, 2, 4 and 8"),
-    ({"sum_group": 2, "dtype": "fp16", "add_stages": 1}, r"sum_group: 2 is not allowed with mul_stages=0, "
-                                                         r"add_stages=1; pipelined groups are not supported yet"),
-    ({"sum_group": 2, "dtype": "fp16", "mul_stages": 2}, r"mul_stages=2, add_stages=0; pipelined groups"),
 ])
 def test_bad_sum_group(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -46,7 +43,7 @@ def test_sum_group_allowed_and_latency():
     for kw in ({"dtype": "bf16", "rows": 8, "sum_group": 8}, {"dtype": "fp32", "rows": 4, "sum_group": 2,
                                                              "dataflow": "is", "weight_load": "double"}):
         assert SystolicParams(**kw).row_groups == kw["rows"] // kw["sum_group"]
-    # a partial sum passes rows / sum_group PEs, one cycle each
+    # a partial sum passes rows / sum_group PEs, one cycle each (add_stages + 1 when pipelined)
     assert SystolicArray(rows=8, dtype="bf16", sum_group=4).latency == 2
     assert SystolicArray(rows=8, dtype="bf16").latency == 8
 

@@ -70,8 +70,8 @@ def _arch(core, **over):
      r"core\.tensor_units\[0\]\.sum_group: 3 is not allowed"),
     ({"tensor_units": [{"rows": 8, "cols": 4, "dtype": "bf16", "sum_group": 4,
                         "pipeline": {"mul_stages": 1, "add_stages": 0}}]},
-     r"core\.tensor_units\[0\].*sum_group: 4 is not allowed with mul_stages=1, add_stages=0; the systolic "
-     r"generator builds grouped rows unpipelined"),
+     r"core\.tensor_units\[0\].*sum_group: 4 is not allowed with mul_stages=1, add_stages=0 in an estimate; "
+     r"the fitted model measured grouped rows unpipelined only"),
 ])
 def test_dtype_validation_errors_name_the_field(unit, match):
     with pytest.raises(ConfigError, match=match):
@@ -210,10 +210,9 @@ def test_grouped_tensor_unit_is_the_sum_group_points_of_the_shipped_model():
     assert tu[4]["tdp_w"] > tu[1]["tdp_w"]
 
 
-def test_grouped_rows_keep_the_pipelining_the_generator_builds():
-    """The generator builds grouped rows unpipelined (rtl.systolic) and the model measured no other, so ``auto``
-    keeps them at (0, 0) even when a stage would meet a faster clock, and says why; a clock they miss is a warning,
-    not an unbuildable pipelining."""
+def test_grouped_rows_keep_the_pipelining_the_model_measured():
+    """The fitted model measured grouped rows unpipelined only, so ``auto`` keeps them at (0, 0) even when a stage
+    would meet a faster clock, and says why; a clock they miss is a warning, not a pipelining nobody measured."""
     unit = {"rows": 16, "cols": 4, "dataflow": "ws", "weight_load": "double", "dtype": "bf16", "flush_subnormals": True,
             "sum_group": 4}
     for clock in (500, 5000):
@@ -222,6 +221,6 @@ def test_grouped_rows_keep_the_pipelining_the_generator_builds():
             e = estimate(_arch({"tensor_units": [unit]}, clock_mhz=clock))
         c = next(c for c in e.pipelining if c["component"] == "core.tensor_units[0]")
         assert (c["mode"], c["mul_stages"], c["add_stages"]) == ("fixed", 0, 0)
-        assert "grouped rows are built unpipelined" in c["note"]
+        assert "measured grouped rows unpipelined only" in c["note"]
         assert c["meets_clock"] is (clock == 500)
         assert (clock == 5000) == any("does not meet 5000 MHz" in str(w.message) for w in caught)
