@@ -32,3 +32,26 @@ def simulate(unit, a, b, out: str) -> np.ndarray:
 def delay_mismatches(got, expected, delay: int) -> np.ndarray:
     """Rows ``t`` whose expected result is not the output ``delay`` cycles later."""
     return np.nonzero(np.asarray(got[delay:delay + len(expected)]) != np.asarray(expected, dtype=object))[0]
+
+
+def run_rows(cell, rows: list[dict], out: str) -> list[int]:
+    """``cell``'s port ``out`` in each cycle ``t`` while the inputs of row ``t`` are applied (ports ``name``, or
+    ``name__i`` for member ``i`` of an array port), for ``len(rows)`` cycles."""
+    m = Module()
+    m.domains.sync = ClockDomain()
+    m.submodules.cell = cell
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+    got = []
+
+    async def bench(ctx):
+        for row in rows:
+            for name, value in row.items():
+                port, _, index = name.partition("__")
+                ctx.set(getattr(cell, port)[int(index)] if index else getattr(cell, port), int(value))
+            got.append(ctx.get(getattr(cell, out)))
+            await ctx.tick()
+
+    sim.add_testbench(bench)
+    sim.run()
+    return got

@@ -2,16 +2,20 @@
 simulator and the emitted hierarchy."""
 
 import inspect
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
-from amaranth import ClockDomain, Module, Shape, signed, unsigned
-from amaranth.sim import Simulator
+from amaranth import Shape, signed, unsigned
 
 from accelgen.gen import render
 from accelgen.registry import FAMILIES
 from accelgen.rtl import DotProduct, DotProductParams
 from accelgen.rtl.dot_product import LevelAdder, ProductPair
+
+sys.path.insert(0, str(Path(__file__).parent))
+from pipeline_sim import run_rows  # noqa: E402
 
 
 def test_constructor_defaults_match_schema():
@@ -73,26 +77,7 @@ def test_widest_sum_that_fits_is_allowed():
 # --------------------------------------------------------------------------- the cells, in the Amaranth simulator
 
 def _run(cell, rows: list[dict], out: str = "y") -> list[int]:
-    """``cell``'s output ``out`` in each cycle ``t`` while the inputs of row ``t`` are applied (ports
-    ``name`` or ``name__i`` for array members), for ``len(rows)`` cycles."""
-    m = Module()
-    m.domains.sync = ClockDomain()
-    m.submodules.cell = cell
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    got = []
-
-    async def bench(ctx):
-        for row in rows:
-            for name, value in row.items():
-                port, _, index = name.partition("__")
-                ctx.set(getattr(cell, port)[int(index)] if index else getattr(cell, port), int(value))
-            got.append(ctx.get(getattr(cell, out)))
-            await ctx.tick()
-
-    sim.add_testbench(bench)
-    sim.run()
-    return got
+    return run_rows(cell, rows, out)
 
 
 @pytest.mark.parametrize("is_signed,a_width,b_width", [(True, 5, 3), (False, 4, 4), (True, 1, 2)])

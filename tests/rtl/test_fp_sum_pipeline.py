@@ -12,38 +12,24 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from amaranth import ClockDomain, Module
 from amaranth.back import verilog
-from amaranth.sim import Simulator
 
 from accelgen.golden import fp as gold
 from accelgen.rtl.fp import ADD_CUTS
 from accelgen.rtl.fp_sum import FPSum
 
+sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1] / "cosim"))
+from pipeline_sim import run_rows  # noqa: E402
 from test_fp_sum import operand_sets  # noqa: E402
 
 
 def _simulate(unit: FPSum, ops: np.ndarray) -> np.ndarray:
     """``unit.sum`` in each cycle while column ``t`` of ``ops`` is applied, for ``t`` up to the last column plus
     the latency (zeros after it)."""
-    m = Module()
-    m.domains.sync = ClockDomain()
-    m.submodules.unit = unit
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    got = []
-
-    async def bench(ctx):
-        for t in range(ops.shape[1] + unit.latency):
-            for i in range(unit.n):
-                ctx.set(unit.operands[i], int(ops[i, t]) if t < ops.shape[1] else 0)
-            got.append(ctx.get(unit.sum))
-            await ctx.tick()
-
-    sim.add_testbench(bench)
-    sim.run()
-    return np.array(got, dtype=np.uint64)
+    rows = [{f"operands__{i}": ops[i, t] for i in range(unit.n)} for t in range(ops.shape[1])]
+    rows += [{f"operands__{i}": 0 for i in range(unit.n)}] * unit.latency
+    return np.array(run_rows(unit, rows, "sum"), dtype=np.uint64)
 
 
 @pytest.mark.parametrize("n, flush", [(3, False), (5, True)])
