@@ -36,6 +36,8 @@ from accelgen.ppa.relaxed import FILE, TARGETS  # noqa: E402
 TARGETS_MHZ = (1000.0, 200.0)
 #: the relaxed target the estimator's ratios are measured at
 RELAXED_MHZ = 200.0
+
+
 def _td_points(depth: int, dtype: str) -> list[dict]:
     """A TensorDash tile (depth 4) or its dense baseline (depth 1): 4 x 4, and the (0, 3) and (1, 1) stages."""
     tile = {"lanes": 4, "depth": depth, "dtype": dtype, **({"pattern": "default"} if depth > 1 else {})}

@@ -118,10 +118,10 @@ class FPSum(wiring.Component):
             terms.append(term)
         # what the result needs besides the sum: the special cases and the sign of a zero sum
         pos_inf, neg_inf = _any([op.inf & ~op.sign for op in ops]), _any([op.inf & op.sign for op in ops])
-        flags = SimpleNamespace(nan=_any([op.nan for op in ops]) | (pos_inf & neg_inf), pos_inf=pos_inf,
-                                neg_inf=neg_inf, all_neg_zero=_all([op.zero & op.sign for op in ops]))
-        v = pipe.stage("aligned", SimpleNamespace(**vars(flags), exp_max=exp_max,
-                                                  **{f"term{i}": t for i, t in enumerate(terms)}))
+        v = pipe.stage("aligned", SimpleNamespace(
+            nan=_any([op.nan for op in ops]) | (pos_inf & neg_inf), pos_inf=pos_inf, neg_inf=neg_inf,
+            all_neg_zero=_all([op.zero & op.sign for op in ops]), exp_max=exp_max,
+            **{f"term{i}": t for i, t in enumerate(terms)}))
         terms = [getattr(v, f"term{i}") for i in range(n)]
         total = Signal(signed(width), name="total")
         m.d.comb += total.eq(sum(terms[1:], terms[0]))

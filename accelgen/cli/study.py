@@ -22,8 +22,8 @@ def _fmt(v) -> str:
 @click.option("--json", "as_json", is_flag=True, help='Print {"study": NAME, "rows": [...], ...}.')
 def study_cmd(name, out_dir, as_json):
     """Run the study NAME (sigma-reduction, sigma-vs-systolic, tensordash-overhead, neurometer-datacenter,
-    neurometer-sparsity): the papers' comparisons on accelgen's verified generators and fitted models. Prints the study's table and its
-    notes (the paper's figures beside accelgen's), and writes its plots under --out."""
+    neurometer-sparsity): the papers' comparisons on accelgen's verified generators and fitted models. Prints the
+    study's table and its notes (the paper's figures beside accelgen's), and writes its plots under --out."""
     # the estimator loads on use, as in the other commands
     from ..ppa.studies import run_study
 

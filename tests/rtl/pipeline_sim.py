@@ -1,4 +1,5 @@
-"""The Amaranth-simulator harness of the pipelined arithmetic units' tests (test_fp_pipeline, test_intarith)."""
+"""The Amaranth-simulator harness of the pipelined arithmetic units' tests (test_fp_pipeline, test_intarith,
+test_dot_product, test_fp_sum_pipeline)."""
 
 from __future__ import annotations
 
@@ -10,23 +11,8 @@ from amaranth.sim import Simulator
 def simulate(unit, a, b, out: str) -> np.ndarray:
     """Port ``out`` of ``unit`` in each cycle ``t`` while the operands of row ``t`` are applied, for
     ``len(a) + unit.latency`` cycles (zeros after the last row); Python ints."""
-    m = Module()
-    m.domains.sync = ClockDomain()  # a combinational unit has none of its own
-    m.submodules.unit = unit
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    got = []
-
-    async def bench(ctx):
-        for t in range(len(a) + unit.latency):
-            ctx.set(unit.a, int(a[t]) if t < len(a) else 0)
-            ctx.set(unit.b, int(b[t]) if t < len(b) else 0)
-            got.append(ctx.get(getattr(unit, out)))
-            await ctx.tick()
-
-    sim.add_testbench(bench)
-    sim.run()
-    return np.array(got, dtype=object)
+    rows = [{"a": a[t] if t < len(a) else 0, "b": b[t] if t < len(b) else 0} for t in range(len(a) + unit.latency)]
+    return np.array(run_rows(unit, rows, out), dtype=object)
 
 
 def delay_mismatches(got, expected, delay: int) -> np.ndarray:
