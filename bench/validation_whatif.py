@@ -9,12 +9,11 @@ the scenarios are what-ifs, for deciding which source to look for next.
 * ``library-28nm``: the 28 nm node as TSMC's 28HPC+ standard-cell library names it (``tcbn28hpcplusbwp30p140``
   under a ``9-track`` directory: a 140 nm poly pitch and 9 tracks, where the node table has the process's 117 nm
   CPP from WikiChip and an assumed 10 tracks). Which 28 nm library TPU v1 and SIGMA used is not published.
-* ``ports-128B``: every memory whose port is wider than 128 B (the widest block of the SRAM model's CACTI 7
-  calibration grid) described as parallel 128 B slices of it, each its share of the capacity and bandwidth, as
-  wide words are built of several macros. The TPUs' memories (256-1024 B ports) and DianNao's synapse buffer
-  (512 B) are the extrapolated ones.
 * ``diannao-sb-16``: DianNao's synapse buffer as 16 banks of 2 KB with 32 B ports, one per NFU row (its bank
   count is not in the abstract; the description has one 32 KB memory with a 512 B port).
+
+Session 25's ``ports-128B`` (every port wider than 128 B as fixed 128 B slices) is gone: the SRAM model builds
+such ports of calibrated macros itself since session 26, their number chosen by its organization objective.
 
 The node-table scenario edits the loaded table in this process only (``accelgen.nodes``' cached loader) and
 scales the fitted models with it.
@@ -34,9 +33,6 @@ from accelgen import nodes, shipped
 from accelgen.ppa import process
 from accelgen.ppa.arch import parse_arch
 from accelgen.ppa.chips import summary, validate_chip
-
-#: the widest block of the SRAM model's calibration grid (ppa/data/cacti7_reference.csv)
-CALIBRATED_BLOCK_BYTES = 128
 
 
 def _chips() -> dict[str, dict]:
@@ -85,20 +81,6 @@ def _library_28nm(raw: dict) -> None:
     entry["track_height"] = {"value": 9, "kind": "published", "source": "tsmclib"}
 
 
-def _sliced_ports(descriptions: dict[str, dict]) -> dict[str, dict]:
-    out = copy.deepcopy(descriptions)
-    for d in out.values():
-        for m in d.get("core", {}).get("memories", []):
-            block = m.get("block_bytes", 64)
-            if block > CALIBRATED_BLOCK_BYTES and m.get("level") != "pe":
-                n = block // CALIBRATED_BLOCK_BYTES
-                m.update(capacity_bytes=m["capacity_bytes"] // n, block_bytes=CALIBRATED_BLOCK_BYTES,
-                         count=m.get("count", 1) * n)
-                if "bandwidth_gbps" in m:
-                    m["bandwidth_gbps"] = m["bandwidth_gbps"] / n
-    return out
-
-
 def _diannao_sb(descriptions: dict[str, dict]) -> dict[str, dict]:
     out = copy.deepcopy(descriptions)
     mems = out["diannao"]["core"]["memories"]
@@ -111,12 +93,10 @@ def run(name: str, chips: dict[str, dict]) -> dict[str, dict]:
     if name == "library-28nm":
         with _node_table(_library_28nm):
             return _rows(chips)
-    if name == "ports-128B":
-        return _rows(_sliced_ports(chips))
     return _rows(_diannao_sb(chips))
 
 
-SCENARIOS = ("library-28nm", "ports-128B", "diannao-sb-16")
+SCENARIOS = ("library-28nm", "diannao-sb-16")
 
 
 def main(argv=None) -> int:

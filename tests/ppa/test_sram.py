@@ -83,6 +83,36 @@ def test_sram_batch_matches_single():
         assert r.access_time_ns == pytest.approx(out["access_time_ns"][i])
 
 
+
+@pytest.mark.parametrize("node", [65, 28, 7])
+def test_a_wider_port_costs_at_most_twice_the_energy(node):
+    """Two macros of half the port do what one does: doubling the port must not more than double the read
+    energy. One macro extrapolated past the calibrated ports broke this (32 kB at 65 nm: 238 -> 1211 pJ from
+    256 to 512 B)."""
+    blocks = 2 ** np.arange(5, 12)                      # 32 .. 2048 B
+    for cap in (2**15, 2**18, 2**22, 2**25):
+        out = sram.sram_batch(cap, blocks, 1, node)
+        assert np.all(out["read_energy_pj"][1:] <= 2.1 * out["read_energy_pj"][:-1]), (cap, out["read_energy_pj"])
+
+
+def test_a_wide_port_is_built_of_calibrated_macros():
+    narrow, wide = sram.calibrated_block_range()
+    assert (narrow, wide) == (16, 128)
+    inside = sram.SRAM(capacity_bytes=2**15, block_bytes=128, node_nm=65).result
+    assert inside.organization["macros"] == 1
+    outside = sram.SRAM(capacity_bytes=2**15, block_bytes=512, node_nm=65).result
+    k = outside.organization["macros"]
+    assert k > 1 and narrow <= 512 / k <= wide
+    one = sram.SRAM(capacity_bytes=2**15 // k, block_bytes=512 // k, node_nm=65).result
+    assert outside.area_mm2 == pytest.approx(k * one.area_mm2)
+    assert outside.read_energy_pj == pytest.approx(k * one.read_energy_pj)
+    assert outside.access_time_ns == pytest.approx(one.access_time_ns)
+    # the objective that picks a macro's organization picks the count: no allowed count does better
+    for other in (2, 4, 8, 16, 32):
+        if other != k and 512 / other <= wide:
+            o = sram.SRAM(capacity_bytes=2**15 // other, block_bytes=512 // other, node_nm=65).result
+            assert o.access_time_ns * (other * o.area_mm2) ** 2 >= outside.access_time_ns * outside.area_mm2 ** 2
+
 def test_more_ports_cost_area():
     one = sram.SRAM(capacity_bytes=2**16, ports=1).result
     two = sram.SRAM(capacity_bytes=2**16, ports=2).result
