@@ -27,7 +27,10 @@ meeting ``L``). Metric columns: ``WORKLOAD.REGIME.METRIC`` per run,
 ``REGIME.METRIC`` (geometric mean over the workloads) and ``METRIC``
 (geometric mean over all runs). Without workloads the space is evaluated at
 chip level by the vectorized batch estimator (:mod:`accelgen.ppa.batch`:
-tensor units, on-chip SRAM and white space, millions of points per second).
+tensor units of the base's dtype, unpipelined, on-chip SRAM and white space,
+millions of points per second); a base tensor unit whose weight loading,
+subnormal flushing, row grouping or given stages that estimator cannot cost is
+refused (``space.UNBATCHED_TENSOR_UNIT``).
 
 Runs are chunked: each chunk of points is written to
 ``OUT/chunks/<key>-<index>.csv`` (atomically), where ``key`` hashes the

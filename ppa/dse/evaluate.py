@@ -170,8 +170,9 @@ def evaluate_chip_points(plan: Plan, df: pd.DataFrame) -> pd.DataFrame:
     tu, mem = base["core"]["tensor_units"][0], base["core"]["memories"][0]
     noc = base.get("chip", {}).get("noc", {})
     kw: dict[str, Any] = {"rows": tu["rows"], "cols": tu["cols"], "units": tu.get("count", 1),
-                          "a_width": tu.get("a_width", 8), "b_width": tu.get("b_width", 8),
-                          "acc_width": tu.get("acc_width", 32), "dataflow": tu.get("dataflow", "ws"),
+                          "dtype": tu.get("dtype", "int"), "a_width": tu.get("a_width"),
+                          "b_width": tu.get("b_width"), "acc_width": tu.get("acc_width"),
+                          "dataflow": tu.get("dataflow", "ws"),
                           "sram_bytes": mem["capacity_bytes"], "block_bytes": mem.get("block_bytes", 64),
                           "sram_banks": mem.get("banks") or 4, "node_nm": base["node_nm"],
                           "clock_mhz": base["clock_mhz"], "cores": base.get("cores", 1),

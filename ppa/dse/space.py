@@ -312,6 +312,11 @@ def _metrics(sp: Space, mode: str, params: list[PlanParam], wls: list[Workload],
     return objectives, constraints, fronts
 
 
+#: tensor-unit fields the chip-level batch estimator (:func:`accelgen.ppa.batch.evaluate_batch`) does not take, and
+#: the value it costs: a base setting another one would be costed as if it did not
+UNBATCHED_TENSOR_UNIT = {"weight_load": "shift", "flush_subnormals": False, "sum_group": 1, "pipeline": "auto"}
+
+
 def _chip_checks(sp: Space, params: list[PlanParam], bases: dict[str, Base], problems: Problems) -> None:
     """A chip-level space (no workloads) varies only what the batch estimator models."""
     for i, p in enumerate(params):
@@ -329,6 +334,14 @@ def _chip_checks(sp: Space, params: list[PlanParam], bases: dict[str, Base], pro
         if len(b["core"].get("tensor_units", [])) != 1 or len(b["core"].get("memories", [])) != 1:
             problems.append(("base", "a chip-level space (no workloads) needs a base with one tensor-unit "
                                      "entry and one memory (the batch estimator's model)"))
+            return
+        tu = b["core"]["tensor_units"][0]
+        for key, plain in UNBATCHED_TENSOR_UNIT.items():
+            if tu.get(key, plain) != plain:
+                problems.append((f"base: core.tensor_units[0].{key}", f"{tu[key]!r} is not modelled by the "
+                                 f"chip-level batch estimator (a space without workloads); allowed: {plain!r}, or "
+                                 "give the space a workload (every point then takes the full estimator)"))
+
 
 
 def _check_values(plan: Plan, source) -> None:

@@ -12,8 +12,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
+from accelgen.errors import ConfigError
 from accelgen.ppa import dse
+from accelgen.ppa.batch import evaluate_batch
 from accelgen.ppa.perf import evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -222,7 +225,6 @@ def test_equal_area_sizing_and_baseline(tmp_path):
 # --------------------------------------------------------------------------- chip level, vectorized
 
 def test_chip_level_space_equals_the_batch_estimator():
-    from accelgen.ppa.batch import evaluate_batch
     sp = _space(workloads=[], objectives=["peak_tops_per_w", "area_mm2"], constraints={"tdp_w": {"max": 250}},
                 chunk_points=None)
     plan = dse.resolve(sp, root=ROOT)
@@ -239,6 +241,29 @@ def test_chip_level_space_equals_the_batch_estimator():
     assert (out["feasible"] == (ref["tdp_w"] <= 250)).all()
 
 
+def test_chip_level_space_costs_the_bases_datatype_and_refuses_what_it_cannot_cost():
+    """The batch estimator takes the base tensor unit's dtype (a bf16 base is costed by systolic-bf16, not as int8);
+    a base field it does not model is a one-line error naming it, not a silently different chip."""
+    base = yaml.safe_load(Path(BASE).read_text())
+    base["core"]["tensor_units"][0] = {"count": 1, "rows": 128, "cols": 128, "dataflow": "ws", "dtype": "bf16"}
+    sp = _space(base=base, workloads=[], objectives=["peak_tops_per_w"], constraints={}, chunk_points=None)
+    df = dse.sample(dse.resolve(sp, root=ROOT))
+    out = dse.evaluate_chip_points(dse.resolve(sp, root=ROOT), df)
+    cores = df["Tx"].to_numpy() * df["Ty"].to_numpy()
+    kw = dict(rows=df["X"].to_numpy(), cols=df["X"].to_numpy(), units=df["N"].to_numpy(), cores=cores,
+              sram_bytes=4194304 // cores, node_nm=28, clock_mhz=700, block_bytes=64, sram_banks=16,
+              white_space_fraction=0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref, as_int = evaluate_batch(dtype="bf16", **kw), evaluate_batch(**kw)
+    np.testing.assert_allclose(out["tdp_w"], ref["tdp_w"], rtol=1e-12)
+    assert (out["tdp_w"] != as_int["tdp_w"]).all()
+    base["core"]["tensor_units"][0].update(weight_load="double", flush_subnormals=True, sum_group=4)
+    with pytest.raises(ConfigError, match=r"core\.tensor_units\[0\]\.weight_load: 'double' is not modelled by the "
+                                          r"chip-level batch estimator"):
+        dse.resolve(_space(base=base, workloads=[], objectives=["peak_tops_per_w"], constraints={}), root=ROOT)
+
+
 # --------------------------------------------------------------------------- bad input and the CLI
 
 @pytest.mark.parametrize("change, field", [
@@ -252,7 +277,6 @@ def test_chip_level_space_equals_the_batch_estimator():
     ({"parameters": [{"name": "X", "values": [8, 4096]}], "where": []}, "parameters[0].values"),
 ])
 def test_bad_space_is_one_line_exit_2_and_nothing_written(tmp_path, change, field):
-    import yaml
     sp = _space(**change)
     p = tmp_path / "space.yaml"
     p.write_text(yaml.safe_dump(sp))
@@ -265,7 +289,6 @@ def test_bad_space_is_one_line_exit_2_and_nothing_written(tmp_path, change, fiel
 
 
 def test_cli_json_keeps_neurometer_names(tmp_path):
-    import yaml
     p = tmp_path / "space.yaml"
     p.write_text(yaml.safe_dump(_space()))
     r = _cli("dse", str(p), "--out", str(tmp_path / "out"), "--json", "--no-plots")
