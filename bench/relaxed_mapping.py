@@ -90,12 +90,11 @@ POINTS = {
     "tensordash_tile": [{"rows": 4, "lanes": 4, "depth": 4, "a_width": 8, "pattern": "default"},
                         {"rows": 2, "lanes": 4, "depth": 2, "a_width": 8, "pattern": "default"},
                         {"rows": 1, "lanes": 8, "depth": 4, "a_width": 8, "pattern": "default"}],
-    # TPU v4i's grouped columns: another adder between the same registers, measured on its own (the estimator takes
-    # a model@parameter=value entry for the units that have that value, accelgen.ppa.relaxed.entry)
-    "systolic-bf16@sum_group=4": [{"rows": 4, "cols": 4, "dataflow": "ws", "dtype": "bf16", "weight_load": "double",
-                                   "flush_subnormals": True, "sum_group": 4},
-                                  {"rows": 8, "cols": 4, "dataflow": "ws", "dtype": "bf16", "weight_load": "double",
-                                   "flush_subnormals": True, "sum_group": 4}],
+    # TPU v4i's grouped columns (their own model: another adder between the same registers)
+    "systolic-grouped_bf16": [{"rows": 4, "cols": 4, "dataflow": "ws", "dtype": "bf16", "weight_load": "double",
+                               "flush_subnormals": True, "sum_group": 4},
+                              {"rows": 8, "cols": 4, "dataflow": "ws", "dtype": "bf16", "weight_load": "double",
+                               "flush_subnormals": True, "sum_group": 4}],
     # its dense baseline (the tensordash-overhead study compares the two: both are costed alike)
     "tensordash_tile-dense": [{"rows": 4, "lanes": 4, "depth": 1, "a_width": 8},
                               {"rows": 2, "lanes": 4, "depth": 1, "a_width": 8},
@@ -142,7 +141,7 @@ CURVE_POINTS = {
     "flexdpe": POINTS["flexdpe"][1],
     "tensordash_tile": POINTS["tensordash_tile"][0],
     "tensordash_tile-dense": POINTS["tensordash_tile-dense"][0],
-    "systolic-bf16@sum_group=4": POINTS["systolic-bf16@sum_group=4"][0],
+    "systolic-grouped_bf16": POINTS["systolic-grouped_bf16"][0],
     # the tensordash chip's (0, 3) stages
     **{name: POINTS[name][1] for name in ("tensordash_tile-fp16", "tensordash_tile-bf16",
                                           "tensordash_tile-dense_fp16", "tensordash_tile-dense_bf16")},
@@ -153,22 +152,17 @@ CURVE_POINTS = {
 CURVE_MHZ = (800.0, 500.0, 333.0, 250.0)
 
 
-def _sweep(name: str) -> str:
-    """The sweep of a model or of a datapath entry of it (``model@parameter=value``)."""
-    return name.partition("@")[0]
-
-
 def _grid_file(name: str, points: list[dict], clock_mhz: float, folder: Path) -> Path:
     """The shipped sweep with only ``points`` (each its own grid block, each timed for its glitches), at one
     density and one mapping target."""
-    spec = yaml.safe_load((ROOT / "fit" / "sweeps" / f"{_sweep(name)}.yaml").read_text())
+    spec = yaml.safe_load((ROOT / "fit" / "sweeps" / f"{name}.yaml").read_text())
     spec["grid"] = [{k: [v] for k, v in p.items()} for p in points]
     spec["glitch_extra"] = [dict(p) for p in points]
     spec.pop("heldout", None)
     spec["densities"] = [1.0]
     spec["clock_mhz"] = clock_mhz
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{_sweep(name)}-{clock_mhz:g}.yaml"
+    path = folder / f"{name}-{clock_mhz:g}.yaml"
     path.write_text(yaml.safe_dump(spec, sort_keys=False))
     return path
 
@@ -182,7 +176,7 @@ def measure(names: list[str], jobs: int) -> pd.DataFrame:
         for name, i, p, clock in runs:
             grid = _grid_file(name, [p], clock, folder / str(i))
             print(f"{name} {p} at {clock:g} MHz", flush=True)
-            res = sweep_dataset(_sweep(name), grid, families=FAMILIES, jobs=jobs, out=grid.with_suffix(".csv"),
+            res = sweep_dataset(name, grid, families=FAMILIES, jobs=jobs, out=grid.with_suffix(".csv"),
                                 progress=False)
             df = pd.read_csv(res.dataset)
             r = df[df["density"] == 1.0].iloc[0]

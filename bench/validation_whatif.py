@@ -12,6 +12,11 @@ the scenarios are what-ifs, for deciding which source to look for next.
 * ``diannao-sb-16``: DianNao's synapse buffer as 16 banks of 2 KB with 32 B ports, one per NFU row (its bank
   count is not in the abstract; the description has one 32 KB memory with a 512 B port).
 
+* ``v4i-mxu-1-2``: TPU v4i's MXUs registered at one multiplier and two adder stages (``pipeline: {mul_stages: 1,
+  add_stages: 2}``), where the grouped column's timed simulation measured half the energy of the unpipelined one
+  (session 25). The estimator gives a unit the least pipelining that meets its clock (DESIGN.md): none at v4i's
+  1050 MHz; whether the MXU is pipelined is not published.
+
 Session 25's ``ports-128B`` (every port wider than 128 B as fixed 128 B slices) is gone: the SRAM model builds
 such ports of calibrated macros itself since session 26, their number chosen by its organization objective.
 
@@ -89,14 +94,23 @@ def _diannao_sb(descriptions: dict[str, dict]) -> dict[str, dict]:
     return out
 
 
+def _v4i_pipelined(descriptions: dict[str, dict]) -> dict[str, dict]:
+    out = copy.deepcopy(descriptions)
+    for tu in out["tpu_v4i"]["core"]["tensor_units"]:
+        tu["pipeline"] = {"mul_stages": 1, "add_stages": 2}
+    return out
+
+
 def run(name: str, chips: dict[str, dict]) -> dict[str, dict]:
     if name == "library-28nm":
         with _node_table(_library_28nm):
             return _rows(chips)
+    if name == "v4i-mxu-1-2":
+        return _rows(_v4i_pipelined(chips))
     return _rows(_diannao_sb(chips))
 
 
-SCENARIOS = ("library-28nm", "diannao-sb-16")
+SCENARIOS = ("library-28nm", "diannao-sb-16", "v4i-mxu-1-2")
 
 
 def main(argv=None) -> int:

@@ -143,11 +143,6 @@ class TensorUnit(BaseModel):
             if self.rows % self.sum_group:
                 raise ValueError(f"sum_group: {self.sum_group} does not divide rows={self.rows}; allowed: a sum_group "
                                  "that divides the rows")
-            stages = self.pipeline if isinstance(self.pipeline, Stages) else None
-            if stages is not None and (stages.mul_stages or stages.add_stages):
-                raise ValueError(f"sum_group: {self.sum_group} is not allowed with mul_stages={stages.mul_stages}, "
-                                 f"add_stages={stages.add_stages} in an estimate; the fitted model measured grouped "
-                                 "rows unpipelined only (allowed: sum_group 1, or pipeline 'auto' or stages 0)")
         return self
 
 

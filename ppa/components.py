@@ -284,7 +284,7 @@ class FittedCompute:
                 msg = "; ".join(m for _, m in exc.problems)
                 if name != family and name not in self.model_paths:
                     # the field that asked for the variant: a dense TensorDash unit's depth, else the dtype
-                    field, value = ("depth", 1) if variant else ("dtype", dtype)
+                    field, value = ("depth", 1) if variant == "dense" else ("dtype", dtype)
                     raise ConfigError([(f"{path}.{field}", f"{value!r} needs the fitted model variant {name!r}, "
                                                          f"which is not shipped; fit it with `accelgen sweep {name} "
                                                          f"&& accelgen fit {name} --ship` (sweep file "

@@ -110,18 +110,14 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
         params = {"rows": tu.rows, "cols": tu.cols, "dataflow": "ws" if tu.dataflow == "is" else tu.dataflow,
                   "a_width": tu.a_width, "b_width": tu.b_width, "acc_width": tu.acc_width,
                   "weight_load": tu.weight_load}
-        grouped = {}
         if tu.dtype != "int":   # the fp models' inputs (the int array has no subnormals to flush, no fp adders)
             params["flush_subnormals"] = tu.flush_subnormals
-            if tu.sum_group > 1:
-                params["sum_group"] = tu.sum_group
-                # the fitted model measured grouped rows unpipelined only (fit/sweeps/systolic-bf16.yaml)
-                grouped = {"max_stages": (0, 0), "max_stages_reason": f"sum_group {tu.sum_group}: the fitted model "
-                           "measured grouped rows unpipelined only"}
+        if tu.sum_group > 1:    # grouped columns have their own model (fit/sweeps/systolic-grouped_bf16.yaml)
+            params["sum_group"] = tu.sum_group
         units.append(Unit(f"{base}.tensor_units[{i}]", f"tensor_unit{i}", "systolic", params, tu.dtype, tu.pipeline,
                           count=tu.count, actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
                           edge_bits=max(tu.cols * tu.a_width, tu.rows * tu.b_width), functional_units=tu.count,
-                          extra={"interconnect": tu.interconnect}, **grouped))
+                          extra={"interconnect": tu.interconnect}, variant="grouped" if tu.sum_group > 1 else ""))
     for i, rt in enumerate(core.reduction_trees):
         units.append(Unit(f"{base}.reduction_trees[{i}]", f"reduction_tree{i}", _REDUCTION_FAMILY[rt.kind],
                           {"n": rt.inputs, "width": rt.width},
@@ -310,7 +306,7 @@ def choose_netlist(model, unit: Unit, node_nm: float, density: float, period_ns:
     mapping for the clock where its slack allows (:mod:`.relaxed`; ``mapping_ratio`` then scales its fitted values,
     :func:`.relaxed.apply`)."""
     c = choose(model, unit, node_nm, density, period_ns)
-    ratio = relaxed.for_clock(model, c.delay_ns, period_ns, unit.params)
+    ratio = relaxed.for_clock(model, c.delay_ns, period_ns)
     if ratio is not None:   # mapped at the clock: it meets the period its 1 GHz netlist meets
         c.mapping, c.mapping_ratio = "relaxed", {**ratio, "delay_ns": min(ratio["delay_ns"], period_ns / c.delay_ns)}
         c.delay_ns *= c.mapping_ratio["delay_ns"]

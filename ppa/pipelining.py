@@ -53,10 +53,6 @@ class Unit:
     functional_units: int = 1        # what it counts for the vector register file's default ports
     extra: dict = field(default_factory=dict)   # breakdown params that are not model inputs
     variant: str = ""                # hardware variant of the family with its own model (model_name)
-    #: the most (mul_stages, add_stages) the unit is costed at, when that is below the model's stage range, and why
-    #: (grouped systolic rows: the model measured them unpipelined only)
-    max_stages: tuple[int, int] | None = None
-    max_stages_reason: str = ""
 
 
 @dataclass
@@ -130,11 +126,8 @@ def _predict(model, target: str, inputs: dict, node_nm: float) -> np.ndarray:
 
 
 def evaluate_options(model, unit: Unit, node_nm: float, density: float) -> dict[str, np.ndarray]:
-    """Delay, area and energy of every stage option of ``unit`` (up to its ``max_stages``; arrays aligned with
-    ``options``)."""
+    """Delay, area and energy of every stage option of ``unit`` (arrays aligned with ``options``)."""
     options = stage_options(model)
-    if unit.max_stages is not None:
-        options = [o for o in options if o[0] <= unit.max_stages[0] and o[1] <= unit.max_stages[1]]
     m = np.array([o[0] for o in options])
     a = np.array([o[1] for o in options])
     inputs = _inputs(model, unit, density, mul_stages=m, add_stages=a)
@@ -186,8 +179,7 @@ def choose(model, unit: Unit, node_nm: float, density: float, period_ns: float |
     elif not stage_inputs or len(options) == 1:
         mode, (m, a) = "fixed", options[0]
         vals = {t: float(ev[t][0]) for t in ("delay_ns", "area_um2", "energy_pj")}
-        note = (unit.max_stages_reason if stage_inputs and unit.max_stages is not None
-                else f"model {model.name} was fitted without pipelining options")
+        note = f"model {model.name} was fitted without pipelining options"
     else:
         mode = "auto"
         total = ev["mul_stages"] + ev["add_stages"]

@@ -48,21 +48,8 @@ def _table() -> dict:
 
 
 def measured(model: str) -> dict | None:
-    """The measured entry of ``model`` (a model name such as ``systolic-bf16``, or a datapath of it such as
-    ``systolic-bf16@sum_group=4``): ``ratio``, ``curve``, or None."""
+    """The measured entry of ``model`` (a model name such as ``systolic-bf16``): ``ratio``, ``curve``, or None."""
     return _table().get(model)
-
-
-def entry(model: str, params: dict | None = None) -> str:
-    """The entry a unit of ``model`` with ``params`` takes: the model's datapath entry whose parameters it has
-    (``model@name=value,...``; measured on its own because the logic between the registers differs, e.g. a systolic
-    column's grouped adder), else the model's own."""
-    for key in _table():
-        base, _, selector = key.partition("@")
-        if base == model and selector and all(str((params or {}).get(k)) == v
-                                              for k, v in (kv.split("=", 1) for kv in selector.split(","))):
-            return key
-    return model
 
 
 def at_slack(model: str, slack: float) -> dict | None:
@@ -79,14 +66,13 @@ def at_slack(model: str, slack: float) -> dict | None:
     return {t: 1.0 + share[t] * (float(m["ratio"][t]) - 1.0) for t in TARGETS}
 
 
-def for_clock(model, delay_ns: float, period_ns: float | None, params: dict | None = None) -> dict | None:
-    """The ratios (:func:`at_slack`) a unit costed by ``model`` (a loaded fitted model) with ``params`` and
-    ``delay_ns`` (its 1 GHz netlist at the chip's node) gets at ``period_ns`` (None: the fastest clock, no slack),
-    from its datapath's entry (:func:`entry`). Only the shipped models: the ratios were measured on their flow
-    (NanGate45, 1 GHz)."""
+def for_clock(model, delay_ns: float, period_ns: float | None) -> dict | None:
+    """The ratios (:func:`at_slack`) a unit costed by ``model`` (a loaded fitted model) with ``delay_ns`` (its 1 GHz
+    netlist at the chip's node) gets at ``period_ns`` (None: the fastest clock, no slack). Only the shipped models:
+    the ratios were measured on their flow (NanGate45, 1 GHz)."""
     if period_ns is None or delay_ns <= 0 or model.source != shipped_source(model.name):
         return None
-    return at_slack(entry(model.name, params), period_ns / delay_ns)
+    return at_slack(model.name, period_ns / delay_ns)
 
 
 def apply(vals: dict, ratio: dict, energy_target: str = "energy_pj") -> dict:

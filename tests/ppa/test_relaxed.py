@@ -58,21 +58,6 @@ def test_slack_takes_the_relaxed_netlist_and_none_keeps_the_fitted(table, monkey
     assert node["params"]["mapping"] == "relaxed" and "mapping" not in ref["params"]
 
 
-def test_a_datapath_takes_its_own_entry(monkeypatch):
-    """A unit whose parameters match a model@name=value entry takes that entry's ratios (a grouped column's adder is
-    other logic between the same registers); any other unit, and one of another value, the model's own."""
-    own, grouped = dict(RATIO), {**RATIO, "energy_pj": 0.95}
-    curve = {"slack": [1.0, 2.0], "recovery": {t: [1.0, 1.0] for t in RATIO}}
-    monkeypatch.setattr(relaxed, "_table", lambda: {
-        "systolic-bf16": {"ratio": own, "curve": curve},
-        "systolic-bf16@sum_group=4": {"ratio": grouped, "curve": curve}})
-    assert relaxed.entry("systolic-bf16", {"rows": 8, "sum_group": 4}) == "systolic-bf16@sum_group=4"
-    assert relaxed.entry("systolic-bf16", {"rows": 8, "sum_group": 2}) == "systolic-bf16"
-    assert relaxed.entry("systolic-bf16", {"rows": 8}) == relaxed.entry("systolic-bf16") == "systolic-bf16"
-    assert relaxed.entry("systolic", {"sum_group": 4}) == "systolic"
-    assert relaxed.at_slack(relaxed.entry("systolic-bf16", {"sum_group": 4}), 1.5)["energy_pj"] == pytest.approx(0.95)
-
-
 def test_the_recovery_follows_the_slack(table):
     delay = _unit(estimate(_arch(100)))[1]["delay_ns"] / RATIO["delay_ns"]   # the 1 GHz netlist's delay
     half = _unit(estimate(_arch(1e3 / (1.5 * delay))))[1]        # slack 1.5: half the recovery (curve 1 -> 2)
