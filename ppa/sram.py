@@ -252,6 +252,7 @@ def sram_batch(capacity_bytes, block_bytes, banks, node_nm, ports=1, cell: str =
         if not np.any(allowed):
             continue
         one = _macro(capacity_bytes / k, block_bytes / k, banks, node_nm, ports)
+        allowed = allowed & (one.pop("organized") | (k == 1))   # a slice too small for any organization: not one
         obj = np.where(allowed, one["access_time_ns"] * (k * one["area_um2"]) ** AREA_WEIGHT, np.inf)
         for m in ("area_um2", "read_energy_pj", "write_energy_pj", "leakage_mw"):
             one[m] = k * one[m]
@@ -269,11 +270,13 @@ def sram_batch(capacity_bytes, block_bytes, banks, node_nm, ports=1, cell: str =
 
 
 def _macro(capacity_bytes, block_bytes, banks, node_nm, ports) -> dict[str, np.ndarray]:
-    """One macro: the calibrated metrics of its best organization, and that organization."""
+    """One macro: the calibrated metrics of its best organization, that organization, and ``organized``: whether
+    any organization is valid (a memory smaller than the smallest subarray has none)."""
     coef = coefficients()
     terms, valid, n_sub, n_act = _terms(capacity_bytes, block_bytes, banks, node_nm, ports, coef["area_um2"])
     vals, idx = _evaluate(terms, valid, coef)
     out = _pick(vals, idx)
+    out["organized"] = valid.any(axis=-1)
     out["rows"], out["cols"], out["mux"] = (a[idx].astype(float) for a in (_R, _C, _M))
     out["subarrays"] = np.take_along_axis(np.broadcast_to(n_sub, valid.shape), idx[..., None], -1)[..., 0]
     out["active_subarrays"] = np.take_along_axis(np.broadcast_to(n_act, valid.shape), idx[..., None], -1)[..., 0]
