@@ -30,7 +30,7 @@ from .components import Component, FittedCompute, dram_phy, noc, noc_flit_bits, 
 from . import relaxed
 from .pipelining import Choice, Unit, choose
 from .process import STD_CELL_UTILIZATION, TechNode, technology
-from .sram import SRAM, dff_array
+from .sram import MIN_WORDS, SRAM, dff_array
 
 # family of each compute component, and what one of its "operations" is
 _REDUCTION_FAMILY = {"fan": "fan", "linear": "fan_linear", "tree": "adder_tree"}
@@ -67,14 +67,16 @@ def _memory(m, tech: TechNode, path: str, clock_mhz: float | None) -> Component:
     banks = m.banks
     if banks is None:
         banks = 1
-        if m.bandwidth_gbps:  # smallest power-of-two bank count whose aggregate bandwidth meets the target
+        # smallest power-of-two bank count whose aggregate bandwidth meets the target, each bank deep enough to be an
+        # SRAM macro (MIN_WORDS; a shallower memory is one bank: an error for an SRAM, a register file as dff)
+        if m.bandwidth_gbps and m.capacity_bytes >= MIN_WORDS * m.block_bytes:
             while True:
                 r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks,
                          node_nm=tech.node_nm, ports=m.ports, cell="sram" if m.cell == "dff" else m.cell,
                          path=path).result
                 bw = banks * m.ports * m.block_bytes / r.cycle_time_ns
                 lat_ok = m.latency_ns is None or r.access_time_ns <= m.latency_ns
-                if (bw >= m.bandwidth_gbps and lat_ok) or banks * 2 * m.block_bytes > m.capacity_bytes:
+                if (bw >= m.bandwidth_gbps and lat_ok) or banks * 2 * m.block_bytes * MIN_WORDS > m.capacity_bytes:
                     break
                 banks *= 2
     if m.cell == "dff":

@@ -221,6 +221,9 @@ def _pick(vals, idx):
 CELLS = ("sram", "sram_lp")
 
 
+#: the fewest words per bank any organization holds: a subarray has at least ROWS[0] rows and delivers at most one
+#: word (``_terms``' validity), so a shallower memory has no organization (it is a register file)
+MIN_WORDS = int(ROWS[0])
 #: how many parallel macros a wide port may be built of (powers of two)
 MACROS = tuple(2 ** j for j in range(9))
 
@@ -379,6 +382,13 @@ class SRAM:
         if capacity_bytes < banks * block_bytes:
             raise ConfigError([(f"{path}.capacity_bytes", f"{capacity_bytes} is smaller than banks x block_bytes "
                                                           f"= {banks * block_bytes}; each bank must hold a block")])
+        words = capacity_bytes // (banks * block_bytes)
+        if cacti is None and words < MIN_WORDS:
+            raise ConfigError([(f"{path}.capacity_bytes", f"{capacity_bytes} B in {banks} bank(s) of {block_bytes} B "
+                                                          f"words is {words} words per bank; an SRAM macro has at "
+                                                          f"least {MIN_WORDS} (its smallest subarray's rows); allowed: "
+                                                          f"{MIN_WORDS * banks * block_bytes} B or more, fewer banks, "
+                                                          "a narrower word, or cell 'dff' (a flip-flop register file)")])
         self.capacity_bytes, self.block_bytes, self.banks = capacity_bytes, block_bytes, banks
         self.node_nm, self.ports = float(node_nm), ports
         self.result = (SRAMResult(**cacti_eval(cacti, capacity_bytes, block_bytes, banks, node_nm, ports)) if cacti

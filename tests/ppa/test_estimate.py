@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,22 @@ def test_missing_fitted_model_is_a_one_line_error(tmp_path, capsys):
     assert main(["estimate", str(p)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "core.tensor_units[0]: needs the fitted model of 'systolic'" in err[0]
+
+
+def test_a_memory_too_shallow_for_an_sram_is_a_one_line_error(tmp_path, capsys):
+    """16 words per bank: no SRAM organization holds it. The CLI names the memory's field and says what is allowed
+    (a flip-flop register file of the same shape is costed)."""
+    shallow = {"name": "m", "capacity_bytes": 4096, "block_bytes": 256, "banks": 1}
+    p = tmp_path / "a.yaml"
+    p.write_text(json.dumps(_arch(core={"tensor_units": [{"rows": 4, "cols": 4}], "memories": [shallow]})))
+    assert main(["estimate", str(p)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "core.memories[0].capacity_bytes: 4096 B in 1 bank(s) of 256 B words is 16 words" in err[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert estimate(_arch(core={"tensor_units": [{"rows": 4, "cols": 4}],
+                                    "memories": [{**shallow, "cell": "dff", "banks": None,
+                                                  "bandwidth_gbps": 100}]})).area_mm2 > 0
 
 
 def test_breakdown_sums_to_total(models):

@@ -124,6 +124,10 @@ def test_more_ports_cost_area():
     ({"capacity_bytes": -5}, r"sram\.capacity_bytes: -5 is not allowed"),
     ({"capacity_bytes": 2**16, "node_nm": 3}, r"sram\.node_nm: 3 is outside the technology table; allowed: 7\.\.180"),
     ({"capacity_bytes": 128, "block_bytes": 64, "banks": 4}, r"smaller than banks x block_bytes"),
+    # 16 words: no subarray organization holds it (it returned an invalid organization's figures before)
+    ({"capacity_bytes": 2**15, "block_bytes": 2048}, r"sram\.capacity_bytes: 32768 B in 1 bank\(s\) of 2048 B words is "
+                                                     r"16 words per bank; an SRAM macro has at least 32 .*allowed: "
+                                                     r"65536 B or more"),
 ])
 def test_sram_bad_input(kwargs, match):
     with pytest.raises(ConfigError, match=match):
