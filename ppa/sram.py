@@ -385,10 +385,10 @@ class SRAM:
         words = capacity_bytes // (banks * block_bytes)
         if cacti is None and words < MIN_WORDS:
             raise ConfigError([(f"{path}.capacity_bytes",
-                                f"{capacity_bytes} B in {banks} bank(s) of {block_bytes} B words is {words} words per "
-                                f"bank; an SRAM macro has at least {MIN_WORDS} (its smallest subarray's rows); "
-                                f"allowed: {MIN_WORDS * banks * block_bytes} B or more, fewer banks, a narrower word, or "
-                                "cell 'dff' (a flip-flop register file)")])
+                                f"{capacity_bytes} B in {banks} bank(s) of {block_bytes} B words is {words} words "
+                                f"per bank; an SRAM macro has at least {MIN_WORDS} (its smallest subarray's rows); "
+                                f"allowed: {MIN_WORDS * banks * block_bytes} B or more, fewer banks, a narrower "
+                                "word, or cell 'dff' (a flip-flop register file)")])
         self.capacity_bytes, self.block_bytes, self.banks = capacity_bytes, block_bytes, banks
         self.node_nm, self.ports = float(node_nm), ports
         self.result = (SRAMResult(**cacti_eval(cacti, capacity_bytes, block_bytes, banks, node_nm, ports)) if cacti
