@@ -11,7 +11,6 @@ the scenarios are what-ifs, for deciding which source to look for next.
   CPP from WikiChip and an assumed 10 tracks). Which 28 nm library TPU v1 and SIGMA used is not published.
 * ``diannao-sb-16``: DianNao's synapse buffer as 16 banks of 2 KB with 32 B ports, one per NFU row (its bank
   count is not in the abstract; the description has one 32 KB memory with a 512 B port).
-
 * ``v4i-mxu-1-2``: TPU v4i's MXUs registered at one multiplier and two adder stages (``pipeline: {mul_stages: 1,
   add_stages: 2}``), where the grouped column's timed simulation measured half the energy of the unpipelined one
   (session 25). The estimator gives a unit the least pipelining that meets its clock (DESIGN.md): none at v4i's
