@@ -1,7 +1,8 @@
 """Batch evaluation: chip-level area, TDP and peak TOPS of many design points at once (numpy arrays).
 
 Design points: ``cores`` x ``units`` tensor units of ``rows x cols`` (fitted
-``systolic`` model), one on-chip SRAM of ``sram_bytes`` per core (``sram_batch``),
+``systolic`` model, unpipelined, mapped for ``clock_mhz`` where its 1 GHz netlist leaves
+slack, as the estimator maps it: :mod:`accelgen.ppa.relaxed`), one on-chip SRAM of ``sram_bytes`` per core (``sram_batch``),
 at ``node_nm`` and ``clock_mhz``, plus a white-space fraction. All arguments
 broadcast (numpy rules) except ``dtype``, one datatype per call ("int", "fp16",
 "bf16", "fp32"): an fp dtype uses the fitted variant ``systolic-<dtype>`` and
@@ -25,8 +26,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
+from ..fit.model import shipped_source
 from ..fpformat import ACC_WIDTH
 from ..fpformat import width as fp_width
+from . import relaxed
 from .arch import DTYPES
 from .components import FittedCompute, steady_state_energy
 from .process import STD_CELL_UTILIZATION
@@ -91,6 +94,19 @@ def _gather(values: np.ndarray, codes: np.ndarray | None, shape) -> np.ndarray:
     return np.asarray(values)[codes].reshape(shape)
 
 
+def _relaxed(model, delay_ns: np.ndarray, clock_mhz: np.ndarray) -> dict:
+    """The relaxed-mapping ratio of each target at each point (:mod:`accelgen.ppa.relaxed`, as the estimator's
+    ``choose_netlist`` gives an unpipelined unit with slack at its clock): 1 for a user's model and for one without
+    measured ratios."""
+    ones = {t: 1.0 for t in relaxed.TARGETS}
+    if model.source != shipped_source(model.name):
+        return ones
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slack = np.where(delay_ns > 0, (1e3 / clock_mhz) / delay_ns, 0.0)
+    got = relaxed.at_slacks(model.name, slack)
+    return ones if got is None else got[0]
+
+
 def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_mhz, a_width=None, b_width=None,
                    acc_width=None, dataflow="ws", block_bytes=64, sram_banks=4, white_space_fraction=0.1,
                    model_paths: dict | None = None, dtype: str = "int") -> dict[str, np.ndarray]:
@@ -124,9 +140,14 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
 
     units_tu = units * 1.0
     f_ghz = clock_mhz * 1e-3
-    area_core = units_tu * _gather(tu_area, tu_codes, shape) + _gather(s["area_um2"], s_codes, shape)
-    dyn_mw_core = (units_tu * _gather(tu_dyn_pj, tu_codes, shape) + _gather(s_dyn_pj, s_codes, shape)) * f_ghz
-    leak_mw_core = units_tu * _gather(tu_leak_mw, tu_codes, shape) + _gather(s["leakage_mw"], s_codes, shape)
+    tu_delay = np.broadcast_to(np.asarray(tu.get("delay_ns", 0.0), dtype=float), np.shape(tu_area))
+    ratio = _relaxed(model, _gather(tu_delay, tu_codes, shape), clock_mhz)
+    area_core = (units_tu * _gather(tu_area, tu_codes, shape) * ratio["area_um2"]
+                 + _gather(s["area_um2"], s_codes, shape))
+    dyn_mw_core = (units_tu * _gather(tu_dyn_pj, tu_codes, shape) * ratio["energy_pj"]
+                   + _gather(s_dyn_pj, s_codes, shape)) * f_ghz
+    leak_mw_core = (units_tu * _gather(tu_leak_mw, tu_codes, shape) * ratio["leakage_uw"]
+                    + _gather(s["leakage_mw"], s_codes, shape))
     return {"area_mm2": cores * area_core * (1e-6 / (1.0 - white_space_fraction)),
             "tdp_w": cores * (dyn_mw_core + leak_mw_core) * 1e-3,
             "peak_tops": (2e-6 * rows) * cols * units * cores * clock_mhz}

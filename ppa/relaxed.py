@@ -55,15 +55,23 @@ def measured(model: str) -> dict | None:
 def at_slack(model: str, slack: float) -> dict | None:
     """The relaxed / 1 GHz ratio of each target of a unit of ``model`` with ``slack`` (period / delay of its 1 GHz
     netlist), or None when the model has no measurement or the unit no slack (or none of its area recovery)."""
+    got = at_slacks(model, np.asarray([slack], dtype=float))
+    if got is None or not got[1][0]:
+        return None
+    return {t: float(v[0]) for t, v in got[0].items()}
+
+
+def at_slacks(model: str, slack: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
+    """:func:`at_slack` over an array of slacks: the ratio of each target (1 where a unit keeps its 1 GHz netlist)
+    and whether each is relaxed; None when the model has no measurement."""
     m = measured(model)
-    if m is None or slack < 1.0:
+    if m is None:
         return None
     curve = m["curve"]
-    share = {t: float(np.clip(np.interp(slack, curve["slack"], curve["recovery"][t], left=0.0, right=1.0), 0.0, 1.0))
+    share = {t: np.clip(np.interp(slack, curve["slack"], curve["recovery"][t], left=0.0, right=1.0), 0.0, 1.0)
              for t in TARGETS}
-    if share["area_um2"] <= 0:
-        return None
-    return {t: 1.0 + share[t] * (float(m["ratio"][t]) - 1.0) for t in TARGETS}
+    relaxed = (slack >= 1.0) & (share["area_um2"] > 0)
+    return {t: np.where(relaxed, 1.0 + share[t] * (float(m["ratio"][t]) - 1.0), 1.0) for t in TARGETS}, relaxed
 
 
 def for_clock(model, delay_ns: float, period_ns: float | None) -> dict | None:
