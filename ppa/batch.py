@@ -2,7 +2,8 @@
 
 Design points: ``cores`` x ``units`` tensor units of ``rows x cols`` (fitted
 ``systolic`` model, unpipelined, mapped for ``clock_mhz`` where its 1 GHz netlist leaves
-slack, as the estimator maps it: :mod:`accelgen.ppa.relaxed`), one on-chip SRAM of ``sram_bytes`` per core (``sram_batch``),
+slack, as the estimator maps it: :mod:`accelgen.ppa.relaxed`), one on-chip SRAM of
+``sram_bytes`` per core (``sram_batch``),
 at ``node_nm`` and ``clock_mhz``, plus a white-space fraction. All arguments
 broadcast (numpy rules) except ``dtype``, one datatype per call ("int", "fp16",
 "bf16", "fp32"): an fp dtype uses the fitted variant ``systolic-<dtype>`` and
