@@ -27,7 +27,6 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
-from ..fit.model import shipped_source
 from ..fpformat import ACC_WIDTH
 from ..fpformat import width as fp_width
 from . import relaxed
@@ -95,19 +94,6 @@ def _gather(values: np.ndarray, codes: np.ndarray | None, shape) -> np.ndarray:
     return np.asarray(values)[codes].reshape(shape)
 
 
-def _relaxed(model, delay_ns: np.ndarray, clock_mhz: np.ndarray) -> dict:
-    """The relaxed-mapping ratio of each target at each point (:mod:`accelgen.ppa.relaxed`, as the estimator's
-    ``choose_netlist`` gives an unpipelined unit with slack at its clock): 1 for a user's model and for one without
-    measured ratios."""
-    ones = {t: 1.0 for t in relaxed.TARGETS}
-    if model.source != shipped_source(model.name):
-        return ones
-    with np.errstate(divide="ignore", invalid="ignore"):
-        slack = np.where(delay_ns > 0, (1e3 / clock_mhz) / delay_ns, 0.0)
-    got = relaxed.at_slacks(model.name, slack)
-    return ones if got is None else got[0]
-
-
 def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_mhz, a_width=None, b_width=None,
                    acc_width=None, dataflow="ws", block_bytes=64, sram_banks=4, white_space_fraction=0.1,
                    model_paths: dict | None = None, dtype: str = "int") -> dict[str, np.ndarray]:
@@ -142,7 +128,7 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
     units_tu = units * 1.0
     f_ghz = clock_mhz * 1e-3
     tu_delay = np.broadcast_to(np.asarray(tu.get("delay_ns", 0.0), dtype=float), np.shape(tu_area))
-    ratio = _relaxed(model, _gather(tu_delay, tu_codes, shape), clock_mhz)
+    ratio = relaxed.for_clocks(model, _gather(tu_delay, tu_codes, shape), 1e3 / clock_mhz)
     area_core = (units_tu * _gather(tu_area, tu_codes, shape) * ratio["area_um2"]
                  + _gather(s["area_um2"], s_codes, shape))
     dyn_mw_core = (units_tu * _gather(tu_dyn_pj, tu_codes, shape) * ratio["energy_pj"]

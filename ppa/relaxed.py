@@ -83,6 +83,18 @@ def for_clock(model, delay_ns: float, period_ns: float | None) -> dict | None:
     return at_slack(model.name, period_ns / delay_ns)
 
 
+def for_clocks(model, delay_ns: np.ndarray, period_ns: np.ndarray) -> dict:
+    """:func:`for_clock` over arrays of delays and periods: each target's ratio, 1 where a unit keeps its 1 GHz
+    netlist (a user's model, one without measurements, no slack)."""
+    ones = {t: 1.0 for t in TARGETS}
+    if model.source != shipped_source(model.name):
+        return ones
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slack = np.where(delay_ns > 0, period_ns / delay_ns, 0.0)
+    got = at_slacks(model.name, slack)
+    return ones if got is None else got[0]
+
+
 def apply(vals: dict, ratio: dict, energy_target: str = "energy_pj") -> dict:
     """A unit's fitted values (``{target: value}``, ``energy_pj`` being its ``energy_target``) scaled to its relaxed
     netlist by ``ratio``."""
