@@ -98,12 +98,14 @@ import warnings
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Literal, Mapping, Optional
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from ..errors import ConfigError
 from ..expr import compile_expr
+from ..problems import schema_problems
 
 FORMAT = "accelgen-fitted-model/1"
 TARGETS = ("area_um2", "energy_pj", "energy_zero_delay_pj", "leakage_uw", "delay_ns")
@@ -208,6 +210,10 @@ class TargetModel:
                 "fit: refit it)")
 
 
+#: what a value of each kind of model input must be, for the one-line error
+_EXPECTED = {"bool": "true or false", "int": "a finite integer", "float": "a finite number"}
+
+
 def prepare_inputs(family: str, spec: dict[str, dict], given: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """Fill defaults, convert to arrays and warn about values outside the fitted range."""
     unknown = [k for k in given if k not in spec]
@@ -228,7 +234,14 @@ def prepare_inputs(family: str, spec: dict[str, dict], given: Mapping[str, Any])
                 warnings.warn(f"{family}: {name}={bad[0]!r} was never seen in fitting (fitted: "
                               f"{', '.join(sorted(seen))}); extrapolating", FitRangeWarning, stacklevel=4)
         else:
-            arr = np.asarray(value, dtype=np.float64)
+            expected = _EXPECTED.get(kind, "a finite number")
+            try:
+                arr = np.asarray(value, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ConfigError([(f"{family}.{name}", f"{value!r} is not allowed; expected {expected}")]) from None
+            if not np.all(np.isfinite(arr)):
+                bad = float(arr.ravel()[~np.isfinite(arr.ravel())][0])
+                raise ConfigError([(f"{family}.{name}", f"{bad!r} is not allowed; expected {expected}")])
             rng = info.get("range")
             if rng is not None and arr.size:
                 lo, hi = float(np.min(arr)), float(np.max(arr))
@@ -263,12 +276,63 @@ def tech_factor(tech: dict, node_nm: float, quantity: str) -> np.ndarray | float
     return factor
 
 
+class _InputFields(BaseModel):
+    """What the loader reads of one input of a model file (the rest, such as its range, is read as given)."""
+
+    model_config = ConfigDict(extra="allow")
+    kind: Literal["int", "float", "bool", "choice"] = "float"
+    range: Optional[tuple[float, float]] = None
+    values: Optional[list] = None
+
+
+class _TargetFields(BaseModel):
+    """What the loader reads of one fitted target (its errors and training figures are kept as given)."""
+
+    model_config = ConfigDict(extra="allow")
+    unit: str
+    features: list[str]
+    coef: list[float]
+    link: Literal["identity", "log"] = "identity"
+    inputs: Optional[list[str]] = None
+    per: Optional[str] = None
+
+    @model_validator(mode="after")
+    def _one_coefficient_per_feature(self):
+        if len(self.coef) != len(self.features):
+            raise ValueError(f"{len(self.features)} features but {len(self.coef)} coefficients")
+        return self
+
+
+class _ModelFields(BaseModel):
+    """The structure of a model file that :class:`FittedModel` relies on, checked before anything is built."""
+
+    model_config = ConfigDict(extra="allow")
+    family: str
+    name: Optional[str] = None
+    inputs: dict[str, _InputFields]
+    targets: dict[str, _TargetFields]
+    tech: dict = {}
+
+    @model_validator(mode="after")
+    def _targets_use_known_inputs(self):
+        for name, t in self.targets.items():
+            unknown = sorted(set(t.inputs or ()) - set(self.inputs))
+            if unknown:
+                raise ValueError(f"target {name!r} uses {unknown[0]!r}, which is not among the file's inputs")
+        return self
+
+
 class FittedModel:
     """All fitted targets of one block family, as read from a model file."""
 
     def __init__(self, data: dict, source: str = "<dict>"):
-        if data.get("format") != FORMAT:
-            raise ConfigError([(f"{source}.format", f"{data.get('format')!r} is not allowed; expected {FORMAT!r}")])
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            got = data.get("format") if isinstance(data, dict) else type(data).__name__
+            raise ConfigError([(f"{source}.format", f"{got!r} is not allowed; expected {FORMAT!r}")])
+        try:
+            _ModelFields.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(schema_problems(exc, source)) from None
         self.data = data
         self.source = source
         self.family: str = data["family"]
@@ -280,11 +344,17 @@ class FittedModel:
         self.targets: dict[str, TargetModel] = {}
         for name, t in data["targets"].items():
             used = {k: self.inputs[k] for k in t.get("inputs", self.inputs)}
-            self.targets[name] = TargetModel(
-                family=self.family, name=name, unit=t["unit"], features=list(t["features"]), coef=t["coef"],
-                link=t.get("link", "identity"), inputs=used, per=t.get("per"), tech=self.tech,
-                meta={k: v for k, v in t.items() if k not in ("features", "coef", "link", "unit", "per", "inputs")},
-                family_inputs=frozenset(self.inputs), model_name=self.name)
+            try:
+                self.targets[name] = self._target(name, t, used)
+            except ValueError as exc:   # a feature expression the expression language refuses
+                raise ConfigError([(f"{source}.targets.{name}", str(exc))]) from None
+
+    def _target(self, name: str, t: dict, used: dict) -> TargetModel:
+        return TargetModel(
+            family=self.family, name=name, unit=t["unit"], features=list(t["features"]), coef=t["coef"],
+            link=t.get("link", "identity"), inputs=used, per=t.get("per"), tech=self.tech,
+            meta={k: v for k, v in t.items() if k not in ("features", "coef", "link", "unit", "per", "inputs")},
+            family_inputs=frozenset(self.inputs), model_name=self.name)
 
     def __getitem__(self, target: str) -> TargetModel:
         try:

@@ -281,7 +281,7 @@ class FittedCompute:
             try:
                 self._cache[name] = load_model(name, path=self.model_paths.get(name))
             except ConfigError as exc:
-                msg = "; ".join(m for _, m in exc.problems)
+                msg = "; ".join(f"{where}: {m}" if where not in ("", "path") else m for where, m in exc.problems)
                 if name != family and name not in self.model_paths:
                     # the field that asked for the variant: a dense TensorDash unit's depth, else the dtype
                     field, value = ("depth", 1) if variant == "dense" else ("dtype", dtype)

@@ -120,6 +120,47 @@ def test_node_scaling_interpolates_log_linear():
         m["area_um2"].predict(node_nm=3)
 
 
+@pytest.mark.parametrize("word, message", [
+    ("a_width=abc", "mac.a_width: 'abc' is not allowed; expected a finite integer"),
+    ("a_width=", "mac.a_width: '' is not allowed; expected a finite integer"),
+    ("a_width=nan", "mac.a_width: nan is not allowed; expected a finite integer"),
+    ("density=inf", "mac.density: inf is not allowed; expected a finite number"),
+    ("signed=maybe", "mac.signed: 'maybe' is not allowed; expected true or false"),
+])
+def test_a_value_that_is_not_a_finite_number_is_a_one_line_error(word, message, capsys):
+    assert main(["predict", "mac", word]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"accelgen: error: {message}"]
+
+
+def _broken(edit):
+    d = _model_dict()
+    edit(d)
+    return d
+
+
+@pytest.mark.parametrize("data, message", [
+    (_broken(lambda d: d.pop("family")), "m.json.family: missing required field"),
+    (_broken(lambda d: d["targets"]["area_um2"].pop("unit")), "m.json.targets.area_um2.unit: missing required field"),
+    (_broken(lambda d: d["targets"]["area_um2"]["coef"].pop()), "3 features but 2 coefficients"),
+    (_broken(lambda d: d["targets"]["delay_ns"].update(link="exp")), "m.json.targets.delay_ns.link: 'exp' is not "
+                                                                     "allowed"),
+    (_broken(lambda d: d["targets"]["area_um2"]["inputs"].append("depth")), "target 'area_um2' uses 'depth', which "
+                                                                           "is not among the file's inputs"),
+    (_broken(lambda d: d["targets"]["area_um2"]["features"].__setitem__(0, "open('x')")),
+     "m.json.targets.area_um2: feature \"open('x')\""),
+    ([1, 2], "m.json.format: 'list' is not allowed"),
+])
+def test_a_broken_model_file_is_a_one_line_error_naming_the_field(tmp_path, data, message, capsys):
+    """A model file edited by hand or cut short is refused on loading, naming what is wrong, not with a traceback
+    when it is first used."""
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(data))
+    assert main(["predict", "mac", "--model", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("accelgen: error: ") and message in err[0].replace(str(tmp_path) + "/",
+                                                                                                   "")
+
+
 @pytest.mark.parametrize("expr", ["__import__('os')", "a_width.real", "[a_width]", "open('x')", "lambda: 1",
                                   "unknown * 2"])
 def test_feature_expressions_are_restricted(expr):
