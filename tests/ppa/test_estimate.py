@@ -161,6 +161,18 @@ def test_component_scaling(make):
     assert a22 <= a65
 
 
+def test_router_is_its_reference_at_the_reference_and_grows_as_buffers_plus_crossbar():
+    """The Intel 80-tile router (5 ports of 39 bits, 0.34 mm^2 at 65 nm) is reproduced at its own configuration;
+    a wider router grows with its width (buffers, registers) plus the square of its crossbar, not as a crossbar
+    alone: 13x the width is 13-25x the area at one node, not 172x."""
+    ref = components.router_area_um2(technology(65), 5, 39)
+    assert ref == pytest.approx(0.34e6)
+    wide = components.router_area_um2(technology(65), 5, 512)
+    assert 512 / 39 < wide / ref < (512 / 39) * 2
+    xbar = components._crossbar_um2(technology(65), 5, 512)
+    assert wide == pytest.approx((ref - components._crossbar_um2(technology(65), 5, 39)) * 512 / 39 + xbar)
+
+
 def test_scalar_core_across_nodes():
     areas = [components.scalar_core(technology(n)).area_um2 for n in (90, 65, 45, 22, 7)]
     assert areas == sorted(areas, reverse=True)
