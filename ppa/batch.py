@@ -3,8 +3,13 @@
 Design points: ``cores`` x ``units`` tensor units of ``rows x cols`` (fitted
 ``systolic`` model, unpipelined, mapped for ``clock_mhz`` where its 1 GHz netlist leaves
 slack, as the estimator maps it: :mod:`accelgen.ppa.relaxed`), one on-chip SRAM of
-``sram_bytes`` per core (``sram_batch``),
-at ``node_nm`` and ``clock_mhz``, plus a white-space fraction. All arguments
+``sram_bytes`` per core (``sram_batch``), the data bus joining them, the cores on a
+``tx x ty`` NoC, at ``node_nm`` and ``clock_mhz``, plus a white-space fraction; and
+the rest of a base description every point shares (``rest``,
+:class:`accelgen.ppa.batch_rest.Rest`: vector unit, register file, scalar core, the
+NoC's topology and flits, off-chip and host interfaces, supply, operand density).
+Each point is the chip :func:`accelgen.ppa.estimate.estimate` builds for the same
+description, to the last digit where the estimator's tensor unit is unpipelined. All arguments
 broadcast (numpy rules) except ``dtype``, one datatype per call ("int", "fp16",
 "bf16", "fp32"): an fp dtype uses the fitted variant ``systolic-<dtype>`` and
 implies the widths (operands 16 or 32 bits, accumulator 32), as in the
@@ -13,7 +18,8 @@ architecture schema; contradictory widths are a ConfigError.
 Fast path: design-space sweeps repeat the same tensor-unit and SRAM
 configurations many times, so the points are grouped by the inputs each model
 depends on (hash factorization with :func:`pandas.factorize`, exact on the
-values given — no rounding of float keys), each model is evaluated once per
+values given — no rounding of float keys, each input factorized once:
+:class:`accelgen.ppa.batch_rest.Keys`), each model is evaluated once per
 distinct configuration, and the per-configuration results are gathered back
 with one integer index per model. Constant (broadcast scalar) inputs are never
 expanded. Fitted models are loaded once per process (:func:`_fitted_model`).
@@ -31,6 +37,7 @@ from ..fpformat import ACC_WIDTH
 from ..fpformat import width as fp_width
 from . import relaxed
 from .arch import DTYPES
+from .batch_rest import Keys, Rest, core_rest, data_bus, noc_and_io
 from .components import FittedCompute, steady_state_energy
 from .process import STD_CELL_UTILIZATION
 from .sram import sram_batch
@@ -95,22 +102,30 @@ def _gather(values: np.ndarray, codes: np.ndarray | None, shape) -> np.ndarray:
 
 
 def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_mhz, a_width=None, b_width=None,
-                   acc_width=None, dataflow="ws", block_bytes=64, sram_banks=4, white_space_fraction=0.1,
-                   model_paths: dict | None = None, dtype: str = "int") -> dict[str, np.ndarray]:
+                   acc_width=None, dataflow="ws", block_bytes=64, sram_banks=1, white_space_fraction=0.1,
+                   model_paths: dict | None = None, dtype: str = "int", tx=None, ty=None, sram_cell: str = "sram_lp",
+                   rest: Rest | None = None) -> dict[str, np.ndarray]:
+    """Chip area, TDP and peak TOPS of every point (see the module docstring); ``tx x ty`` is the NoC's grid
+    (default ``cores x 1``) and ``rest`` the base description's other parts (:class:`.batch_rest.Rest`)."""
+    rest = rest or Rest()
     a_width, b_width, acc_width = _widths(dtype, a_width, b_width, acc_width)
+    tx = cores if tx is None else tx
+    ty = 1 if ty is None else ty
     num = [np.asarray(x) if np.asarray(x).dtype.kind == "f" else np.asarray(x, dtype=float)
            for x in (rows, cols, units, cores, sram_bytes, node_nm, clock_mhz, a_width, b_width, acc_width,
-                     block_bytes, sram_banks, white_space_fraction)]
+                     block_bytes, sram_banks, white_space_fraction, tx, ty)]
     flow = np.asarray(dataflow)
     *num, flow = np.broadcast_arrays(*num, flow)
     (rows, cols, units, cores, sram_bytes, node_nm, clock_mhz, a_width, b_width, acc_width, block_bytes,
-     sram_banks, white_space_fraction) = num
+     sram_banks, white_space_fraction, tx, ty) = num
     shape = rows.shape
     model = _fitted_model("systolic", tuple(sorted((model_paths or {}).items())), dtype)
 
+    keys = Keys(node_nm, clock_mhz)
     # tensor unit: one fitted-model evaluation per distinct (rows, cols, widths, dataflow, node)
-    tu_codes, (r, c, aw, bw, accw, df, nd) = group(rows, cols, a_width, b_width, acc_width, flow, node_nm)
-    given = {"rows": r, "cols": c, "dataflow": df, "a_width": aw, "b_width": bw, "acc_width": accw, "dtype": dtype}
+    tu_codes, (r, c, aw, bw, accw, df, nd) = keys.codes(rows, cols, a_width, b_width, acc_width, flow, node_nm)
+    given = {"rows": r, "cols": c, "dataflow": df, "a_width": aw, "b_width": bw, "acc_width": accw, "dtype": dtype,
+             "density": rest.density}
     given = {k: v for k, v in given.items() if k in model.inputs}
     tu = model.predict(node_nm=nd, **given)
     steady = steady_state_energy(model, given, nd)  # same per-MAC energy rule as the estimator
@@ -121,20 +136,36 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
     tu_leak_mw = tu.get("leakage_uw", 0.0) * 1e-3
 
     # on-chip SRAM: one organization search per distinct (capacity, block, banks, node)
-    s_codes, (cap, blk, nbk, snd) = group(sram_bytes, block_bytes, sram_banks, node_nm)
-    s = sram_batch(cap, blk, nbk, snd, cell="sram_lp")
+    s_codes, (cap, blk, nbk, snd) = keys.codes(sram_bytes, block_bytes, sram_banks, node_nm)
+    s = sram_batch(cap, blk, nbk, snd, cell=sram_cell)
     s_dyn_pj = nbk * 0.5 * (s["read_energy_pj"] + s["write_energy_pj"])  # every bank busy, half reads
 
-    units_tu = units * 1.0
     f_ghz = clock_mhz * 1e-3
     tu_delay = np.broadcast_to(np.asarray(tu.get("delay_ns", 0.0), dtype=float), np.shape(tu_area))
     ratio = relaxed.for_clocks(model, _gather(tu_delay, tu_codes, shape), 1e3 / clock_mhz)
-    area_core = (units_tu * _gather(tu_area, tu_codes, shape) * ratio["area_um2"]
-                 + _gather(s["area_um2"], s_codes, shape))
-    dyn_mw_core = (units_tu * _gather(tu_dyn_pj, tu_codes, shape) * ratio["energy_pj"]
-                   + _gather(s_dyn_pj, s_codes, shape)) * f_ghz
-    leak_mw_core = (units_tu * _gather(tu_leak_mw, tu_codes, shape) * ratio["leakage_uw"]
-                    + _gather(s["leakage_mw"], s_codes, shape))
-    return {"area_mm2": cores * area_core * (1e-6 / (1.0 - white_space_fraction)),
-            "tdp_w": cores * (dyn_mw_core + leak_mw_core) * 1e-3,
-            "peak_tops": (2e-6 * rows) * cols * units * cores * clock_mhz}
+    # per core: the tensor units and the SRAM, then the rest the estimator builds (accelgen.ppa.batch_rest)
+    (v_area, v_leak, v_dyn), scalar = core_rest(rest, FittedCompute(model_paths), keys, cols=cols, units=units)
+    joined_um2 = (units * _gather(tu_area, tu_codes, shape) * ratio["area_um2"]
+                  + _gather(s["area_um2"], s_codes, shape) + v_area)
+    bus = data_bus(rest, keys, edge_bits=np.maximum(cols * a_width, rows * b_width), joined_um2=joined_um2)
+    core_um2 = joined_um2 + scalar[0] + bus[0]
+    core_leak = (units * _gather(tu_leak_mw, tu_codes, shape) * ratio["leakage_uw"]
+                 + _gather(s["leakage_mw"], s_codes, shape) + v_leak + scalar[1])
+    core_dyn = ((units * _gather(tu_dyn_pj, tu_codes, shape) * ratio["energy_pj"] + _gather(s_dyn_pj, s_codes, shape))
+                * f_ghz + v_dyn + scalar[2] + bus[2])
+    chip_area, chip_leak, chip_dyn = noc_and_io(rest, keys, tx=tx, ty=ty, cores=cores, core_um2=core_um2)
+    dyn_factor, leak_factor = _supply(rest.vdd_v, keys)
+    lanes = 0.0
+    if rest.core is not None and rest.core.vector_unit:
+        lanes = rest.core.vector_unit.lanes or cols
+    return {"area_mm2": (cores * core_um2 + chip_area) * (1e-6 / (1.0 - white_space_fraction)),
+            "tdp_w": ((cores * core_leak + chip_leak) * leak_factor + (cores * core_dyn + chip_dyn) * dyn_factor) * 1e-3,
+            "peak_tops": 2e-6 * (rows * cols * units + lanes) * cores * clock_mhz}
+
+
+def _supply(vdd_v: float | None, keys: Keys) -> tuple[np.ndarray | float, np.ndarray | float]:
+    """Dynamic and leakage power factors of the supply ``vdd_v`` against each point's node's nominal (1 without)."""
+    if not vdd_v:
+        return 1.0, 1.0
+    (ratio,) = keys.per_node(lambda t: (vdd_v / t.vdd_v,))
+    return ratio ** 2, ratio

@@ -102,21 +102,39 @@ class Component:
 
 # --------------------------------------------------------------------------- wires
 
+#: a wire's pipeline flip-flop at 45 nm (NanGate45 DFF_X1, um^2), scaled by the node's logic area
+WIRE_FLOP_UM2_45 = 4.522
+#: a bus's transfers per cycle at full activity (each of its bits toggles every other cycle)
+WIRE_TRANSFERS_PER_CYCLE = 0.5
+
+
+def wire_figures(tech: TechNode, *, bits, length_mm, clock_mhz=None, kind: str = "semi_global") -> dict:
+    """One bus of ``bits`` repeated wires of ``length_mm`` (numpy arrays broadcast): its area, energy per transfer,
+    delay per stage and pipeline stages (flip-flops every 0.8 of a cycle's reach when its delay exceeds a cycle;
+    none without a clock). Repeater area: ~2% of the wire track area (Ho, Mai, Horowitz 2001); routed over logic on
+    upper metal, only repeaters and pipeline flops take area."""
+    length_mm = np.asarray(length_mm, dtype=float)
+    d_ps = tech.repeated_wire_delay_ps_per_mm(kind) * length_mm
+    stages = np.zeros_like(d_ps)
+    if clock_mhz is not None and np.all(np.asarray(clock_mhz) > 0):
+        stages = np.maximum(0.0, np.ceil(d_ps / (0.8 * 1e6 / np.asarray(clock_mhz, dtype=float))) - 1)
+    area = (bits * length_mm * 1000.0 * tech.wire_pitch_um(kind) * 0.02
+            + stages * bits * WIRE_FLOP_UM2_45 * tech.logic_area_factor)
+    return {"area_um2": area, "energy_pj": tech.wire_energy_pj_per_bit_mm(1.0) * length_mm * bits,
+            "delay_ns": (d_ps / 1000.0) / (stages + 1), "stages": stages}
+
+
 def wire(name: str, tech: TechNode, *, bits: int, length_mm: float, clock_mhz: float | None = None,
          kind: str = "semi_global", activity_key: str = "default") -> Component:
-    """A bus of ``bits`` repeated wires of ``length_mm``; pipelined (flip-flops every cycle's reach) when
-    its delay exceeds a cycle. Repeater area: ~2% of the wire track area (Ho, Mai, Horowitz 2001)."""
-    d_ps = tech.repeated_wire_delay_ps_per_mm(kind) * length_mm
-    stages = 0
-    if clock_mhz:
-        period_ps = 1e6 / clock_mhz
-        stages = max(0, math.ceil(d_ps / (0.8 * period_ps)) - 1)
-    # routed over logic on upper metal: only repeaters and pipeline flops (DFF_X1, 4.522 um^2 at 45 nm) take area
-    area = bits * length_mm * 1000.0 * tech.wire_pitch_um(kind) * 0.02 + stages * bits * 4.522 * tech.logic_area_factor
-    e = tech.wire_energy_pj_per_bit_mm(1.0) * length_mm * bits
-    return Component(name, "wire", area_um2_each=area, energy_pj={"transfer": e}, actions_per_cycle={"transfer": 0.5},
-                     delay_ns=(d_ps / 1000.0) / (stages + 1), activity_key=activity_key,
-                     params={"bits": bits, "length_mm": round(length_mm, 4), "kind": kind, "pipeline_stages": stages})
+    """A bus of ``bits`` repeated wires of ``length_mm`` (:func:`wire_figures`), one transfer every other cycle at
+    full activity."""
+    f = {k: float(v) for k, v in wire_figures(tech, bits=bits, length_mm=length_mm, clock_mhz=clock_mhz or None,
+                                              kind=kind).items()}
+    return Component(name, "wire", area_um2_each=f["area_um2"], energy_pj={"transfer": f["energy_pj"]},
+                     actions_per_cycle={"transfer": WIRE_TRANSFERS_PER_CYCLE}, delay_ns=f["delay_ns"],
+                     activity_key=activity_key,
+                     params={"bits": bits, "length_mm": round(length_mm, 4), "kind": kind,
+                             "pipeline_stages": int(f["stages"])})
 
 
 # --------------------------------------------------------------------------- NoC
@@ -142,6 +160,21 @@ def router_area_um2(tech: TechNode, ports: int, flit_bits: int) -> float:
             + _crossbar_um2(tech, ports, flit_bits))
 
 
+#: ports of a router: four neighbours and the core (mesh), two and the core (ring), the bus and the core
+ROUTER_PORTS = {"mesh": 5, "ring": 3, "bus": 2}
+
+
+def router_pj_per_bit(tech: TechNode) -> float:
+    """Energy of one bit through a router at ``tech`` (the reference's, scaled with C V^2)."""
+    r = _ROUTER_REF
+    return r["pj_per_bit"] * energy_ratio(tech, r["node_nm"], r["vdd"])
+
+
+def noc_links(topology: str, tx, ty):
+    """Unidirectional links of the topology (a bus is one)."""
+    return {"mesh": 2 * (tx * (ty - 1) + ty * (tx - 1)), "ring": 2 * tx * ty, "bus": 1}[topology]
+
+
 def noc(tech: TechNode, *, topology: str, tx: int, ty: int, flit_bits: int, link_mm: float) -> Component:
     """Routers and links of a mesh (``tx x ty``), ring or bus connecting ``tx * ty`` cores.
 
@@ -152,18 +185,16 @@ def noc(tech: TechNode, *, topology: str, tx: int, ty: int, flit_bits: int, link
     top = Component("noc", "noc")
     if n <= 1 and topology != "bus":
         return top
-    ports = {"mesh": 5, "ring": 3, "bus": 2}[topology]
-    r = _ROUTER_REF
+    ports = ROUTER_PORTS[topology]
     area = router_area_um2(tech, ports, flit_bits)
-    e_bit = r["pj_per_bit"] * energy_ratio(tech, r["node_nm"], r["vdd"])
+    e_bit = router_pj_per_bit(tech)
     top.add(Component("router", "router", count=n, area_um2_each=area,
                       energy_pj={"flit": e_bit * flit_bits}, actions_per_cycle={"flit": 1.0},
                       delay_ns=2 * tech.fo4_ps * 8 / 1000.0, leakage_mw_each=area * tech.logic_leak_uw_per_um2 * 1e-3,
                       activity_key="noc", params={"ports": ports, "flit_bits": flit_bits}))
-    links = {"mesh": 2 * (tx * (ty - 1) + ty * (tx - 1)), "ring": 2 * n, "bus": 1}[topology]
     ln = wire("link", tech, bits=flit_bits, length_mm=link_mm * (n if topology == "bus" else 1), kind="global",
               activity_key="noc")
-    ln.count = links
+    ln.count = noc_links(topology, tx, ty)
     top.add(ln)
     top.params = {"topology": topology, "flit_bits": flit_bits,
                   "bisection_bits_per_cycle": bisection_bits_per_cycle(topology, tx, ty, flit_bits),

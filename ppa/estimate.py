@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
-from .arch import FP_ACC_WIDTH, Arch, Core, RegisterFile, load_arch, parse_arch
+from .arch import FP_ACC_WIDTH, Arch, Chip, Core, RegisterFile, load_arch, parse_arch
 from .components import Component, FittedCompute, dram_phy, noc, noc_flit_bits, pcie, scalar_core, wire
 from . import relaxed
 from .pipelining import Choice, Unit, choose
@@ -44,7 +44,7 @@ _REDUCTION_FAMILY = {"fan": "fan", "linear": "fan_linear", "tree": "adder_tree"}
 DIE_WHITE_SPACE = 0.21
 
 
-def _fitted(fc: FittedCompute, family: str, params: dict, tech: TechNode, path: str, *, name: str, count: int,
+def fitted_component(fc: FittedCompute, family: str, params: dict, tech: TechNode, path: str, *, name: str, count: int,
             actions_per_cycle: float, ops_per_cycle: float, activity_key: str, density: float,
             traces: list, dtype: str = "int", variant: str = "", mapping_ratio: dict | None = None) -> Component:
     vals, trace = fc.predict(family, {**params, "density": density}, tech.node_nm, path, dtype=dtype,
@@ -158,6 +158,22 @@ def compute_units(core: Core, base: str = "core") -> list[Unit]:
     return units
 
 
+def vector_regfile(core: Core, lanes: int, functional_units: int, tech: TechNode) -> Component:
+    """The vector unit's register file (a vector unit always has one, as in NeuroMeter): ``entries`` words of the
+    lanes' width, 2 read and 1 write port per functional unit of the core unless the description sets them."""
+    rf = core.vector_regfile or RegisterFile()
+    rp = rf.read_ports or 2 * functional_units
+    wp = rf.write_ports or functional_units
+    block = max(1, lanes * core.vector_unit.width // 8)
+    d = dff_array(capacity_bytes=rf.entries * block, block_bytes=block, read_ports=rp, write_ports=wp,
+                  node_nm=tech.node_nm)
+    return Component("vector_regfile", "regfile", area_um2_each=d["area_um2"], leakage_mw_each=d["leakage_mw"],
+                     energy_pj={"read": d["read_energy_pj"], "write": d["write_energy_pj"]},
+                     actions_per_cycle={"read": rp, "write": wp}, delay_ns=d["cycle_time_ns"],
+                     activity_key="vector", params={"entries": rf.entries, "read_ports": rp,
+                                                    "write_ports": wp, "word_bytes": block})
+
+
 def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, clock_mhz: float | None,
                traces: list, base: str = "core", stages: dict | None = None,
                mapping: dict | None = None) -> Component:
@@ -170,7 +186,7 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
     n_fu = 0
     stages = stages or {}
     for u in compute_units(core, base):
-        comp = _fitted(fc, u.family, {**u.params, **stages.get(u.path, {})}, tech, u.path, name=u.name,
+        comp = fitted_component(fc, u.family, {**u.params, **stages.get(u.path, {})}, tech, u.path, name=u.name,
                        count=u.count, actions_per_cycle=u.actions_per_cycle, ops_per_cycle=u.ops_per_cycle,
                        activity_key=u.activity_key, density=density, traces=traces, dtype=u.dtype,
                        variant=u.variant, mapping_ratio=(mapping or {}).get(u.path))
@@ -179,20 +195,8 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
         widest = max(widest, u.edge_bits)
         n_fu += u.functional_units
     if core.vector_unit:
-        # a vector unit always has its register file (NeuroMeter); its size and ports are overridable
-        v = core.vector_unit
         lanes = eu.params["vector_lanes"] = eu.children[-1].count   # the vector unit is the last compute unit
-        rf = core.vector_regfile or RegisterFile()
-        rp = rf.read_ports or 2 * n_fu
-        wp = rf.write_ports or n_fu
-        block = max(1, lanes * v.width // 8)
-        d = dff_array(capacity_bytes=rf.entries * block, block_bytes=block, read_ports=rp, write_ports=wp,
-                      node_nm=tech.node_nm)
-        eu.add(Component("vector_regfile", "regfile", area_um2_each=d["area_um2"], leakage_mw_each=d["leakage_mw"],
-                         energy_pj={"read": d["read_energy_pj"], "write": d["write_energy_pj"]},
-                         actions_per_cycle={"read": rp, "write": wp}, delay_ns=d["cycle_time_ns"],
-                         activity_key="vector", params={"entries": rf.entries, "read_ports": rp,
-                                                        "write_ports": wp, "word_bytes": block}))
+        eu.add(vector_regfile(core, lanes, n_fu, tech))
     c.add(eu)
     if core.memories:
         mem = Component("memories", "group")
@@ -285,22 +289,28 @@ def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float 
     net = noc(tech, topology=nc.topology, tx=nc.tx, ty=ty, flit_bits=flit, link_mm=core_side_mm)
     if net.children:
         chip.add(net)
+    io = io_group(arch.chip, tech, clock_mhz)
+    if io.children:
+        chip.add(io)
+    return chip
+
+
+def io_group(chip: Chip, tech: TechNode, clock_mhz: float | None) -> Component:
+    """The chip's off-chip memory PHY and host interface, each moving its full bandwidth at full activity."""
     io = Component("io", "group")
-    if arch.chip.offchip:
-        o = arch.chip.offchip
+    if chip.offchip:
+        o = chip.offchip
         phy = dram_phy(tech, kind=o.type, bandwidth_gbps=o.bandwidth_gbps, channels=o.channels)
         if clock_mhz:
             phy.actions_per_cycle["bit"] = o.bandwidth_gbps * 8e3 / clock_mhz
         io.add(phy)
-    if arch.chip.host:
-        h = arch.chip.host
+    if chip.host:
+        h = chip.host
         p = pcie(tech, gen=h.pcie_gen, lanes=h.lanes)
         if clock_mhz:
             p.actions_per_cycle["bit"] = p.params["gt_per_s"] * 1e3 / clock_mhz * 2  # both directions
         io.add(p)
-    if io.children:
-        chip.add(io)
-    return chip
+    return io
 
 
 def choose_netlist(model, unit: Unit, node_nm: float, density: float, period_ns: float | None) -> Choice:

@@ -26,11 +26,14 @@ vectorized over layers): ``batch: B`` or ``latency_ms: L`` (the largest batch
 meeting ``L``). Metric columns: ``WORKLOAD.REGIME.METRIC`` per run,
 ``REGIME.METRIC`` (geometric mean over the workloads) and ``METRIC``
 (geometric mean over all runs). Without workloads the space is evaluated at
-chip level by the vectorized batch estimator (:mod:`accelgen.ppa.batch`:
-tensor units of the base's dtype, unpipelined, on-chip SRAM and white space,
-millions of points per second); a base tensor unit whose weight loading,
-subnormal flushing, row grouping or given stages that estimator cannot cost is
-refused (``space.UNBATCHED_TENSOR_UNIT``).
+chip level by the vectorized batch estimator (:mod:`accelgen.ppa.batch`, about a
+million points per second): each point is the chip the estimator builds for it
+(tensor units of the base's dtype, unpipelined; the SRAM, the data bus, the
+vector unit and its register file, the scalar core, the NoC, the I/O, the supply
+and the operand density of the base); a base field that path cannot cost (weight
+loading, subnormal flushing, row grouping or given stages of the tensor unit, a
+memory's bandwidth target, ports or instances, other compute units, a die budget,
+zero-delay switching) is refused (``space._unbatched``).
 
 Runs are chunked: each chunk of points is written to
 ``OUT/chunks/<key>-<index>.csv`` (atomically), where ``key`` hashes the

@@ -13,8 +13,9 @@ import pandas as pd
 
 from ...errors import ConfigError
 from .. import perf
-from ..arch import Arch
+from ..arch import Arch, parse_arch
 from ..batch import evaluate_batch
+from ..batch_rest import Rest
 from ..estimate import DIE_WHITE_SPACE, estimate
 from .paths import with_values
 from .plan import BATCH_PATHS, CHIP_METRICS, RUN_METRICS, Constraint, Plan, Size, py
@@ -167,6 +168,7 @@ def _run_workloads(plan: Plan, point: dict, ctx, row: dict) -> list[str]:
 def evaluate_chip_points(plan: Plan, df: pd.DataFrame) -> pd.DataFrame:
     """Chip-level metrics of many points at once through :func:`accelgen.ppa.batch.evaluate_batch`."""
     base = plan.bases["base"].description
+    arch = parse_arch(base)
     tu, mem = base["core"]["tensor_units"][0], base["core"]["memories"][0]
     noc = base.get("chip", {}).get("noc", {})
     kw: dict[str, Any] = {"rows": tu["rows"], "cols": tu["cols"], "units": tu.get("count", 1),
@@ -174,7 +176,8 @@ def evaluate_chip_points(plan: Plan, df: pd.DataFrame) -> pd.DataFrame:
                           "b_width": tu.get("b_width"), "acc_width": tu.get("acc_width"),
                           "dataflow": tu.get("dataflow", "ws"),
                           "sram_bytes": mem["capacity_bytes"], "block_bytes": mem.get("block_bytes", 64),
-                          "sram_banks": mem.get("banks") or 4, "node_nm": base["node_nm"],
+                          "sram_banks": mem.get("banks") or 1, "sram_cell": mem.get("cell", "sram_lp"),
+                          "node_nm": base["node_nm"],
                           "clock_mhz": base["clock_mhz"], "cores": base.get("cores", 1),
                           "tx": noc.get("tx", 1), "ty": noc.get("ty", 1),
                           "white_space_fraction": _white_space(base.get("chip", {}).get("white_space_fraction", 0.0))}
@@ -187,10 +190,9 @@ def evaluate_chip_points(plan: Plan, df: pd.DataFrame) -> pd.DataFrame:
     env["cores"] = kw["cores"]
     for path, text in plan.derived.items():
         kw[BATCH_PATHS[path]] = expression(plan, text)(env)
-    kw.pop("tx"), kw.pop("ty")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = evaluate_batch(**kw)
+        out = evaluate_batch(**kw, rest=Rest.of(arch), model_paths=arch.models)
     n = len(df)
     res = pd.DataFrame({k: np.broadcast_to(np.asarray(v, dtype=float), (n,)) for k, v in out.items()})
     res["peak_tops_per_w"] = res["peak_tops"] / res["tdp_w"]

@@ -315,7 +315,28 @@ def _metrics(sp: Space, mode: str, params: list[PlanParam], wls: list[Workload],
 #: tensor-unit fields the chip-level batch estimator (:func:`accelgen.ppa.batch.evaluate_batch`) does not take, and
 #: the value it costs: a base setting another one would be costed as if it did not
 UNBATCHED_TENSOR_UNIT = {"weight_load": "shift", "flush_subnormals": False, "sum_group": 1, "pipeline": "auto"}
+#: memory fields the batch estimator does not take (it costs every bank busy, one port, one instance, SRAM cells)
+UNBATCHED_MEMORY = {"ports": 1, "bandwidth_gbps": None, "latency_ns": None, "activity": 1.0, "count": 1,
+                    "level": "shared"}
 
+
+def _unbatched(b: dict) -> list[tuple[str, object, object]]:
+    """``(path, value, allowed)`` of each base field the batch estimator would not cost as given: beside its tensor
+    unit and memory it costs the vector unit, its register file, the scalar core, the NoC, the I/O, the supply and
+    the operand density, as the estimator does (:mod:`accelgen.ppa.batch_rest`), and nothing else."""
+    core, tu, mem = b["core"], b["core"]["tensor_units"][0], b["core"]["memories"][0]
+    out = [(f"core.tensor_units[0].{k}", tu.get(k, v), v) for k, v in UNBATCHED_TENSOR_UNIT.items()]
+    out += [(f"core.memories[0].{k}", mem.get(k, v), v) for k, v in UNBATCHED_MEMORY.items()]
+    out += [(f"core.{k}", core.get(k) or None, None) for k in ("reduction_trees", "dot_products", "flex_dpes",
+                                                                "tensordash")]
+    out += [("chip.die_budget_mm2", (b.get("chip") or {}).get("die_budget_mm2"), None),
+            ("activity.switching", (b.get("activity") or {}).get("switching", "timed"), "timed")]
+    if mem.get("cell") == "dff":
+        out.append(("core.memories[0].cell", "dff", "sram or sram_lp"))
+    clock = b.get("clock_mhz")
+    if isinstance(clock, bool) or not isinstance(clock, (int, float)):
+        out.append(("clock_mhz", clock, "a number (MHz)"))
+    return [(path, value, allowed) for path, value, allowed in out if value != allowed]
 
 def _chip_checks(sp: Space, params: list[PlanParam], bases: dict[str, Base], problems: Problems) -> None:
     """A chip-level space (no workloads) varies only what the batch estimator models."""
@@ -335,12 +356,10 @@ def _chip_checks(sp: Space, params: list[PlanParam], bases: dict[str, Base], pro
             problems.append(("base", "a chip-level space (no workloads) needs a base with one tensor-unit "
                                      "entry and one memory (the batch estimator's model)"))
             return
-        tu = b["core"]["tensor_units"][0]
-        for key, plain in UNBATCHED_TENSOR_UNIT.items():
-            if tu.get(key, plain) != plain:
-                problems.append((f"base: core.tensor_units[0].{key}", f"{tu[key]!r} is not modelled by the "
-                                 f"chip-level batch estimator (a space without workloads); allowed: {plain!r}, or "
-                                 "give the space a workload (every point then takes the full estimator)"))
+        for path, value, allowed in _unbatched(b):
+            problems.append((f"base: {path}", f"{value!r} is not modelled by the chip-level batch estimator (a space "
+                             f"without workloads); allowed: {allowed!r}, or give the space a workload (every point "
+                             "then takes the full estimator)"))
 
 
 

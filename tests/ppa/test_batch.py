@@ -1,57 +1,91 @@
-"""Batch estimator (issue 9): the grouped fast path equals a direct per-point evaluation."""
+"""Batch estimator (issue 9): the grouped fast path is the estimator's chip, point by point."""
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
 import pytest
 
 from accelgen.fit.model import FitRangeWarning, load_model
-from accelgen.ppa import relaxed
+from accelgen.ppa.arch import parse_arch
 from accelgen.ppa.batch import evaluate_batch, group
+from accelgen.ppa.batch_rest import Rest
 from accelgen.ppa.components import steady_state_energy
-from accelgen.ppa.sram import sram_batch
-from accelgen.ppa.process import STD_CELL_UTILIZATION
+from accelgen.ppa.estimate import estimate
 
 
-def _direct(p, i):
-    """One design point evaluated without grouping (the definition of the batch outputs)."""
-    m = load_model("systolic")
-    inputs = dict(rows=p["rows"][i], cols=p["cols"][i], acc_width=p["acc_width"][i], dataflow=str(p["dataflow"][i]))
-    tu = m.predict(node_nm=p["node_nm"][i], **inputs)
-    steady = steady_state_energy(m, inputs, p["node_nm"][i])  # None when the model's energy is steady state already
-    if steady is not None:
-        tu["energy_pj"] = steady[0]
-    # mapped for its clock where its 1 GHz netlist leaves slack, as the estimator costs it (accelgen.ppa.relaxed)
-    ratio = relaxed.at_slack("systolic", 1e3 / p["clock_mhz"][i] / float(tu["delay_ns"])) or {}
-    for target in ("area_um2", "energy_pj", "leakage_uw"):
-        tu[target] = tu[target] * ratio.get(target, 1.0)
-    s = sram_batch(p["sram_bytes"][i], 64, 4, p["node_nm"][i], cell="sram_lp")
-    units, cores, f_ghz = p["units"][i], p["cores"][i], p["clock_mhz"][i] * 1e-3
-    area = cores * (units * tu["area_um2"] / STD_CELL_UTILIZATION + s["area_um2"]) * 1e-6 / 0.9
-    dyn = (p["rows"][i] * p["cols"][i] * units * tu["energy_pj"] + 2 * (s["read_energy_pj"] + s["write_energy_pj"])) \
-        * f_ghz
-    leak = units * tu["leakage_uw"] * 1e-3 + s["leakage_mw"]
-    return float(area), float(cores * (dyn + leak) * 1e-3), 2e-6 * p["rows"][i] * p["cols"][i] * units * cores * \
-        p["clock_mhz"][i]
+#: a base with every part the batch estimator costs beside the tensor units and the memory
+FULL_BASE = {"name": "batch_base", "node_nm": 28, "clock_mhz": 700, "vdd_v": 0.85,
+             "core": {"tensor_units": [{"rows": 8, "cols": 8, "dataflow": "ws"}],
+                      "vector_unit": {"width": 32}, "scalar_unit": True,
+                      "memories": [{"name": "sram", "capacity_bytes": 2 ** 20, "block_bytes": 64, "banks": 4}]},
+             "chip": {"noc": {"topology": "mesh", "tx": 1, "ty": 1, "bisection_gbps": 128},
+                      "offchip": {"type": "hbm2", "bandwidth_gbps": 400, "channels": 2}, "host": {"pcie_gen": 4,
+                                                                                                  "lanes": 8},
+                      "white_space_fraction": 0.1},
+             "activity": {"density": 0.5}}
+BARE_BASE = {"name": "bare", "node_nm": 28, "clock_mhz": 700,
+             "core": {"tensor_units": [{"rows": 8, "cols": 8, "dataflow": "ws"}],
+                      "memories": [{"name": "sram", "capacity_bytes": 2 ** 20, "block_bytes": 64, "banks": 4}]},
+             "chip": {"white_space_fraction": 0.1}}
 
 
-def test_grouped_batch_equals_direct_evaluation():
-    rng = np.random.default_rng(3)
-    n = 400
-    p = dict(rows=rng.choice([4, 8, 16, 64], n), cols=rng.integers(2, 9, n), units=rng.integers(1, 4, n),
-             cores=rng.integers(1, 5, n), sram_bytes=rng.choice([2.0**16, 3 * 2.0**17, 2.0**20], n),
-             node_nm=rng.choice([45.0, 28.0, 7.0], n), clock_mhz=rng.uniform(200, 1000, n),
-             acc_width=rng.choice([16, 24], n), dataflow=rng.choice(["ws", "os"], n))
+def _points(n, seed):
+    rng = np.random.default_rng(seed)
+    tx, ty = rng.choice([1, 2, 4], n), rng.choice([1, 2], n)
+    return dict(rows=rng.choice([4, 8, 16, 64], n), cols=rng.integers(2, 33, n), units=rng.integers(1, 4, n),
+                tx=tx, ty=ty, cores=tx * ty, sram_bytes=rng.choice([2.0 ** 16, 3 * 2.0 ** 17, 2.0 ** 20], n),
+                node_nm=rng.choice([45.0, 28.0, 7.0], n), clock_mhz=rng.uniform(200, 800, n),
+                acc_width=rng.choice([16, 24, 32], n), dataflow=rng.choice(["ws", "os"], n))
+
+
+def _description(base, p, i):
+    """Point ``i`` as a description for the full estimator."""
+    d = copy.deepcopy(base)
+    d.update(node_nm=float(p["node_nm"][i]), clock_mhz=float(p["clock_mhz"][i]), cores=int(p["cores"][i]))
+    d["core"]["tensor_units"][0].update(rows=int(p["rows"][i]), cols=int(p["cols"][i]), count=int(p["units"][i]),
+                                        acc_width=int(p["acc_width"][i]), dataflow=str(p["dataflow"][i]))
+    d["core"]["memories"][0]["capacity_bytes"] = int(p["sram_bytes"][i])
+    d["chip"]["noc"] = {**d["chip"].get("noc", {}), "tx": int(p["tx"][i]), "ty": int(p["ty"][i])}
+    return d
+
+
+@pytest.mark.parametrize("base", [FULL_BASE, BARE_BASE], ids=["vector-scalar-noc-io-supply-density", "bare"])
+def test_each_point_is_the_estimators_chip(base):
+    """The batch path costs the chip the estimator builds for the same description -- the tensor units, the SRAM,
+    the data bus, the vector unit and its register file, the scalar core, the NoC's routers and links, the I/O, the
+    supply and the operand density -- to the last digit, wherever the estimator keeps the tensor unit unpipelined
+    (the batch path's tensor unit is unpipelined)."""
+    p = _points(120, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = evaluate_batch(**p, block_bytes=64, sram_banks=4, white_space_fraction=0.1,
+                             rest=Rest.of(parse_arch(base)))
+        compared = 0
+        for i in range(0, 120, 4):
+            e = estimate(_description(base, p, i))
+            if any(c["component"] == "core.tensor_units[0]" and c.get("stages") for c in e.pipelining):
+                continue
+            compared += 1
+            assert out["area_mm2"][i] == pytest.approx(e.area_mm2, rel=1e-9)
+            assert out["tdp_w"][i] == pytest.approx(e.tdp_w, rel=1e-9)
+            assert out["peak_tops"][i] == pytest.approx(e.peak_tops, rel=1e-12)
+    assert compared >= 20
+
+
+def test_grouped_batch_equals_ungrouped():
+    """Grouping the points is exact: every point evaluated on its own gives the same figures."""
+    p = _points(60, seed=5)
+    rest = Rest.of(parse_arch(FULL_BASE))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FitRangeWarning)
-        out = evaluate_batch(**p, white_space_fraction=0.1, block_bytes=64, sram_banks=4)
-        for i in rng.choice(n, 25, replace=False):
-            area, tdp, tops = _direct(p, i)
-            assert out["area_mm2"][i] == pytest.approx(area, rel=1e-9)
-            assert out["tdp_w"][i] == pytest.approx(tdp, rel=1e-9)
-            assert out["peak_tops"][i] == pytest.approx(tops, rel=1e-12)
+        out = evaluate_batch(**p, rest=rest)
+        for i in range(0, 60, 7):
+            one = evaluate_batch(**{k: v[i] for k, v in p.items()}, rest=rest)
+            for k in ("area_mm2", "tdp_w", "peak_tops"):
+                assert out[k][i] == pytest.approx(float(one[k]), rel=1e-12)
 
 
 def test_batch_broadcasts_scalars_and_shapes():

@@ -4,6 +4,7 @@ Dask, Pareto fronts, the chip-level vectorized path, and bad input."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import warnings
@@ -16,7 +17,9 @@ import yaml
 
 from accelgen.errors import ConfigError
 from accelgen.ppa import dse
+from accelgen.ppa.arch import load_arch, parse_arch
 from accelgen.ppa.batch import evaluate_batch
+from accelgen.ppa.batch_rest import Rest
 from accelgen.ppa.perf import evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -234,8 +237,9 @@ def test_chip_level_space_equals_the_batch_estimator():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = evaluate_batch(rows=df["X"].to_numpy(), cols=df["X"].to_numpy(), units=df["N"].to_numpy(), cores=cores,
-                             sram_bytes=4194304 // cores, node_nm=28, clock_mhz=700, block_bytes=64, sram_banks=16,
-                             white_space_fraction=0.1)
+                             tx=df["Tx"].to_numpy(), ty=df["Ty"].to_numpy(), sram_bytes=4194304 // cores, node_nm=28,
+                             clock_mhz=700, block_bytes=64, sram_banks=16, white_space_fraction=0.1,
+                             rest=Rest.of(load_arch(BASE)))
     np.testing.assert_allclose(out["area_mm2"], ref["area_mm2"], rtol=1e-12)
     np.testing.assert_allclose(out["tdp_w"], ref["tdp_w"], rtol=1e-12)
     assert (out["feasible"] == (ref["tdp_w"] <= 250)).all()
@@ -251,8 +255,8 @@ def test_chip_level_space_costs_the_bases_datatype_and_refuses_what_it_cannot_co
     out = dse.evaluate_chip_points(dse.resolve(sp, root=ROOT), df)
     cores = df["Tx"].to_numpy() * df["Ty"].to_numpy()
     kw = dict(rows=df["X"].to_numpy(), cols=df["X"].to_numpy(), units=df["N"].to_numpy(), cores=cores,
-              sram_bytes=4194304 // cores, node_nm=28, clock_mhz=700, block_bytes=64, sram_banks=16,
-              white_space_fraction=0.1)
+              tx=df["Tx"].to_numpy(), ty=df["Ty"].to_numpy(), sram_bytes=4194304 // cores, node_nm=28,
+              clock_mhz=700, block_bytes=64, sram_banks=16, white_space_fraction=0.1, rest=Rest.of(parse_arch(base)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref, as_int = evaluate_batch(dtype="bf16", **kw), evaluate_batch(**kw)
@@ -261,6 +265,25 @@ def test_chip_level_space_costs_the_bases_datatype_and_refuses_what_it_cannot_co
     base["core"]["tensor_units"][0].update(weight_load="double", flush_subnormals=True, sum_group=4)
     with pytest.raises(ConfigError, match=r"core\.tensor_units\[0\]\.weight_load: 'double' is not modelled by the "
                                           r"chip-level batch estimator"):
+        dse.resolve(_space(base=base, workloads=[], objectives=["peak_tops_per_w"], constraints={}), root=ROOT)
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda b: b["core"]["memories"][0].update(bandwidth_gbps=100), "core.memories[0].bandwidth_gbps: 100"),
+    (lambda b: b["core"]["memories"][0].update(cell="dff"), "core.memories[0].cell: 'dff'"),
+    (lambda b: b["core"].update(reduction_trees=[{"inputs": 16}]), "core.reduction_trees: [{'inputs': 16}]"),
+    (lambda b: b["chip"].update(die_budget_mm2=300), "chip.die_budget_mm2: 300"),
+    (lambda b: b.update(activity={"switching": "zero_delay"}), "activity.switching: 'zero_delay'"),
+    (lambda b: (b.pop("clock_mhz"), b.update(target_tops=10)), "clock_mhz: None"),
+])
+def test_chip_level_space_refuses_a_base_field_the_batch_estimator_would_not_cost(edit, field):
+    """Beside its tensor unit and memory the batch path costs what the estimator costs of a base (vector unit,
+    register file, scalar core, NoC, I/O, supply, density); anything else is a one-line error naming the field,
+    not a chip costed without it."""
+    base = yaml.safe_load(Path(BASE).read_text())
+    edit(base)
+    with pytest.raises(ConfigError, match=r"base: " + re.escape(field) + r" is not modelled by the chip-level batch "
+                                          r"estimator"):
         dse.resolve(_space(base=base, workloads=[], objectives=["peak_tops_per_w"], constraints={}), root=ROOT)
 
 

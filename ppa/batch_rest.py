@@ -1,0 +1,215 @@
+"""What a chip-level design point has beside its tensor units and its memory, for many points at once.
+
+:func:`accelgen.ppa.batch.evaluate_batch` costs the tensor units and the SRAM of each core; this module costs the
+rest of the chip the estimator builds (:func:`accelgen.ppa.estimate.estimate`): per core the vector unit and its
+register file, the scalar core and the data bus that joins the units and the memory; per chip the NoC and the
+off-chip and host interfaces. Each is the estimator's own component, evaluated once per distinct value of what it
+depends on (:class:`Keys`): the vector lanes on the node and the clock (their pipelining and mapping), the register
+file on the lanes, the units and the node, the I/O and the scalar core on the node, the router on the node and the
+flit width. Only the wires, whose lengths follow each point's area, are costed point by point (vectorized,
+:func:`accelgen.ppa.components.wire_figures`, with the node's figures gathered per point).
+
+Each function returns ``(area_um2, leakage_mw, dynamic_mw)`` arrays, dynamic power at full activity at the point's
+clock; :func:`accelgen.ppa.batch.evaluate_batch` adds them up as the estimator's tree does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+import pandas as pd
+
+from .arch import Arch, Chip, Core, NoC
+from .components import (ROUTER_PORTS, WIRE_TRANSFERS_PER_CYCLE, FittedCompute, noc_flit_bits, noc_links,
+                         router_area_um2, router_pj_per_bit, scalar_core, wire_figures)
+from .estimate import choose_netlist, compute_units, fitted_component, io_group, vector_regfile
+from .process import TechNode, technology
+
+#: the clock (MHz) a component is evaluated at when its dynamic power is scaled to each point's clock afterwards
+_REF_MHZ = 1000.0
+#: the data bus is at most this wide (the estimator's cap on the widest unit edge)
+MAX_BUS_BITS = 8192
+
+
+@dataclass(frozen=True)
+class Rest:
+    """The parts of a base description every point shares: its core beside the tensor units and the memory (the
+    vector unit, its register file, the scalar core, the bus width), its NoC's topology and flits, its I/O, its
+    supply and the operand density its units are costed at."""
+
+    core: Optional[Core] = None     # None: a core of the tensor units and the memory alone
+    noc: NoC = NoC()
+    chip: Chip = Chip()
+    vdd_v: Optional[float] = None
+    density: float = 1.0
+
+    @classmethod
+    def of(cls, arch: Arch) -> "Rest":
+        return cls(core=arch.core, noc=arch.chip.noc, chip=arch.chip, vdd_v=arch.vdd_v, density=arch.density)
+
+
+class Keys:
+    """The points' distinct nodes and clocks, and any other input a component depends on, factorized once each
+    (pandas' hash factorization; a broadcast constant is one value without a pass over the points); a component is
+    evaluated once per distinct tuple that occurs and gathered back to the points."""
+
+    def __init__(self, node_nm: np.ndarray, clock_mhz: np.ndarray):
+        self.shape = node_nm.shape
+        self.node_nm, self.clock_mhz = node_nm, clock_mhz
+        self._factors: dict[int, tuple] = {}
+        self.techs = [technology(float(n)) for n in self._factor(node_nm)[1]]
+
+    def _factor(self, a: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+        """``(codes, values)`` of one input; codes None for a constant."""
+        if id(a) not in self._factors:
+            full = np.broadcast_to(a, self.shape)
+            if full.ndim == 0 or all(st == 0 for st in full.strides):
+                entry = (None, np.array([full.ravel()[0]]))
+            else:
+                codes, values = pd.factorize(full.ravel())
+                entry = (codes, np.asarray(values))
+            self._factors[id(a)] = (*entry, a)   # the array is kept, so that its id stays its own
+        codes, values, _ = self._factors[id(a)]
+        return codes, values
+
+    def codes(self, *arrays: np.ndarray) -> tuple[np.ndarray | None, list]:
+        """Group the points by the joint values of ``arrays`` (as :func:`accelgen.ppa.batch.group`): flat codes
+        (None when every input is constant) and each input's value per code (a scalar for a constant)."""
+        factors = [self._factor(a) for a in arrays]
+        sizes = [len(v) for _, v in factors]
+        joint = None
+        for (c, _), n in zip(factors, sizes):
+            if c is not None:
+                joint = c.astype(np.int64) if joint is None else joint * n + c
+        if joint is None:
+            return None, [v[0] for _, v in factors]
+        total = int(np.prod(sizes, dtype=np.float64))
+        if total <= 1 << 24:    # a lookup table over every combination: one bincount, no second hash pass
+            present = np.flatnonzero(np.bincount(joint, minlength=total))
+            lookup = np.empty(total, dtype=np.int64)
+            lookup[present] = np.arange(present.size)
+            codes = lookup[joint]
+        else:
+            codes, present = pd.factorize(joint)
+        at = np.unravel_index(np.asarray(present), sizes)
+        return codes, [v[i] if c is not None else v[0] for (c, v), i in zip(factors, at)]
+
+    def _gather(self, table: np.ndarray, codes: np.ndarray | None) -> tuple[np.ndarray, ...]:
+        if codes is None:
+            return tuple(np.broadcast_to(table[0, i], self.shape) for i in range(table.shape[1]))
+        rows = table[codes]
+        return tuple(rows[:, i].reshape(self.shape) for i in range(table.shape[1]))
+
+    def per_node(self, fn: Callable[[TechNode], tuple]) -> tuple[np.ndarray, ...]:
+        """``fn(tech)`` once per node, gathered to the points (one array per element of its result)."""
+        return self._gather(np.array([fn(t) for t in self.techs], dtype=float), self._factor(self.node_nm)[0])
+
+    def per_distinct(self, fn: Callable, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+        """``fn(*values)`` once per distinct tuple of ``arrays`` that occurs, gathered to the points."""
+        codes, values = self.codes(*arrays)
+        k = 1 if codes is None else int(codes.max()) + 1
+        cols = [np.broadcast_to(np.asarray(v), (k,)) for v in values]
+        return self._gather(np.array([fn(*(c[i] for c in cols)) for i in range(k)], dtype=float), codes)
+
+
+class _NodeColumns:
+    """The wire figures of :class:`~accelgen.ppa.process.TechNode` with each point's node, for
+    :func:`~accelgen.ppa.components.wire_figures` over points of several nodes at once."""
+
+    def __init__(self, keys: Keys, kind: str):
+        self.kind = kind
+        (self._delay, self._pitch, self._energy, self.logic_area_factor) = keys.per_node(
+            lambda t: (t.repeated_wire_delay_ps_per_mm(kind), t.wire_pitch_um(kind), t.wire_energy_pj_per_bit_mm(1.0),
+                       t.logic_area_factor))
+
+    def repeated_wire_delay_ps_per_mm(self, kind):
+        return self._delay
+
+    def wire_pitch_um(self, kind):
+        return self._pitch
+
+    def wire_energy_pj_per_bit_mm(self, activity):
+        return self._energy
+
+
+def _totals_per_ghz(comp) -> tuple[float, float, float]:
+    """Area, leakage and full-activity dynamic power per GHz of a component tree."""
+    return comp.area_um2, comp.leakage_mw, comp.dynamic_mw(_REF_MHZ)
+
+
+def core_rest(rest: Rest, fc: FittedCompute, keys: Keys, *, cols, units) -> tuple[tuple, tuple]:
+    """Per core: the vector unit with its register file (execution units, which the data bus joins) and the scalar
+    core, each ``(area_um2, leakage_mw, dynamic_mw)``."""
+    zero = (0.0, 0.0, 0.0)
+    core = rest.core
+    if core is None:
+        return zero, zero
+    f_ghz = keys.clock_mhz * 1e-3
+    units_part, scalar = zero, zero
+    if core.vector_unit:
+        unit = next(u for u in compute_units(core) if u.name == "vector_unit")
+        lanes = np.broadcast_to(np.asarray(core.vector_unit.lanes or cols, dtype=float), keys.shape)
+
+        def one_lane(node_nm, clock_mhz):
+            # the lanes' pipelining and mapping follow the clock, as the estimator chooses them
+            c = choose_netlist(fc.model(unit.family, unit.path, unit.dtype, unit.variant), unit, float(node_nm),
+                               rest.density, 1e3 / float(clock_mhz))
+            comp = fitted_component(fc, unit.family, {**unit.params, **c.stages}, technology(float(node_nm)),
+                                    unit.path, name=unit.name, count=1, actions_per_cycle=unit.actions_per_cycle,
+                                    ops_per_cycle=unit.ops_per_cycle, activity_key=unit.activity_key,
+                                    density=rest.density, traces=[], dtype=unit.dtype, variant=unit.variant,
+                                    mapping_ratio=c.mapping_ratio if c.mapping == "relaxed" else None)
+            return _totals_per_ghz(comp)
+
+        lane = keys.per_distinct(one_lane, keys.node_nm, keys.clock_mhz)
+        # the register file's default ports count the core's functional units: each tensor unit and the vector unit
+        rf = keys.per_distinct(lambda ln, u, nd: _totals_per_ghz(vector_regfile(core, int(ln), int(u) + 1,
+                                                                                technology(float(nd)))),
+                               lanes, np.broadcast_to(units, keys.shape), keys.node_nm)
+        units_part = (lanes * lane[0] + rf[0], lanes * lane[1] + rf[1], (lanes * lane[2] + rf[2]) * f_ghz)
+    if core.scalar_unit:
+        area, leak, dyn = keys.per_node(lambda t: _totals_per_ghz(scalar_core(t)))
+        scalar = (area, leak, dyn * f_ghz)
+    return units_part, scalar
+
+
+def data_bus(rest: Rest, keys: Keys, *, edge_bits, joined_um2) -> tuple:
+    """Per core: the bus joining the units and the memories, as wide as the widest unit edge (at most
+    :data:`MAX_BUS_BITS`) or the description's ``bus_bits``, as long as the side of what it joins."""
+    bits = np.minimum(edge_bits, MAX_BUS_BITS)
+    if rest.core is not None and rest.core.bus_bits:
+        bits = float(rest.core.bus_bits)
+    f = wire_figures(_NodeColumns(keys, "semi_global"), bits=bits, length_mm=np.sqrt(joined_um2 * 1e-6),
+                     clock_mhz=keys.clock_mhz, kind="semi_global")
+    return f["area_um2"], 0.0, f["energy_pj"] * WIRE_TRANSFERS_PER_CYCLE * keys.clock_mhz * 1e-3
+
+
+def noc_and_io(rest: Rest, keys: Keys, *, tx, ty, cores, core_um2) -> tuple:
+    """Per chip: the NoC (routers, and links as long as a core's side) and the off-chip and host interfaces."""
+    # the interfaces move their bandwidth whatever the clock: evaluated at one clock, their power is every clock's
+    area, leak, dyn = keys.per_node(lambda t: _totals_per_ghz(io_group(rest.chip, t, _REF_MHZ)))
+    nc = rest.noc
+    ty = ty if nc.topology == "mesh" else np.maximum(cores // tx, 1)
+    n = tx * ty
+    has = (n > 1) | (nc.topology == "bus")
+    if not np.any(has):
+        return area, leak, dyn
+    (flit,) = keys.per_distinct(lambda x, y, clk: (noc_flit_bits(nc.topology, int(x), int(y), nc.flit_bits,
+                                                                 nc.bisection_gbps, float(clk)),),
+                                np.broadcast_to(tx, keys.shape), np.broadcast_to(ty, keys.shape), keys.clock_mhz)
+
+    def router(node_nm, flit_bits):
+        tech = technology(float(node_nm))
+        each = router_area_um2(tech, ROUTER_PORTS[nc.topology], int(flit_bits))
+        return each, each * tech.logic_leak_uw_per_um2 * 1e-3, router_pj_per_bit(tech) * flit_bits
+
+    r_area, r_leak, r_pj = keys.per_distinct(router, keys.node_nm, flit)
+    link = wire_figures(_NodeColumns(keys, "global"), bits=flit,
+                        length_mm=np.sqrt(core_um2 * 1e-6) * (n if nc.topology == "bus" else 1), kind="global")
+    links = noc_links(nc.topology, tx, ty)
+    f_ghz = keys.clock_mhz * 1e-3
+    return (area + np.where(has, n * r_area + links * link["area_um2"], 0.0),
+            leak + np.where(has, n * r_leak, 0.0),
+            dyn + np.where(has, (n * r_pj + links * link["energy_pj"] * WIRE_TRANSFERS_PER_CYCLE) * f_ghz, 0.0))
