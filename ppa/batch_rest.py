@@ -210,6 +210,8 @@ def noc_and_io(rest: Rest, keys: Keys, *, tx, ty, cores, core_um2) -> tuple:
                         length_mm=np.sqrt(core_um2 * 1e-6) * (n if nc.topology == "bus" else 1), kind="global")
     links = noc_links(nc.topology, tx, ty)
     f_ghz = keys.clock_mhz * 1e-3
-    return (area + np.where(has, n * r_area + links * link["area_um2"], 0.0),
-            leak + np.where(has, n * r_leak, 0.0),
-            dyn + np.where(has, (n * r_pj + links * link["energy_pj"] * WIRE_TRANSFERS_PER_CYCLE) * f_ghz, 0.0))
+    noc = (n * r_area + links * link["area_um2"], n * r_leak,
+           (n * r_pj + links * link["energy_pj"] * WIRE_TRANSFERS_PER_CYCLE) * f_ghz)
+    if not np.all(has):
+        noc = tuple(np.where(has, part, 0.0) for part in noc)
+    return area + noc[0], leak + noc[1], dyn + noc[2]
