@@ -159,7 +159,8 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
     if rest.core is not None and rest.core.vector_unit:
         lanes = rest.core.vector_unit.lanes or cols
     return {"area_mm2": (cores * core_um2 + chip_area) * (1e-6 / (1.0 - white_space_fraction)),
-            "tdp_w": ((cores * core_leak + chip_leak) * leak_factor + (cores * core_dyn + chip_dyn) * dyn_factor) * 1e-3,
+            "tdp_w": ((cores * core_leak + chip_leak) * leak_factor
+                      + (cores * core_dyn + chip_dyn) * dyn_factor) * 1e-3,
             "peak_tops": 2e-6 * (rows * cols * units + lanes) * cores * clock_mhz}
 
 

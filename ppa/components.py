@@ -39,7 +39,6 @@ blocks use the fitted models through :class:`FittedCompute`):
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass, field
 

@@ -44,9 +44,12 @@ _REDUCTION_FAMILY = {"fan": "fan", "linear": "fan_linear", "tree": "adder_tree"}
 DIE_WHITE_SPACE = 0.21
 
 
-def fitted_component(fc: FittedCompute, family: str, params: dict, tech: TechNode, path: str, *, name: str, count: int,
-            actions_per_cycle: float, ops_per_cycle: float, activity_key: str, density: float,
-            traces: list, dtype: str = "int", variant: str = "", mapping_ratio: dict | None = None) -> Component:
+def fitted_component(fc: FittedCompute, family: str, params: dict, tech: TechNode, path: str, *, name: str,
+                     count: int, actions_per_cycle: float, ops_per_cycle: float, activity_key: str, density: float,
+                     traces: list, dtype: str = "int", variant: str = "", mapping_ratio: dict | None = None
+                     ) -> Component:
+    """A compute unit costed by its fitted model at ``params`` and ``density`` (its trace appended to ``traces``),
+    scaled by ``mapping_ratio`` when it is mapped for its clock (:mod:`.relaxed`), its cell area placed."""
     vals, trace = fc.predict(family, {**params, "density": density}, tech.node_nm, path, dtype=dtype,
                              variant=variant)
     trace["component"] = path
