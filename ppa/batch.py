@@ -40,7 +40,7 @@ from .arch import DTYPES
 from .batch_rest import Keys, Rest, core_rest, data_bus, noc_and_io
 from .components import FittedCompute, steady_state_energy
 from .process import STD_CELL_UTILIZATION
-from .sram import sram_batch
+from .sram import MIN_WORDS, SRAM, sram_batch
 
 
 @lru_cache(maxsize=16)
@@ -103,10 +103,12 @@ def _gather(values: np.ndarray, codes: np.ndarray | None, shape) -> np.ndarray:
 
 def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_mhz, a_width=None, b_width=None,
                    acc_width=None, dataflow="ws", block_bytes=64, sram_banks=1, white_space_fraction=0.1,
-                   model_paths: dict | None = None, dtype: str = "int", tx=None, ty=None, sram_cell: str = "sram_lp",
-                   rest: Rest | None = None) -> dict[str, np.ndarray]:
-    """Chip area, TDP and peak TOPS of every point (see the module docstring); ``tx x ty`` is the NoC's grid
-    (default ``cores x 1``) and ``rest`` the base description's other parts (:class:`.batch_rest.Rest`)."""
+                   model_paths: dict | None = None, dtype: str = "int", tx=None, ty=None, topology=None,
+                   sram_cell: str = "sram_lp", rest: Rest | None = None) -> dict[str, np.ndarray]:
+    """Chip area, TDP and peak TOPS of every point (see the module docstring), and ``invalid``: why a point is not a
+    chip the estimator accepts ("" where it is; its figures are NaN). ``tx x ty`` is the NoC's grid (default
+    ``cores x 1``), ``topology`` each point's (default the base's), ``rest`` the base description's other parts
+    (:class:`.batch_rest.Rest`)."""
     rest = rest or Rest()
     a_width, b_width, acc_width = _widths(dtype, a_width, b_width, acc_width)
     tx = cores if tx is None else tx
@@ -153,15 +155,39 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
                  + _gather(s["leakage_mw"], s_codes, shape) + v_leak + scalar[1])
     core_dyn = ((units * _gather(tu_dyn_pj, tu_codes, shape) * ratio["energy_pj"] + _gather(s_dyn_pj, s_codes, shape))
                 * f_ghz + v_dyn + scalar[2] + bus[2])
-    chip_area, chip_leak, chip_dyn = noc_and_io(rest, keys, tx=tx, ty=ty, cores=cores, core_um2=core_um2)
+    chip_area, chip_leak, chip_dyn = noc_and_io(rest, keys, tx=tx, ty=ty, cores=cores, core_um2=core_um2,
+                                                topology=topology)
     dyn_factor, leak_factor = _supply(rest.vdd_v, keys)
     lanes = 0.0
     if rest.core is not None and rest.core.vector_unit:
         lanes = rest.core.vector_unit.lanes or cols
-    return {"area_mm2": (cores * core_um2 + chip_area) * (1e-6 / (1.0 - white_space_fraction)),
-            "tdp_w": ((cores * core_leak + chip_leak) * leak_factor
-                      + (cores * core_dyn + chip_dyn) * dyn_factor) * 1e-3,
-            "peak_tops": 2e-6 * (rows * cols * units + lanes) * cores * clock_mhz}
+    out = {"area_mm2": (cores * core_um2 + chip_area) * (1e-6 / (1.0 - white_space_fraction)),
+           "tdp_w": ((cores * core_leak + chip_leak) * leak_factor
+                     + (cores * core_dyn + chip_dyn) * dyn_factor) * 1e-3,
+           "peak_tops": 2e-6 * (rows * cols * units + lanes) * cores * clock_mhz}
+    invalid = _sram_problems(s_codes, cap, blk, nbk, snd, sram_cell, shape)
+    if np.any(invalid != ""):
+        out = {k: np.where(invalid == "", v, np.nan) for k, v in out.items()}
+    return out | {"invalid": invalid}
+
+
+def _sram_problems(codes, cap, blk, banks, node_nm, cell: str, shape) -> np.ndarray:
+    """Why each point's SRAM is not one the estimator builds ("" where it is): the SRAM model's own one-line error
+    (:class:`accelgen.ppa.sram.SRAM`: fewer than MIN_WORDS words per bank), checked once per distinct memory."""
+    cap, blk, banks, node_nm = (np.atleast_1d(np.asarray(a, dtype=float)) for a in (cap, blk, banks, node_nm))
+    k = max(len(cap), len(blk), len(banks), len(node_nm))
+    cap, blk, banks, node_nm = (np.broadcast_to(a, (k,)) for a in (cap, blk, banks, node_nm))
+    words = cap / (banks * blk)
+    msgs = np.full(k, "", dtype=object)
+    for i in np.flatnonzero(words < MIN_WORDS):
+        try:
+            SRAM(capacity_bytes=int(cap[i]), block_bytes=int(blk[i]), banks=int(banks[i]), node_nm=float(node_nm[i]),
+                 cell=cell, path="core.memories[0]")
+        except ConfigError as exc:
+            msgs[i] = "; ".join(f"{where}: {m}" if where else m for where, m in exc.problems)
+    if codes is None:
+        return np.full(shape, msgs[0], dtype=object)
+    return msgs[codes].reshape(shape)
 
 
 def _supply(vdd_v: float | None, keys: Keys) -> tuple[np.ndarray | float, np.ndarray | float]:

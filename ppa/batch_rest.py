@@ -150,7 +150,8 @@ def core_rest(rest: Rest, fc: FittedCompute, keys: Keys, *, cols, units) -> tupl
     units_part, scalar = zero, zero
     if core.vector_unit:
         unit = next(u for u in compute_units(core) if u.name == "vector_unit")
-        lanes = np.broadcast_to(np.asarray(core.vector_unit.lanes or cols, dtype=float), keys.shape)
+        # the points' own array when the lanes follow the columns: factorized once for every component
+        lanes = cols if not core.vector_unit.lanes else np.full(keys.shape, float(core.vector_unit.lanes))
 
         def one_lane(node_nm, clock_mhz):
             # the lanes' pipelining and mapping follow the clock, as the estimator chooses them
@@ -167,7 +168,7 @@ def core_rest(rest: Rest, fc: FittedCompute, keys: Keys, *, cols, units) -> tupl
         # the register file's default ports count the core's functional units: each tensor unit and the vector unit
         rf = keys.per_distinct(lambda ln, u, nd: _totals_per_ghz(vector_regfile(core, int(ln), int(u) + 1,
                                                                                 technology(float(nd)))),
-                               lanes, np.broadcast_to(units, keys.shape), keys.node_nm)
+                               lanes, units, keys.node_nm)
         units_part = (lanes * lane[0] + rf[0], lanes * lane[1] + rf[1], (lanes * lane[2] + rf[2]) * f_ghz)
     if core.scalar_unit:
         area, leak, dyn = keys.per_node(lambda t: _totals_per_ghz(scalar_core(t)))
@@ -186,32 +187,48 @@ def data_bus(rest: Rest, keys: Keys, *, edge_bits, joined_um2) -> tuple:
     return f["area_um2"], 0.0, f["energy_pj"] * WIRE_TRANSFERS_PER_CYCLE * keys.clock_mhz * 1e-3
 
 
-def noc_and_io(rest: Rest, keys: Keys, *, tx, ty, cores, core_um2) -> tuple:
-    """Per chip: the NoC (routers, and links as long as a core's side) and the off-chip and host interfaces."""
+def noc_and_io(rest: Rest, keys: Keys, *, tx, ty, cores, core_um2, topology=None) -> tuple:
+    """Per chip: the NoC (routers, and links as long as a core's side) and the off-chip and host interfaces.
+    ``topology``: each point's (default: the base's), as the DSE's Tx/Ty aliases choose a ring or a mesh."""
     # the interfaces move their bandwidth whatever the clock: evaluated at one clock, their power is every clock's
     area, leak, dyn = keys.per_node(lambda t: _totals_per_ghz(io_group(rest.chip, t, _REF_MHZ)))
-    nc = rest.noc
-    ty = ty if nc.topology == "mesh" else np.maximum(cores // tx, 1)
+    topology = np.broadcast_to(np.asarray(rest.noc.topology if topology is None else topology), keys.shape)
+    if all(st == 0 for st in topology.strides):
+        noc = _noc(rest.noc, str(topology.ravel()[0]), keys, tx=tx, ty=ty, cores=cores, core_um2=core_um2)
+    else:   # each topology's points on their own (the DSE's aliases: rings up to 4 cores, meshes beyond)
+        noc = tuple(np.zeros(keys.shape) for _ in range(3))
+        for kind in ROUTER_PORTS:
+            at = topology == kind
+            if np.any(at):
+                part = _noc(rest.noc, kind, Keys(keys.node_nm[at], keys.clock_mhz[at]), tx=tx[at], ty=ty[at],
+                            cores=cores[at], core_um2=core_um2[at])
+                for total, p in zip(noc, part):
+                    total[at] = p
+    return area + noc[0], leak + noc[1], dyn + noc[2]
+
+
+def _noc(nc: NoC, topology: str, keys: Keys, *, tx, ty, cores, core_um2) -> tuple:
+    """The routers and links of every point as a NoC of ``topology`` (none where it has one core and no bus)."""
+    ty = ty if topology == "mesh" else np.maximum(cores // tx, 1)
     n = tx * ty
-    has = (n > 1) | (nc.topology == "bus")
+    has = (n > 1) | (topology == "bus")
     if not np.any(has):
-        return area, leak, dyn
-    (flit,) = keys.per_distinct(lambda x, y, clk: (noc_flit_bits(nc.topology, int(x), int(y), nc.flit_bits,
+        return 0.0, 0.0, 0.0
+    (flit,) = keys.per_distinct(lambda x, y, clk: (noc_flit_bits(topology, int(x), int(y), nc.flit_bits,
                                                                  nc.bisection_gbps, float(clk)),),
-                                np.broadcast_to(tx, keys.shape), np.broadcast_to(ty, keys.shape), keys.clock_mhz)
+                                tx, ty, keys.clock_mhz)
 
     def router(node_nm, flit_bits):
         tech = technology(float(node_nm))
-        each = router_area_um2(tech, ROUTER_PORTS[nc.topology], int(flit_bits))
+        each = router_area_um2(tech, ROUTER_PORTS[topology], int(flit_bits))
         return each, each * tech.logic_leak_uw_per_um2 * 1e-3, router_pj_per_bit(tech) * flit_bits
 
     r_area, r_leak, r_pj = keys.per_distinct(router, keys.node_nm, flit)
     link = wire_figures(_NodeColumns(keys, "global"), bits=flit,
-                        length_mm=np.sqrt(core_um2 * 1e-6) * (n if nc.topology == "bus" else 1), kind="global")
-    links = noc_links(nc.topology, tx, ty)
-    f_ghz = keys.clock_mhz * 1e-3
+                        length_mm=np.sqrt(core_um2 * 1e-6) * (n if topology == "bus" else 1), kind="global")
+    links = noc_links(topology, tx, ty)
     noc = (n * r_area + links * link["area_um2"], n * r_leak,
-           (n * r_pj + links * link["energy_pj"] * WIRE_TRANSFERS_PER_CYCLE) * f_ghz)
+           (n * r_pj + links * link["energy_pj"] * WIRE_TRANSFERS_PER_CYCLE) * keys.clock_mhz * 1e-3)
     if not np.all(has):
         noc = tuple(np.where(has, part, 0.0) for part in noc)
-    return area + noc[0], leak + noc[1], dyn + noc[2]
+    return noc

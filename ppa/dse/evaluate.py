@@ -18,7 +18,7 @@ from ..batch import evaluate_batch
 from ..batch_rest import Rest
 from ..estimate import DIE_WHITE_SPACE, estimate
 from .paths import with_values
-from .plan import BATCH_PATHS, CHIP_METRICS, RUN_METRICS, Constraint, Plan, Size, py
+from .plan import BATCH_PATHS, CHIP_METRICS, RUN_METRICS, Constraint, Plan, Size, core_grid, py
 from .point import arch_for_point, expression, point_env, workloads_for_point
 
 # --------------------------------------------------------------------------- sizing
@@ -185,7 +185,7 @@ def evaluate_chip_points(plan: Plan, df: pd.DataFrame) -> pd.DataFrame:
         for path in p.paths:
             kw[BATCH_PATHS[path]] = df[p.name].to_numpy()
     if plan.grid_aliases:
-        kw["cores"] = np.asarray(kw["tx"]) * np.asarray(kw["ty"])
+        kw["cores"], kw["topology"], kw["tx"], kw["ty"] = core_grid(kw["tx"], kw["ty"])
     env = point_env(df, plan)
     env["cores"] = kw["cores"]
     for path, text in plan.derived.items():
@@ -194,12 +194,13 @@ def evaluate_chip_points(plan: Plan, df: pd.DataFrame) -> pd.DataFrame:
         warnings.simplefilter("ignore")
         out = evaluate_batch(**kw, rest=Rest.of(arch), model_paths=arch.models)
     n = len(df)
+    invalid = np.broadcast_to(out.pop("invalid"), (n,))
     res = pd.DataFrame({k: np.broadcast_to(np.asarray(v, dtype=float), (n,)) for k, v in out.items()})
     res["peak_tops_per_w"] = res["peak_tops"] / res["tdp_w"]
     res["peak_tops_per_mm2"] = res["peak_tops"] / res["area_mm2"]
     res["peak_tops_per_tco"] = res["peak_tops"] / res["area_mm2"] ** 2 / res["tdp_w"]
-    feas = np.ones(n, dtype=bool)
-    reason = np.full(n, "", dtype=object)
+    feas = invalid == ""
+    reason = np.where(feas, "", "invalid: " + invalid.astype(str)).astype(object)
     for c in plan.constraints:
         v = res[c.metric].to_numpy()
         for side, bound, bad in (("max", c.max, v > (np.inf if c.max is None else c.max)),

@@ -29,6 +29,15 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }
 RING_MAX_CORES = 4   # NeuroMeter: a ring up to 4 cores, a mesh beyond
 
+
+def core_grid(tx, ty):
+    """The chip of the Tx/Ty aliases (numpy arrays or scalars): ``(cores, topology, tx, ty)``, ``cores = tx * ty``
+    on a ring of ``cores x 1`` up to :data:`RING_MAX_CORES` cores and on a ``tx x ty`` mesh beyond."""
+    tx, ty = np.asarray(tx), np.asarray(ty)
+    cores = tx * ty
+    ring = cores <= RING_MAX_CORES
+    return cores, np.where(ring, "ring", "mesh"), np.where(ring, cores, tx), np.where(ring, 1, ty)
+
 CHIP_METRICS = ("area_mm2", "tdp_w", "peak_tops", "clock_mhz", "achievable_clock_mhz", "meets_timing", "cores",
                 "peak_tops_per_w", "peak_tops_per_mm2", "leakage_w")
 RUN_METRICS = ("achieved_tops", "utilization", "latency_ms", "tops_per_w", "tops_per_tco", "tops_per_mm2",

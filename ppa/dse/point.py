@@ -14,7 +14,7 @@ from ...util import canonical_json
 from ..arch import Arch
 from ..workload import Workload, parse_workload
 from .paths import get_path, set_path, with_values
-from .plan import RING_MAX_CORES, Plan, py
+from .plan import Plan, core_grid, py
 
 
 def expression(plan: Plan, text: str) -> Expr:
@@ -56,13 +56,9 @@ def arch_values(plan: Plan, point: dict) -> tuple[str, dict[str, Any]]:
         return values[path] if path in values else get_path(raw, path, default)
 
     if plan.grid_aliases:
-        tx, ty = int(current("chip.noc.tx", 1)), int(current("chip.noc.ty", 1))
-        cores = tx * ty
-        values["cores"] = cores
-        if cores <= RING_MAX_CORES:
-            values.update({"chip.noc.topology": "ring", "chip.noc.tx": cores, "chip.noc.ty": 1})
-        else:
-            values["chip.noc.topology"] = "mesh"
+        cores, topology, tx, ty = core_grid(int(current("chip.noc.tx", 1)), int(current("chip.noc.ty", 1)))
+        values.update({"cores": int(cores), "chip.noc.topology": str(topology), "chip.noc.tx": int(tx),
+                       "chip.noc.ty": int(ty)})
     env = point_env(point, plan)
     env["cores"] = current("cores", 1)
     for path, text in plan.derived.items():

@@ -20,6 +20,8 @@ from accelgen.ppa import dse
 from accelgen.ppa.arch import load_arch, parse_arch
 from accelgen.ppa.batch import evaluate_batch
 from accelgen.ppa.batch_rest import Rest
+from accelgen.ppa.dse.plan import core_grid
+from accelgen.ppa.estimate import estimate
 from accelgen.ppa.perf import evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -233,11 +235,11 @@ def test_chip_level_space_equals_the_batch_estimator():
     plan = dse.resolve(sp, root=ROOT)
     df = dse.sample(plan)
     out = dse.evaluate_chip_points(plan, df)
-    cores = df["Tx"].to_numpy() * df["Ty"].to_numpy()
+    cores, topology, tx, ty = core_grid(df["Tx"].to_numpy(), df["Ty"].to_numpy())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = evaluate_batch(rows=df["X"].to_numpy(), cols=df["X"].to_numpy(), units=df["N"].to_numpy(), cores=cores,
-                             tx=df["Tx"].to_numpy(), ty=df["Ty"].to_numpy(), sram_bytes=4194304 // cores, node_nm=28,
+                             tx=tx, ty=ty, topology=topology, sram_bytes=4194304 // cores, node_nm=28,
                              clock_mhz=700, block_bytes=64, sram_banks=16, white_space_fraction=0.1,
                              rest=Rest.of(load_arch(BASE)))
     np.testing.assert_allclose(out["area_mm2"], ref["area_mm2"], rtol=1e-12)
@@ -253,9 +255,9 @@ def test_chip_level_space_costs_the_bases_datatype_and_refuses_what_it_cannot_co
     sp = _space(base=base, workloads=[], objectives=["peak_tops_per_w"], constraints={}, chunk_points=None)
     df = dse.sample(dse.resolve(sp, root=ROOT))
     out = dse.evaluate_chip_points(dse.resolve(sp, root=ROOT), df)
-    cores = df["Tx"].to_numpy() * df["Ty"].to_numpy()
+    cores, topology, tx, ty = core_grid(df["Tx"].to_numpy(), df["Ty"].to_numpy())
     kw = dict(rows=df["X"].to_numpy(), cols=df["X"].to_numpy(), units=df["N"].to_numpy(), cores=cores,
-              tx=df["Tx"].to_numpy(), ty=df["Ty"].to_numpy(), sram_bytes=4194304 // cores, node_nm=28,
+              tx=tx, ty=ty, topology=topology, sram_bytes=4194304 // cores, node_nm=28,
               clock_mhz=700, block_bytes=64, sram_banks=16, white_space_fraction=0.1, rest=Rest.of(parse_arch(base)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -266,6 +268,35 @@ def test_chip_level_space_costs_the_bases_datatype_and_refuses_what_it_cannot_co
     with pytest.raises(ConfigError, match=r"core\.tensor_units\[0\]\.weight_load: 'double' is not modelled by the "
                                           r"chip-level batch estimator"):
         dse.resolve(_space(base=base, workloads=[], objectives=["peak_tops_per_w"], constraints={}), root=ROOT)
+
+
+def test_chip_level_points_are_the_estimators_chips_rings_meshes_and_invalid_memories():
+    """Every point of a chip-level space is the chip the estimator builds for the same description: a ring up to
+    4 cores and a mesh beyond (the Tx/Ty aliases), the base's vector unit, NoC and I/O, and a point whose split
+    memory is too shallow for an SRAM is invalid with the estimator's own reason."""
+    sp = _space(workloads=[], objectives=["peak_tops_per_w"], constraints={}, chunk_points=None,
+                parameters=[{"name": "X", "values": [8, 32]}, {"name": "Tx", "values": [1, 2, 4, 32]},
+                            {"name": "Ty", "values": [1, 2, 4, 64]}], where=["Tx == Ty or 2 * Tx == Ty"],
+                set={"core.memories.0.capacity_bytes": "33554432 // cores"})
+    plan = dse.resolve(sp, root=ROOT)
+    df = dse.sample(plan)
+    out = dse.evaluate_chip_points(plan, df)
+    assert set(df["Tx"] * df["Ty"]) >= {1, 2, 8, 16, 2048}       # rings of 1 and 2 cores, meshes beyond
+    for i, point in enumerate(df.to_dict("records")):
+        try:
+            arch, _ = dse.arch_for_point(plan, point)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                e = estimate(arch)
+        except ConfigError as exc:
+            where, msg = exc.problems[0]
+            assert out["reason"][i] == f"invalid: {where}: {msg}" and not out["feasible"][i]
+            assert np.isnan(out["area_mm2"][i])
+            continue
+        assert out["area_mm2"][i] == pytest.approx(e.area_mm2, rel=1e-9)
+        assert out["tdp_w"][i] == pytest.approx(e.tdp_w, rel=1e-9)
+        assert out["peak_tops"][i] == pytest.approx(e.peak_tops, rel=1e-12)
+    assert out["reason"].str.startswith("invalid").sum() == 2      # 32 x 64 cores: 16 kB in 16 banks of 64 B
 
 
 @pytest.mark.parametrize("edit, field", [
