@@ -24,13 +24,11 @@ import pandas as pd
 from .arch import Arch, Chip, Core, NoC
 from .components import (ROUTER_PORTS, WIRE_TRANSFERS_PER_CYCLE, FittedCompute, noc_flit_bits, noc_links,
                          router_area_um2, router_pj_per_bit, scalar_core, wire_figures)
-from .estimate import choose_netlist, compute_units, fitted_component, io_group, vector_regfile
+from .estimate import MAX_BUS_BITS, choose_netlist, compute_units, fitted_component, io_group, vector_regfile
 from .process import TechNode, technology
 
 #: the clock (MHz) a component is evaluated at when its dynamic power is scaled to each point's clock afterwards
 _REF_MHZ = 1000.0
-#: the data bus is at most this wide (the estimator's cap on the widest unit edge)
-MAX_BUS_BITS = 8192
 
 
 @dataclass(frozen=True)

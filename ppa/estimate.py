@@ -42,6 +42,8 @@ _REDUCTION_FAMILY = {"fan": "fan", "linear": "fan_linear", "tree": "adder_tree"}
 #: not available to check).
 #: ``white_space_fraction: die`` applies it; it is the only white-space rule of the shipped chips.
 DIE_WHITE_SPACE = 0.21
+#: a core's central data bus is as wide as its widest unit edge, at most this many bits
+MAX_BUS_BITS = 8192
 
 
 def fitted_component(fc: FittedCompute, family: str, params: dict, tech: TechNode, path: str, *, name: str,
@@ -210,7 +212,7 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
         c.add(scalar_core(tech))
     # central data bus: joins memories and execution units; length sqrt(area of what it joins)
     joined_mm2 = (eu.area_um2 + sum(ch.area_um2 for ch in c.children if ch.name == "memories")) * 1e-6
-    bits = core.bus_bits or min(widest, 8192)
+    bits = core.bus_bits or min(widest, MAX_BUS_BITS)
     c.add(wire("data_bus", tech, bits=bits, length_mm=math.sqrt(joined_mm2), clock_mhz=clock_mhz,
                activity_key="memory"))
     return c
