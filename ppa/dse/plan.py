@@ -38,6 +38,7 @@ def core_grid(tx, ty):
     ring = cores <= RING_MAX_CORES
     return cores, np.where(ring, "ring", "mesh"), np.where(ring, cores, tx), np.where(ring, 1, ty)
 
+
 CHIP_METRICS = ("area_mm2", "tdp_w", "peak_tops", "clock_mhz", "achievable_clock_mhz", "meets_timing", "cores",
                 "peak_tops_per_w", "peak_tops_per_mm2", "leakage_w")
 RUN_METRICS = ("achieved_tops", "utilization", "latency_ms", "tops_per_w", "tops_per_tco", "tops_per_mm2",

@@ -338,6 +338,7 @@ def _unbatched(b: dict) -> list[tuple[str, object, object]]:
         out.append(("clock_mhz", clock, "a number (MHz)"))
     return [(path, value, allowed) for path, value, allowed in out if value != allowed]
 
+
 def _chip_checks(sp: Space, params: list[PlanParam], bases: dict[str, Base], problems: Problems) -> None:
     """A chip-level space (no workloads) varies only what the batch estimator models."""
     for i, p in enumerate(params):
@@ -360,7 +361,6 @@ def _chip_checks(sp: Space, params: list[PlanParam], bases: dict[str, Base], pro
             problems.append((f"base: {path}", f"{value!r} is not modelled by the chip-level batch estimator (a space "
                              f"without workloads); allowed: {allowed!r}, or give the space a workload (every point "
                              "then takes the full estimator)"))
-
 
 
 def _check_values(plan: Plan, source) -> None:
