@@ -344,6 +344,11 @@ class Activity(BaseModel):
         return out
 
 
+def mesh_mismatch(tx: int, ty: int, cores: int) -> str:
+    """Why a mesh of ``tx x ty`` cannot hold ``cores`` cores (the description's and the batch estimator's words)."""
+    return f"chip.noc: mesh {tx} x {ty} holds {tx * ty} cores but cores is {cores}"
+
+
 class Arch(BaseModel):
     """A whole accelerator (see ``examples/arch/*.yaml``)."""
 
@@ -374,8 +379,7 @@ class Arch(BaseModel):
                              "or 'auto'")
         noc = self.chip.noc
         if noc.topology == "mesh" and noc.tx * noc.ty != self.cores:
-            raise ValueError(f"chip.noc: mesh {noc.tx} x {noc.ty} holds {noc.tx * noc.ty} cores but cores is "
-                             f"{self.cores}")
+            raise ValueError(mesh_mismatch(noc.tx, noc.ty, self.cores))
         return self
 
     @property

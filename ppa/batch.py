@@ -36,7 +36,7 @@ from ..errors import ConfigError
 from ..fpformat import ACC_WIDTH
 from ..fpformat import width as fp_width
 from . import relaxed
-from .arch import DTYPES
+from .arch import DTYPES, mesh_mismatch
 from .batch_rest import Keys, Rest, core_rest, data_bus, noc_and_io
 from .components import FittedCompute, steady_state_energy
 from .process import STD_CELL_UTILIZATION
@@ -166,9 +166,23 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
                      + (cores * core_dyn + chip_dyn) * dyn_factor) * 1e-3,
            "peak_tops": 2e-6 * (rows * cols * units + lanes) * cores * clock_mhz}
     invalid = _sram_problems(s_codes, cap, blk, nbk, snd, sram_cell, shape)
+    _mesh_problems(invalid, rest.noc.topology if topology is None else topology, tx, ty, cores)
     if np.any(invalid != ""):
         out = {k: np.where(invalid == "", v, np.nan) for k, v in out.items()}
     return out | {"invalid": invalid}
+
+
+def _mesh_problems(invalid: np.ndarray, topology, tx, ty, cores) -> None:
+    """Mark in ``invalid`` the points whose mesh cannot hold their cores (as the description's validation does), once
+    per distinct mismatch."""
+    bad = np.broadcast_to(np.asarray(topology) == "mesh", invalid.shape) & (tx * ty != cores) & (invalid == "")
+    if not np.any(bad):
+        return
+    at = np.nonzero(bad)
+    triples = np.stack([tx[at], ty[at], cores[at]], axis=-1)
+    unique, which = np.unique(triples, axis=0, return_inverse=True)
+    words = np.array([mesh_mismatch(int(x), int(y), int(c)) for x, y, c in unique], dtype=object)
+    invalid[at] = words[which.ravel()]
 
 
 def _sram_problems(codes, cap, blk, banks, node_nm, cell: str, shape) -> np.ndarray:

@@ -299,6 +299,21 @@ def test_chip_level_points_are_the_estimators_chips_rings_meshes_and_invalid_mem
     assert out["reason"].str.startswith("invalid").sum() == 2      # 32 x 64 cores: 16 kB in 16 banks of 64 B
 
 
+def test_chip_level_point_whose_mesh_cannot_hold_its_cores_is_invalid_as_in_the_full_path():
+    """Varying ``cores`` on a base whose mesh is 1 x 1 makes points the description's validation refuses; the batch
+    path says so in the same words, not a chip of four cores without a NoC."""
+    sp = {"name": "t", "base": BASE, "parameters": [{"name": "c", "path": "cores", "values": [1, 4]}],
+          "objectives": ["peak_tops_per_w"]}
+    plan = dse.resolve(sp, root=ROOT)
+    df = dse.sample(plan)
+    out = dse.evaluate_chip_points(plan, df)
+    with pytest.raises(ConfigError) as exc:
+        dse.arch_for_point(plan, df.to_dict("records")[1])
+    where, msg = exc.value.problems[0]
+    assert list(out["feasible"]) == [True, False]
+    assert out["reason"][1] == f"invalid: {where + ': ' if where else ''}{msg}" and np.isnan(out["area_mm2"][1])
+
+
 @pytest.mark.parametrize("edit, field", [
     (lambda b: b["core"]["memories"][0].update(bandwidth_gbps=100), "core.memories[0].bandwidth_gbps: 100"),
     (lambda b: b["core"]["memories"][0].update(cell="dff"), "core.memories[0].cell: 'dff'"),
