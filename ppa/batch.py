@@ -19,7 +19,7 @@ Fast path: design-space sweeps repeat the same tensor-unit and SRAM
 configurations many times, so the points are grouped by the inputs each model
 depends on (hash factorization with :func:`pandas.factorize`, exact on the
 values given — no rounding of float keys, each input factorized once:
-:class:`accelgen.ppa.batch_rest.Keys`), each model is evaluated once per
+:class:`accelgen.ppa.batch_keys.Keys`), each model is evaluated once per
 distinct configuration, and the per-configuration results are gathered back
 with one integer index per model. Constant (broadcast scalar) inputs are never
 expanded. Fitted models are loaded once per process (:func:`_fitted_model`).
@@ -30,14 +30,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-import pandas as pd
 
 from ..errors import ConfigError
 from ..fpformat import ACC_WIDTH
 from ..fpformat import width as fp_width
 from . import relaxed
 from .arch import DTYPES, mesh_mismatch
-from .batch_rest import Keys, Rest, core_rest, data_bus, noc_and_io
+from .batch_keys import Factors, Keys, gather
+from .batch_rest import Rest, core_rest, data_bus, noc_and_io
 from .components import FittedCompute, steady_state_energy
 from .process import STD_CELL_UTILIZATION
 from .sram import MIN_WORDS, SRAM, sram_batch
@@ -68,37 +68,15 @@ def _widths(dtype, a_width, b_width, acc_width):
     return want["a_width"], want["b_width"], want["acc_width"]
 
 
-def _is_constant(a: np.ndarray) -> bool:
-    return a.ndim == 0 or all(s == 0 for s in a.strides)
-
-
 def group(*arrays: np.ndarray) -> tuple[np.ndarray | None, list]:
-    """Group broadcast arrays of equal shape by their joint values.
+    """Group broadcast arrays of equal shape by their joint values (:meth:`.batch_keys.Factors.codes`).
 
     Returns ``(codes, uniques)``: ``codes`` (int64, flat) indexes the distinct
     value tuples, ``uniques[i]`` holds input ``i`` at each distinct tuple (a
     scalar if the input is constant). ``codes`` is None when every input is
     constant (one group).
     """
-    codes = None
-    varying = [i for i, a in enumerate(arrays) if not _is_constant(a)]
-    for i in varying:
-        c, u = pd.factorize(arrays[i].ravel())
-        codes = c.astype(np.int64) if codes is None else pd.factorize(codes * len(u) + c)[0].astype(np.int64)
-    if codes is None:
-        return None, [a.ravel()[0] if a.ndim else a[()] for a in arrays]
-    rep = np.empty(int(codes.max()) + 1, dtype=np.int64)
-    rep[codes] = np.arange(codes.size)  # any occurrence of a group represents it
-    out = []
-    for i, a in enumerate(arrays):
-        out.append(a.ravel()[rep] if i in varying else (a.ravel()[0] if a.ndim else a[()]))
-    return codes, out
-
-
-def _gather(values: np.ndarray, codes: np.ndarray | None, shape) -> np.ndarray:
-    if codes is None:
-        return np.broadcast_to(np.asarray(values).reshape(()), shape)
-    return np.asarray(values)[codes].reshape(shape)
+    return Factors(np.shape(arrays[0])).codes(*arrays)
 
 
 def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_mhz, a_width=None, b_width=None,
@@ -144,16 +122,16 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
 
     f_ghz = clock_mhz * 1e-3
     tu_delay = np.broadcast_to(np.asarray(tu.get("delay_ns", 0.0), dtype=float), np.shape(tu_area))
-    ratio = relaxed.for_clocks(model, _gather(tu_delay, tu_codes, shape), 1e3 / clock_mhz)
+    ratio = relaxed.for_clocks(model, gather(tu_delay, tu_codes, shape), 1e3 / clock_mhz)
     # per core: the tensor units and the SRAM, then the rest the estimator builds (accelgen.ppa.batch_rest)
     (v_area, v_leak, v_dyn), scalar = core_rest(rest, FittedCompute(model_paths), keys, cols=cols, units=units)
-    joined_um2 = (units * _gather(tu_area, tu_codes, shape) * ratio["area_um2"]
-                  + _gather(s["area_um2"], s_codes, shape) + v_area)
+    joined_um2 = (units * gather(tu_area, tu_codes, shape) * ratio["area_um2"]
+                  + gather(s["area_um2"], s_codes, shape) + v_area)
     bus = data_bus(rest, keys, edge_bits=np.maximum(cols * a_width, rows * b_width), joined_um2=joined_um2)
     core_um2 = joined_um2 + scalar[0] + bus[0]
-    core_leak = (units * _gather(tu_leak_mw, tu_codes, shape) * ratio["leakage_uw"]
-                 + _gather(s["leakage_mw"], s_codes, shape) + v_leak + scalar[1])
-    core_dyn = ((units * _gather(tu_dyn_pj, tu_codes, shape) * ratio["energy_pj"] + _gather(s_dyn_pj, s_codes, shape))
+    core_leak = (units * gather(tu_leak_mw, tu_codes, shape) * ratio["leakage_uw"]
+                 + gather(s["leakage_mw"], s_codes, shape) + v_leak + scalar[1])
+    core_dyn = ((units * gather(tu_dyn_pj, tu_codes, shape) * ratio["energy_pj"] + gather(s_dyn_pj, s_codes, shape))
                 * f_ghz + v_dyn + scalar[2] + bus[2])
     chip_area, chip_leak, chip_dyn = noc_and_io(rest, keys, tx=tx, ty=ty, cores=cores, core_um2=core_um2,
                                                 topology=topology)

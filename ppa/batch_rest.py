@@ -4,10 +4,10 @@
 rest of the chip the estimator builds (:func:`accelgen.ppa.estimate.estimate`): per core the vector unit and its
 register file, the scalar core and the data bus that joins the units and the memory; per chip the NoC and the
 off-chip and host interfaces. Each is the estimator's own component, evaluated once per distinct value of what it
-depends on (:class:`Keys`): the vector lanes on the node and the clock (their pipelining and mapping), the register
-file on the lanes, the units and the node, the I/O and the scalar core on the node, the router on the node and the
-flit width. Only the wires, whose lengths follow each point's area, are costed point by point (vectorized,
-:func:`accelgen.ppa.components.wire_figures`, with the node's figures gathered per point).
+depends on (:class:`accelgen.ppa.batch_keys.Keys`): the vector lanes on the node and the clock (their pipelining
+and mapping), the register file on the lanes, the units and the node, the I/O and the scalar core on the node, the
+router on the node and the flit width. Only the wires, whose lengths follow each point's area, are costed point by
+point (vectorized, :func:`accelgen.ppa.components.wire_figures`, with the node's figures gathered per point).
 
 Each function returns ``(area_um2, leakage_mw, dynamic_mw)`` arrays, dynamic power at full activity at the point's
 clock; :func:`accelgen.ppa.batch.evaluate_batch` adds them up as the estimator's tree does.
@@ -16,16 +16,16 @@ clock; :func:`accelgen.ppa.batch.evaluate_batch` adds them up as the estimator's
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Optional
 
 import numpy as np
-import pandas as pd
 
 from .arch import Arch, Chip, Core, NoC
 from .components import (ROUTER_PORTS, WIRE_TRANSFERS_PER_CYCLE, FittedCompute, noc_flit_bits, noc_links,
                          router_area_um2, router_pj_per_bit, scalar_core, wire_figures)
+from .batch_keys import Keys, is_constant
 from .estimate import MAX_BUS_BITS, choose_netlist, compute_units, fitted_component, io_group, vector_regfile
-from .process import TechNode, technology
+from .process import technology
 
 #: the clock (MHz) a component is evaluated at when its dynamic power is scaled to each point's clock afterwards
 _REF_MHZ = 1000.0
@@ -46,70 +46,6 @@ class Rest:
     @classmethod
     def of(cls, arch: Arch) -> "Rest":
         return cls(core=arch.core, noc=arch.chip.noc, chip=arch.chip, vdd_v=arch.vdd_v, density=arch.density)
-
-
-class Keys:
-    """The points' distinct nodes and clocks, and any other input a component depends on, factorized once each
-    (pandas' hash factorization; a broadcast constant is one value without a pass over the points); a component is
-    evaluated once per distinct tuple that occurs and gathered back to the points."""
-
-    def __init__(self, node_nm: np.ndarray, clock_mhz: np.ndarray):
-        self.shape = node_nm.shape
-        self.node_nm, self.clock_mhz = node_nm, clock_mhz
-        self._factors: dict[int, tuple] = {}
-        self.techs = [technology(float(n)) for n in self._factor(node_nm)[1]]
-
-    def _factor(self, a: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
-        """``(codes, values)`` of one input; codes None for a constant."""
-        if id(a) not in self._factors:
-            full = np.broadcast_to(a, self.shape)
-            if full.ndim == 0 or all(st == 0 for st in full.strides):
-                entry = (None, np.array([full.ravel()[0]]))
-            else:
-                codes, values = pd.factorize(full.ravel())
-                entry = (codes, np.asarray(values))
-            self._factors[id(a)] = (*entry, a)   # the array is kept, so that its id stays its own
-        codes, values, _ = self._factors[id(a)]
-        return codes, values
-
-    def codes(self, *arrays: np.ndarray) -> tuple[np.ndarray | None, list]:
-        """Group the points by the joint values of ``arrays`` (as :func:`accelgen.ppa.batch.group`): flat codes
-        (None when every input is constant) and each input's value per code (a scalar for a constant)."""
-        factors = [self._factor(a) for a in arrays]
-        sizes = [len(v) for _, v in factors]
-        joint = None
-        for (c, _), n in zip(factors, sizes):
-            if c is not None:
-                joint = c.astype(np.int64) if joint is None else joint * n + c
-        if joint is None:
-            return None, [v[0] for _, v in factors]
-        total = int(np.prod(sizes, dtype=np.float64))
-        if total <= 1 << 24:    # a lookup table over every combination: one bincount, no second hash pass
-            present = np.flatnonzero(np.bincount(joint, minlength=total))
-            lookup = np.empty(total, dtype=np.int64)
-            lookup[present] = np.arange(present.size)
-            codes = lookup[joint]
-        else:
-            codes, present = pd.factorize(joint)
-        at = np.unravel_index(np.asarray(present), sizes)
-        return codes, [v[i] if c is not None else v[0] for (c, v), i in zip(factors, at)]
-
-    def _gather(self, table: np.ndarray, codes: np.ndarray | None) -> tuple[np.ndarray, ...]:
-        if codes is None:
-            return tuple(np.broadcast_to(table[0, i], self.shape) for i in range(table.shape[1]))
-        rows = table[codes]
-        return tuple(rows[:, i].reshape(self.shape) for i in range(table.shape[1]))
-
-    def per_node(self, fn: Callable[[TechNode], tuple]) -> tuple[np.ndarray, ...]:
-        """``fn(tech)`` once per node, gathered to the points (one array per element of its result)."""
-        return self._gather(np.array([fn(t) for t in self.techs], dtype=float), self._factor(self.node_nm)[0])
-
-    def per_distinct(self, fn: Callable, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
-        """``fn(*values)`` once per distinct tuple of ``arrays`` that occurs, gathered to the points."""
-        codes, values = self.codes(*arrays)
-        k = 1 if codes is None else int(codes.max()) + 1
-        cols = [np.broadcast_to(np.asarray(v), (k,)) for v in values]
-        return self._gather(np.array([fn(*(c[i] for c in cols)) for i in range(k)], dtype=float), codes)
 
 
 class _NodeColumns:
@@ -191,7 +127,7 @@ def noc_and_io(rest: Rest, keys: Keys, *, tx, ty, cores, core_um2, topology=None
     # the interfaces move their bandwidth whatever the clock: evaluated at one clock, their power is every clock's
     area, leak, dyn = keys.per_node(lambda t: _totals_per_ghz(io_group(rest.chip, t, _REF_MHZ)))
     topology = np.broadcast_to(np.asarray(rest.noc.topology if topology is None else topology), keys.shape)
-    if all(st == 0 for st in topology.strides):
+    if is_constant(topology):
         noc = _noc(rest.noc, str(topology.ravel()[0]), keys, tx=tx, ty=ty, cores=cores, core_um2=core_um2)
     else:   # each topology's points on their own (the DSE's aliases: rings up to 4 cores, meshes beyond)
         noc = tuple(np.zeros(keys.shape) for _ in range(3))

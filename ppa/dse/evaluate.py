@@ -13,7 +13,7 @@ import pandas as pd
 
 from ...errors import ConfigError
 from .. import perf
-from ..arch import Arch, parse_arch
+from ..arch import Arch
 from ..batch import evaluate_batch
 from ..batch_rest import Rest
 from ..estimate import DIE_WHITE_SPACE, estimate
@@ -167,8 +167,7 @@ def _run_workloads(plan: Plan, point: dict, ctx, row: dict) -> list[str]:
 
 def evaluate_chip_points(plan: Plan, df: pd.DataFrame) -> pd.DataFrame:
     """Chip-level metrics of many points at once through :func:`accelgen.ppa.batch.evaluate_batch`."""
-    base = plan.bases["base"].description
-    arch = parse_arch(base)
+    base, arch = plan.bases["base"].description, plan.bases["base"].arch
     tu, mem = base["core"]["tensor_units"][0], base["core"]["memories"][0]
     noc = base.get("chip", {}).get("noc", {})
     kw: dict[str, Any] = {"rows": tu["rows"], "cols": tu["cols"], "units": tu.get("count", 1),
