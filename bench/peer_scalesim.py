@@ -3,7 +3,7 @@
 SCALE-Sim is *not* a dependency of accelgen. Install it into a separate venv and point this script at it::
 
     python3 -m venv /tmp/scalesim-venv && /tmp/scalesim-venv/bin/pip install scalesim "numpy<2"
-    /work/venv/bin/python bench/peer_scalesim.py [--scalesim-python /tmp/scalesim-venv/bin/python] [--quick]
+    python bench/peer_scalesim.py [--scalesim-python /tmp/scalesim-venv/bin/python] [--quick]
 
 For every (array, dataflow, GEMM) the script runs SCALE-Sim once in the other venv (GEMM topology
 ``M, N, K``; SCALE-Sim 3.0 needs numpy < 2 (with numpy 2 its read buffer fails on ``int(max(array))``); SRAMs large and the interface bandwidth high so that no stall occurs), reads "Total Cycles"

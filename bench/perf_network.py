@@ -1,6 +1,6 @@
 """Whole-network evaluation time of ``accelgen.ppa.perf`` (issue 10 target: well under a second per network).
 
-    /work/venv/bin/python bench/perf_network.py
+    python bench/perf_network.py
 
 For each shipped workload on each example architecture: the first evaluation (builds the estimator
 context: SRAM models, fitted compute models) and the median of 5 repeated per-batch evaluations

@@ -7,7 +7,7 @@ per operation among those that meet the clock.
 Both are the fitted models' own figures (energy with the timed simulation's glitches, the clock network and the
 pipeline registers); the second chip is the first with every auto-pipelined unit's ``pipeline:`` given
 explicitly. Prints per unit the two choices and their energy per operation, then per chip the TDP and area of
-both beside the published figure. Information for the decision DESIGN.md leaves with the least-stages rule; it
+both beside the published figure. Information for the least-stages rule's decision (docs/architecture.md); it
 changes nothing in the estimator.
 """
 

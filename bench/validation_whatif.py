@@ -13,7 +13,7 @@ the scenarios are what-ifs, for deciding which source to look for next.
   count is not in the abstract; the description has one 32 KB memory with a 512 B port).
 * ``v4i-mxu-1-2``: TPU v4i's MXUs registered at one multiplier and two adder stages (``pipeline: {mul_stages: 1,
   add_stages: 2}``), where the grouped column's timed simulation measured half the energy of the unpipelined one
-  (session 25). The estimator gives a unit the least pipelining that meets its clock (DESIGN.md): none at v4i's
+  (session 25). The estimator gives a unit the least pipelining that meets its clock (its design rule): none at v4i's
   1050 MHz; whether the MXU is pipelined is not published.
 
 Session 25's ``ports-128B`` (every port wider than 128 B as fixed 128 B slices) is gone: the SRAM model builds

@@ -1,10 +1,12 @@
 """Architecture-level PPA estimator (NeuroMeter-style). Reads fitted model files; never imports Amaranth.
 
-Layers (each usable on its own): :mod:`.tech` (per-node constants with sources)
+Layers (each usable on its own): :mod:`.process` (per-node technology data with sources)
 -> :mod:`.sram` (CACTI-style SRAM / register-file model), :mod:`.components`
 (wires, NoC, PHYs, PCIe, scalar core, fitted compute blocks) -> :mod:`.arch`
 (the validated description) -> :mod:`.estimate` (tree, timing, outputs) ->
-:mod:`.batch` (vectorized design points) and :mod:`.chips` (published chips).
+:mod:`.perf` (workloads on the mapping models and the dual roofline), :mod:`.batch`
+(vectorized design points), :mod:`.dse` (design-space exploration), :mod:`.chips`
+(published chips) and :mod:`.studies` (the papers' comparisons).
 """
 
 from .arch import Arch, load_arch, parse_arch

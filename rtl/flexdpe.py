@@ -14,7 +14,7 @@ Datapath (one word vector per cycle)::
     streaming registers, multiplier (mul_stages registers)]--> products --> FAN (input register,
     log2 k levels of 1 + add_stages cycles) --> sum slots
 
-* **Copy network** (multicast in front of the Benes, as the design brief
+* **Copy network** (multicast in front of the Benes, as docs/architecture.md
   allows): a segmented copy-scan over the ``k`` ports, ``log2 k`` stages of
   2:1 muxes. Every port whose ``head`` bit is set starts a segment; every
   port takes the word (and valid bit) of the nearest head at or before it.

@@ -6,8 +6,8 @@ can take its operand pair not only from the current row of the operand stream
 neighbouring lanes (lookaside), held in ``D``-row staging buffers for A and B.
 A combinational scheduler picks, per cycle, one effectual pair per lane so that
 zero operands are skipped; the buffers then drop the rows that are fully used
-(``AS`` rows) and load as many new rows. See DESIGN.md, "TensorDash
-sparse-operand PE and scheduler".
+(``AS`` rows) and load as many new rows. See docs/architecture.md, "TensorDash",
+and Mahmoud et al., MICRO 2020, sect. III, Figs. 5-6.
 
 Connectivity pattern
 --------------------

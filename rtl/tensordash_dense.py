@@ -5,7 +5,7 @@ one, no zero detectors or ``live`` flags, no scheduler and no operand multiplexe
 its own ``(a, b)`` pair of the current row in every busy cycle, zeros included, and the products go
 through the same lane multipliers, lane adder tree and accumulator (the same ``mul_stages`` /
 ``add_stages`` pipelining and interleaved-accumulator fold) as in the TensorDash PE, so the two differ
-exactly by TensorDash's hardware: the reference for its area and power overhead (DESIGN.md).
+exactly by TensorDash's hardware: the reference for its area and power overhead (docs/architecture.md, "TensorDash").
 
 The current row is held in one register row per operand stream (:func:`operand_row`): the operand
 registers in front of the multipliers that the dense PE has too (row 0 of TensorDash's staging buffers),

@@ -7,7 +7,7 @@ with round-to-nearest-even (:func:`accelgen.golden.fp.fp_add`), so the
 result depends on the association order, which is part of each network's
 specification and is reproduced here exactly:
 
-``order="fan"`` — SIGMA's Forwarding Adder Network (DESIGN.md, "FAN"). Adder
+``order="fan"`` — SIGMA's Forwarding Adder Network (Qin et al., SIGMA, HPCA 2020, sect. IV-A, Fig. 6a). Adder
 ``i`` (0..n-2) sits between inputs ``i`` and ``i+1``; its level ``L`` is the
 number of trailing one bits of ``i``, so it is the root of the in-order subtree
 over inputs ``i-2**L+1 .. i+2**L`` whose left half ends at ``i`` and whose right

@@ -3,7 +3,7 @@
 Numpy and the standard library only (the PPA estimator imports this module and
 never imports Amaranth). Nothing here knows the RTL; the connectivity patterns,
 the priority order and the scheduling levels are re-derived from the design
-brief (``DESIGN.md``, "TensorDash sparse-operand PE and scheduler").
+brief (``docs/architecture.md``, "TensorDash"; Mahmoud et al., MICRO 2020, sect. III, Figs. 5-6).
 
 Terms
 -----
@@ -58,7 +58,7 @@ Floating point
 --------------
 With ``dtype`` ``"fp16"``, ``"bf16"`` or ``"fp32"`` the streams hold bit
 patterns of that format and :func:`simulate_pe` accumulates in fp32 exactly as
-the documented hardware does (``DESIGN.md`` and ``docs`` of the PE; fp_spec):
+the documented hardware does (``docs/architecture.md`` and the PE's docstring; fp_spec):
 
 * an operand is zero when its exponent and fraction bits are 0 (+0 or -0); a
   pair with a zero operand (the tile: a zero B operand) is ineffectual and never

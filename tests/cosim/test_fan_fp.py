@@ -38,7 +38,7 @@ def _trace(s, e):
 
 
 def test_fan_order_is_the_in_order_tree():
-    # DESIGN.md: adder i between inputs i and i+1, level = trailing ones of i; a cluster is split at its top adder
+    # SIGMA's FAN: adder i between inputs i and i+1, level = trailing ones of i; a cluster is split at its top adder
     assert _trace(0, 7) == "(((0+1)+(2+3))+((4+5)+(6+7)))"
     assert _trace(1, 6) == "((1+(2+3))+((4+5)+6))"
     assert _trace(5, 9) == "((5+(6+7))+(8+9))"       # top adder 7 (level 3) across the n=8 halves
