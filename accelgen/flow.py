@@ -18,8 +18,8 @@ from .cosim.check import cosim_emitted
 from .cosim.run import CosimResult
 from .cosim.simulators import resolve_opt, simulator_version
 from .family import BlockFamily
-from .fit.mapped import DEFAULT_CLOCK_MHZ, MappedTiming, map_and_time
-from .fit.synth import SynthStats, synthesize
+from .fit.generic_gates import GateStats, gate_statistics
+from .fit.mapping import DEFAULT_CLOCK_MHZ, MappedTiming, map_and_time
 from .gen.config import BlockConfig, BuildConfig
 from .gen.emit import Emitted, emit, render, write
 from .util import ensure_output_dir, write_atomic
@@ -36,7 +36,7 @@ class BlockReport:
     verilog: str
     manifest: str
     cosim: CosimResult | None = None
-    synth: SynthStats | None = None
+    synth: GateStats | None = None
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -50,13 +50,13 @@ class BlockReport:
                 "synth": self.synth.to_dict() if self.synth else None}
 
 
-def synthesize_emitted(emitted: Emitted) -> SynthStats:
-    """Yosys statistics of an emitted design (cell modules kept hierarchical)."""
-    return synthesize(emitted.verilog, emitted.name, cells=emitted.manifest.get("cells", []),
-                      registered=emitted.manifest.get("registered_modules", []))
+def synthesize_emitted(emitted: Emitted) -> GateStats:
+    """Generic-gate statistics of an emitted design (cell modules kept hierarchical)."""
+    return gate_statistics(emitted.verilog, emitted.name, cells=emitted.manifest.get("cells", []),
+                           registered=emitted.manifest.get("registered_modules", []))
 
 
-def synthesize_design(fam: BlockFamily, params, name: str | None = None) -> SynthStats:
+def synthesize_design(fam: BlockFamily, params, name: str | None = None) -> GateStats:
     """Yosys statistics of one design of ``fam`` (validated ``params``; ``name`` defaults to the family's)."""
     return synthesize_emitted(render(fam, params, name or fam.default_name(params)))
 
@@ -64,21 +64,21 @@ def synthesize_design(fam: BlockFamily, params, name: str | None = None) -> Synt
 def time_design(fam: BlockFamily, params, name: str | None = None, *, clock_mhz: float = DEFAULT_CLOCK_MHZ,
                 liberty: str | Path | None = None) -> MappedTiming:
     """One design of ``fam`` mapped to a cell library at ``clock_mhz`` and statically timed
-    (:func:`accelgen.fit.mapped.map_and_time`; default library: the default technology's)."""
+    (:func:`accelgen.fit.mapping.map_and_time`; default library: the default technology's)."""
     return time_emitted(fam, render(fam, params, name or fam.default_name(params)), clock_mhz=clock_mhz,
                         liberty=liberty)
 
 
 def time_emitted(fam: BlockFamily, emitted: Emitted, *, clock_mhz: float = DEFAULT_CLOCK_MHZ,
                  liberty: str | Path | None = None) -> MappedTiming:
-    """:func:`time_design` of a design of ``fam`` already emitted (:func:`accelgen.fit.mapped.map_and_time`: the
+    """:func:`time_design` of a design of ``fam`` already emitted (:func:`accelgen.fit.mapping.map_and_time`: the
     cell modules :meth:`~accelgen.family.BlockFamily.mapped_cells` names are mapped once each)."""
     return map_and_time(emitted.verilog, emitted.name, clock_mhz=clock_mhz, liberty=liberty,
                         cells=fam.mapped_cells(emitted.manifest),
                         registered=emitted.manifest.get("registered_modules", []))
 
 
-def synthesize_config(config: BuildConfig) -> Iterator[SynthStats]:
+def synthesize_config(config: BuildConfig) -> Iterator[GateStats]:
     """Yosys statistics of every block of ``config``, in order, each as soon as it is done (no files)."""
     for blk in config.blocks:
         yield synthesize_emitted(render(blk.family, blk.params, blk.name))

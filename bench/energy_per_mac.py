@@ -27,7 +27,7 @@ import pandas as pd
 
 from accelgen.fit.api import read_dataset, shipped_dataset
 from accelgen.fit.model import load_model
-from accelgen.nodes import scaling
+from accelgen.technology import scaling
 
 V_SCALE = (1.1 / 0.9) ** 2
 HOROWITZ = {"int8 MAC (8b mult + 32b add)": 0.2 + 0.1, "bf16 MAC (fp16 mult + fp32 add)": 1.1 + 0.9}
@@ -79,7 +79,7 @@ def main() -> None:
     print("published, at 45 nm and 1.1 V (pJ per MAC):")
     for label, pj in HOROWITZ.items():
         print(f"  {'Horowitz ISSCC 2014: ' + label:56s} {pj * V_SCALE:6.2f}  (arithmetic only)")
-    e28 = scaling(28).energy   # 45 nm -> 28 nm: CPP x Vdd^2 (accelgen.nodes)
+    e28 = scaling(28).energy   # 45 nm -> 28 nm: CPP x Vdd^2 (accelgen.technology)
     sigma = 12.25 / (16384 * 500e6) * 1e12
     tpu = 75.0 / (65536 * 700e6) * 1e12
     print(f"  {'SIGMA systolic baseline, 12.25 W at 28 nm, 500 MHz':56s} {sigma / e28:6.2f}  ({sigma:.2f} pJ at 28 nm)")

@@ -25,7 +25,7 @@ from amaranth.back import verilog
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from accelgen.fit.mapped import map_and_time
+from accelgen.fit.mapping import map_and_time
 from accelgen.rtl import fp
 
 MUL_POINTS = ("partial", "product", "lz", "exponent", "normalized", "rounded")

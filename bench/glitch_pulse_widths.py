@@ -20,10 +20,11 @@ import numpy as np
 
 from accelgen.fit import sweep
 from accelgen.fit.glitch import TimedSim, cell_delays
-from accelgen.fit.mapped import OUTPUT_LOAD_FF, map_netlist
-from accelgen.fit.power import PowerLibrary, net_energy
+from accelgen.fit.liberty_read import read_power_library
+from accelgen.fit.mapping import OUTPUT_LOAD_FF, map_netlist
+from accelgen.fit.power import net_energy
 from accelgen.fit.activity import GateSim
-from accelgen.fit.sta import module_of
+from accelgen.fit.netlist import module_of
 from accelgen.gen.emit import render
 from accelgen.registry import FAMILIES
 
@@ -81,7 +82,7 @@ def main() -> int:
     params = fam.validate(json.loads(args.params))
     e = render(fam, params, "dut")
     mapped = map_netlist(e.verilog, "dut", cells=fam.mapped_cells(e.manifest), clock_mhz=1000)
-    plib = PowerLibrary.from_liberty(mapped.library_path)
+    plib = read_power_library(mapped.library_path)
     energy = net_energy(mapped.netlist, "dut", plib, output_load_ff=OUTPUT_LOAD_FF)
     sim = GateSim(mapped.netlist, "dut", library=plib)
     stims = sweep._stimuli(fam, params, args.density, {"cycles": args.cycles, "seed": 1, "lanes": args.lanes})

@@ -9,8 +9,8 @@ it runs the same sweep twice through the sweep flow (:func:`accelgen.fit.api.swe
 static timing, library energy with glitches): with the default NanGate45 library at 1 GHz, and with osu018 at the
 same clock in FO4 delays (1 GHz x FO4(NanGate45) / FO4(osu018)). It refits every target on the osu018 data
 (``--node-nm 180``), then compares, point by point and density by density, osu018's measurements with the default
-library's scaled to 180 nm by the fitted models' own factors (:func:`accelgen.fit.model.tech_factor`: the node
-table's ratios, delays in FO4 of the library, :mod:`accelgen.fit.fo4`): area, the critical-path delay and energy
+library's scaled to 180 nm by the fitted models' own factors (:func:`accelgen.technology.tech_factor`: the node
+table's ratios, delays in FO4 of the library, :func:`accelgen.fit.sta.fo4_ps`): area, critical-path delay and energy
 per operation. Prints the ratios (median and range) and the osu018 models' held-out errors; ``--markdown`` prints
 the table for bench/RESULTS.md. ``--fo4`` prints only the two libraries' FO4 delays and the node table's.
 """
@@ -27,11 +27,10 @@ import pandas as pd
 import yaml
 
 from accelgen.fit.api import fit_model, model_tech, sweep_dataset
-from accelgen.fit.fo4 import library_fo4_ps
-from accelgen.fit.mapped import default_liberty
-from accelgen.fit.model import tech_factor
-from accelgen.nodes import node
+from accelgen.fit.mapping import default_liberty
+from accelgen.fit.sta import library_fo4_ps
 from accelgen.registry import FAMILIES
+from accelgen.technology import node, tech_factor
 from accelgen.util import cache_dir
 
 #: small grids (train, held out) of the shipped sweeps' families; the targets are the shipped sweeps' own

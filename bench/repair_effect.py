@@ -16,9 +16,9 @@ import json
 from concurrent.futures import ProcessPoolExecutor
 
 from accelgen.fit.api import read_dataset, shipped_dataset
-from accelgen.fit.mapped import OUTPUT_LOAD_FF, cell_stat, map_netlist
+from accelgen.fit.liberty_read import read_power_library
+from accelgen.fit.mapping import OUTPUT_LOAD_FF, cell_stat, map_netlist
 from accelgen.fit.model import shipped_models
-from accelgen.fit.power import PowerLibrary
 from accelgen.fit.repair import repair_drive
 from accelgen.fit.sta import analyze
 from accelgen.fit.sweep import load_sweep, render
@@ -44,7 +44,7 @@ def measure(job: tuple[str, dict]) -> dict:
     params = fam.validate(raw)
     e = render(fam, params, "dut")
     m = map_netlist(e.verilog, "dut", cells=fam.mapped_cells(e.manifest), clock_mhz=spec.clock_mhz, repair=False)
-    plib = PowerLibrary.from_liberty(m.library_path)
+    plib = read_power_library(m.library_path)
     before = analyze(m.netlist, "dut", m.timing_library, output_load_ff=OUTPUT_LOAD_FF)
     netlist = copy.deepcopy(m.netlist)
     rep = repair_drive(netlist, "dut", plib, output_load_ff=OUTPUT_LOAD_FF)

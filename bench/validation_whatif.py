@@ -19,7 +19,7 @@ the scenarios are what-ifs, for deciding which source to look for next.
 Session 25's ``ports-128B`` (every port wider than 128 B as fixed 128 B slices) is gone: the SRAM model builds
 such ports of calibrated macros itself since session 26, their number chosen by its organization objective.
 
-The node-table scenario edits the loaded table in this process only (``accelgen.nodes``' cached loader) and
+The node-table scenario edits the loaded table in this process only (``accelgen.technology.nodes``' cached loader) and
 scales the fitted models with it.
 """
 
@@ -33,8 +33,8 @@ import warnings
 import yaml
 
 import accelgen.fit.model as fit_model
-from accelgen import nodes, shipped
-from accelgen.ppa import process
+from accelgen import shipped
+from accelgen.technology import constants, nodes
 from accelgen.ppa.arch import parse_arch
 from accelgen.ppa.chips import summary, validate_chip
 
@@ -67,7 +67,7 @@ def _node_table(edit):
         return tech_factor({**tech, "scaling": nodes.model_scaling(float(tech.get("node_nm", 45)))}, node_nm, quantity)
 
     def clear():
-        for cached in (nodes.node_table, nodes.sources, process._table):
+        for cached in (nodes.node_table, nodes.sources, constants._table):
             cached.cache_clear()
 
     nodes._raw, fit_model.tech_factor = edited, live

@@ -2,7 +2,7 @@
 
 Method
 ------
-The design is synthesized with the same Yosys flow as :mod:`accelgen.fit.synth`
+The design is synthesized with the same Yosys flow as :mod:`accelgen.fit.generic_gates`
 (generic gates, ``dffunmap`` so every flip-flop is a plain ``$_DFF_P_``), then
 flattened and written as a JSON netlist. :class:`GateSim` simulates that
 gate-level netlist cycle by cycle in numpy, **bit-parallel**: every net is a
@@ -38,7 +38,8 @@ from pathlib import Path
 import numpy as np
 
 from ..cosim.stimulus import Activity
-from .synth import netlist_script, run_yosys
+from .generic_gates import netlist_script
+from .yosys import run_yosys
 
 LANES = 64
 #: a word with every lane set
@@ -151,7 +152,7 @@ def _settle(loop: list, val: np.ndarray, lane_mask) -> None:
 
 
 def compile_function(tree, pins):
-    """A Liberty function tree (:func:`accelgen.fit.liberty.parse_function`) of ``pins`` as a function of the
+    """A Liberty function tree (:func:`accelgen.fit.cells.parse_function`) of ``pins`` as a function of the
     list of their uint64 words (one array per pin, as the schedule passes them)."""
     index = {p: i for i, p in enumerate(pins)}
 
@@ -190,7 +191,7 @@ class GateSim:
     """Bit-parallel zero-delay simulator of a flattened netlist (JSON): Yosys' generic gates, or the cells of a
     library (``library``: an object whose ``cells`` map cell types to objects with ``inputs`` (pin names),
     ``outputs`` (pin -> Liberty function tree) and ``ff`` (None, or ``(clock pin, next state, clear, preset,
-    state variable, inverted state variable)`` trees and names), e.g. :class:`accelgen.fit.power.PowerLibrary`).
+    state variable, inverted state variable)`` trees and names), e.g. :class:`accelgen.fit.cell_library.PowerLibrary`).
     Nets are Yosys' bit numbers; toggles are attributed to the driving cell type."""
 
     def __init__(self, netlist: dict, top: str, library=None):
@@ -321,8 +322,8 @@ class GateSim:
 
     @classmethod
     def from_verilog(cls, verilog: str, top: str, workdir: Path, *, cells=(), registered=()) -> "GateSim":
-        """Synthesize ``verilog`` in ``workdir`` with the sweeps' flow (:func:`~accelgen.fit.synth.netlist_script`)
-        and simulate the flat gate netlist it writes."""
+        """Synthesize ``verilog`` in ``workdir`` with the generic-gate flow
+        (:func:`~accelgen.fit.generic_gates.netlist_script`) and simulate the flat gate netlist it writes."""
         workdir = Path(workdir)
         (workdir / "design.v").write_text(verilog)
         (workdir / "flow.ys").write_text(netlist_script(top, cells, registered))

@@ -26,13 +26,13 @@ from typing import Any, Mapping
 import pandas as pd
 
 from ..errors import ConfigError
-from ..nodes import LEAKAGE_FALLBACK, check_node, model_scaling, node
 from ..family import BlockFamily
+from ..technology import LEAKAGE_FALLBACK, check_node, model_scaling, node
 from ..util import atomic_files
 from .fitting import fit_family, save_model
-from .fo4 import library_fo4_ps
-from .mapped import default_liberty, resolve_library
+from .mapping import default_liberty, resolve_library
 from .model import FittedModel
+from .sta import library_fo4_ps
 from .sweep import dataset_rows, load_sweep, run_sweep, write_dataset
 
 __all__ = ["FIT_DIR", "FitResult", "Prediction", "SweepResult", "default_dataset", "fit_model", "predict",
@@ -104,9 +104,9 @@ class FitResult:
 def model_tech(df: pd.DataFrame, node_nm: float | None = None) -> dict:
     """The ``tech`` block of a model fitted to ``df``: the library its points were mapped to, that library's node
     (``node_nm``; the default library's is 45 nm, a user's library must say), the node-scaling table from
-    published process data (:func:`accelgen.nodes.model_scaling`) and ``fo4_ps``: the library's own FO4 delay
-    (the dataset's ``library_fo4_ps``, :mod:`accelgen.fit.fo4`) beside the node table's at its node, which
-    :func:`accelgen.fit.model.tech_factor` scales delays by."""
+    published process data (:func:`accelgen.technology.model_scaling`) and ``fo4_ps``: the library's own FO4 delay
+    (the dataset's ``library_fo4_ps``, :func:`accelgen.fit.sta.fo4_ps`) beside the node table's at its node, which
+    :func:`accelgen.technology.tech_factor` scales delays by."""
     library = str(df["library"].iloc[0]) if "library" in df else ""
     default = not library or library.endswith("(generated)")
     if node_nm is None:
@@ -125,7 +125,8 @@ def model_tech(df: pd.DataFrame, node_nm: float | None = None) -> dict:
     return {"name": library, "node_nm": ref.node_nm, "vdd_v": ref.vdd_v,
             "fo4_ps": {"library": round(fo4, 3), "node": round(ref.fo4_ps, 3)},
             "scaling": model_scaling(ref.node_nm),
-            "scaling_source": "accelgen.nodes (accelgen tech show); delays also by fo4_ps (accelgen.fit.fo4); "
+            "scaling_source": "accelgen.technology (accelgen tech show); delays also by fo4_ps "
+                              "(accelgen.technology.tech_factor; the library's by accelgen.fit.sta.fo4_ps); "
                               + LEAKAGE_FALLBACK}
 
 

@@ -23,7 +23,8 @@ import numpy as np
 
 from ..cosim.stimulus import Activity
 from .activity import ONES, GateSim
-from .sta import TimingLibrary, module_of
+from .cell_library import TimingLibrary
+from .netlist import module_of
 
 #: the time grid of the timed simulation (ps): about a tenth of a NanGate45 X1 gate delay
 STEP_PS = 5.0

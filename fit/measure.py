@@ -6,7 +6,7 @@ inputs: the Verilog, the modules mapped as blocks, the stimuli, the clock, the l
 generator code that produced it: an edit of a generator that leaves a point's Verilog and stimuli byte-identical (a
 docstring, a refactor, an option other configurations do not use) re-renders the point and finds its measurement.
 
-The flow: the design is mapped to the library at the clock (:func:`accelgen.fit.mapped.map_netlist`: the cell
+The flow: the design is mapped to the library at the clock (:func:`accelgen.fit.mapping.map_netlist`: the cell
 modules once each), statically timed, and its flat mapped netlist simulated with the library's cell functions on
 the stimuli of every density; each toggle costs its net's energy (:func:`accelgen.fit.power.net_energy`), and the
 clock network (:func:`accelgen.fit.power.clock_network`) its energy every cycle. A glitch run adds a timed
@@ -25,8 +25,9 @@ from ..cosim.stimulus import Activity
 from ..util import canonical_json, module_digest, sha256_hex
 from .activity import GateSim
 from .glitch import TimedSim, cell_delays
-from .mapped import OUTPUT_LOAD_FF, map_netlist, resolve_library, timing_of
-from .power import PowerLibrary, clock_network, net_energy
+from .liberty_read import read_power_library
+from .mapping import OUTPUT_LOAD_FF, map_netlist, resolve_library, timing_of
+from .power import clock_network, net_energy
 
 #: cycles of the timed (glitch) simulation: its cost grows with the design's delay in steps
 GLITCH_CYCLES = 24
@@ -93,7 +94,7 @@ def measure(design: Design) -> dict:
     top = design.top
     mapped = map_netlist(design.verilog, top, cells=design.cells, clock_mhz=design.clock_mhz, liberty=design.liberty)
     timing = timing_of(mapped)
-    plib = PowerLibrary.from_liberty(mapped.library_path)
+    plib = read_power_library(mapped.library_path)
     energy = net_energy(mapped.netlist, top, plib, output_load_ff=OUTPUT_LOAD_FF)
     clock = clock_network(plib, energy.flip_flops, energy.clock_pin_ff, energy.clock_internal_fj, energy.area_um2)
     sim = GateSim(mapped.netlist, top, library=plib)

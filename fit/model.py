@@ -1,9 +1,9 @@
 """Fitted component models: the file format, the loader and vectorized prediction.
 
 This module is the contract between the fitting strand (:mod:`accelgen.fit`) and
-the estimator (:mod:`accelgen.ppa`). It imports only numpy and the standard
-library: loading or evaluating a model never needs Amaranth, Yosys or
-scikit-learn.
+the estimator (:mod:`accelgen.ppa`). It imports only numpy, pydantic, the standard
+library and the root helpers (the node scaling of :mod:`accelgen.technology`): loading or
+evaluating a model never needs Amaranth, Yosys or scikit-learn.
 
 Loading
 -------
@@ -32,7 +32,7 @@ categorical inputs (``dataflow``) are strings or string arrays.
 another technology node with the factors of the technology description stored
 in the file (``tech.scaling``); nodes between table entries are interpolated
 log-linearly in the node size. Delays are scaled in FO4 delays of the library
-the model was fitted on (``tech.fo4_ps``, :func:`tech_factor`). Without
+the model was fitted on (``tech.fo4_ps``, :func:`accelgen.technology.tech_factor`). Without
 ``node_nm``, results are the library's own, at ``tech.node_nm``.
 
 Asking outside the fitted range (a numeric input below the smallest or above
@@ -106,6 +106,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from ..errors import ConfigError
 from ..expr import compile_expr
 from ..problems import schema_problems
+from ..technology import tech_factor
 
 FORMAT = "accelgen-fitted-model/1"
 TARGETS = ("area_um2", "energy_pj", "energy_zero_delay_pj", "leakage_uw", "delay_ns")
@@ -250,30 +251,6 @@ def prepare_inputs(family: str, spec: dict[str, dict], given: Mapping[str, Any])
                                   f"[{rng[0]:g}, {rng[1]:g}]; extrapolating", FitRangeWarning, stacklevel=4)
         env[name] = arr
     return env
-
-
-def tech_factor(tech: dict, node_nm: float, quantity: str) -> np.ndarray | float:
-    """Factor that scales ``quantity`` (area/energy/leakage/delay) from ``tech['node_nm']`` to ``node_nm``.
-
-    A delay is carried in FO4 delays of the library it was measured with (:mod:`accelgen.fit.fo4`): the node
-    table's ratio from the model's node to ``node_nm``, times the node table's FO4 at the model's node over the
-    library's own (``tech.fo4_ps``). A file without ``fo4_ps`` (written before it was recorded) gets the ratio
-    alone, i.e. takes its library to be exactly as fast as the node table's figure for its node."""
-    table = {float(k): v for k, v in tech.get("scaling", {}).items()}
-    ref = float(tech.get("node_nm", 0))
-    if not table or ref not in table:
-        raise ConfigError([("node_nm", "this model file has no technology scaling table")])
-    nodes = np.array(sorted(table))
-    node = np.asarray(node_nm, dtype=np.float64)
-    if np.any(node < nodes[0]) or np.any(node > nodes[-1]):
-        raise ConfigError([("node_nm", f"{node_nm!r} is outside the scaling table; allowed: "
-                                       f"{nodes[0]:g}..{nodes[-1]:g} nm")])
-    vals = np.log(np.array([table[n][quantity] for n in nodes], dtype=np.float64))
-    factor = np.exp(np.interp(np.log(node), np.log(nodes), vals) - np.log(table[ref][quantity]))
-    fo4 = tech.get("fo4_ps")
-    if quantity == "delay" and fo4:
-        factor = factor * (float(fo4["node"]) / float(fo4["library"]))
-    return factor
 
 
 class _InputFields(BaseModel):

@@ -1,7 +1,7 @@
 """Electrical repair of a mapped netlist: drive the loads that ABC did not see.
 
-:func:`accelgen.fit.mapped.map_netlist` maps large modules (floating-point units, a TensorDash scheduler) and cell
-modules by ABC runs of their own, in which each module output drives :data:`~accelgen.fit.mapped.OUTPUT_LOAD_FF`.
+:func:`accelgen.fit.mapping.map_netlist` maps large modules (floating-point units, a TensorDash scheduler) and cell
+modules by ABC runs of their own, in which each module output drives :data:`~accelgen.fit.mapping.OUTPUT_LOAD_FF`.
 A net that leaves such a module for many sinks keeps the small driver ABC sized for that load: measured
 2026-11-24, the select lines of the integer TensorDash tile's scheduler (4 rows x 6 lanes, depth 2) leave it on a
 NOR3_X1 whose real load puts 930 ps on that one gate, and the tile times at 3.53 ns where its depth-4 twin times at
@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .power import CellPower, PowerLibrary
-from .sta import module_of
+from .cell_library import CellPower, PowerLibrary
+from .netlist import module_of
 
 #: passes of :func:`repair_drive`: each one adds at most a level of buffers, so 8 levels fan out to
 #: (sinks per buffer)^8, far beyond any block here

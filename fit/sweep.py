@@ -66,7 +66,7 @@ from ..family import BlockFamily, find_family
 from ..fpformat import FP_DTYPES
 from ..gen.emit import render
 from ..util import cache_dir, canonical_json, sha256_hex, write_atomic
-from .mapped import DEFAULT_CLOCK_MHZ, check_clock
+from .mapping import DEFAULT_CLOCK_MHZ, check_clock
 from .measure import Design, measure, measurement_key, versions
 from .model import compile_feature
 from .stimuli import point_stimuli
@@ -332,7 +332,8 @@ def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
     """
     rows = []
     params = [fam.validate(rec["params"]).model_dump() for rec in records]
-    ratios = glitch_ratios(params, [(p, rec["glitch"]["ratio"]) for p, rec in zip(params, records) if rec.get("glitch")])
+    measured = [(p, rec["glitch"]["ratio"]) for p, rec in zip(params, records) if rec.get("glitch")]
+    ratios = glitch_ratios(params, measured)
     for rec, base, ratio in zip(records, params, ratios):
         m, clk = rec["mapped"], rec["clock"]
         base["split"] = rec["split"]

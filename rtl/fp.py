@@ -60,7 +60,7 @@ and ``stages=0`` emits the same Verilog as before pipelining existed. The candid
 Which cuts a number of stages uses (:data:`MUL_CUTS`, :data:`ADD_CUTS`) was
 decided by measurement: every set of up to four of the candidates other than
 ``operands`` (and the best sets with ``operands`` added) was synthesized with
-the flow of :mod:`accelgen.fit.synth` (``synth -flatten``, ``dffunmap``,
+the flow of :mod:`accelgen.fit.generic_gates` (``synth -flatten``, ``dffunmap``,
 ``ltp -noff``: the longest path between registers and ports, in generic
 gates), and per dtype and number of stages the set with the shortest path was
 kept (then the one with the fewest flip-flops). The depths of the parts do not

@@ -5,7 +5,7 @@ applied ``stages`` clock edges earlier (:attr:`latency` = ``stages``). The regis
 (domain ``sync``, no reset, no enable): a block that uses a unit delays its own valid bits by the
 same number of cycles. ``stages=0`` is the plain combinational operator (``a * b``, ``a + b``).
 
-Where the registers go. Yosys' generic mapping (the flow of :mod:`accelgen.fit.synth`) builds
+Where the registers go. Yosys' generic mapping (the flow of :mod:`accelgen.fit.generic_gates`) builds
 every carry-propagate adder as a ripple chain: an n-bit adder is ``2n - 1`` gates deep (8 bits:
 15, 16: 31, 32: 63), and Amaranth's ``a * b`` (a carry-save tree and one ripple adder) is 30 deep
 for 8x8, 63 for 16x16 and 117 for 32x32. Registers only around a product would leave that chain
@@ -26,7 +26,7 @@ whole, so they go inside it:
 Signed operands are two's complement; all sums are modulo ``2**width`` of the product, which holds
 it exactly.
 
-The step estimates are delays in the mapped flow (:mod:`accelgen.fit.mapped`), the one the fitted models
+The step estimates are delays in the mapped flow (:mod:`accelgen.fit.mapping`), the one the fitted models
 come from: ABC maps each chunk of the carry chain as a fast adder, so a bit of it costs little, while a
 carry-save level is a full adder's two XORs whatever ABC does. An earlier version weighed the steps by
 Yosys' generic gate depth (a level half a ripple bit) and sign-extended the rows to the product width:

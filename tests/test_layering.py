@@ -34,7 +34,8 @@ FOLDERS = {"accelgen": "accelgen", "accelgen.rtl": "rtl", "accelgen.gen": "gen",
            "accelgen.fit": "fit", "accelgen.ppa": "ppa"}
 #: root modules every layer may use (they import nothing but each other)
 ROOT_HELPERS = {"accelgen", "accelgen.errors", "accelgen.util", "accelgen.problems", "accelgen.fpformat",
-                "accelgen.expr", "accelgen.executor", "accelgen.shipped"}
+                "accelgen.expr", "accelgen.executor", "accelgen.shipped", "accelgen.technology",
+                "accelgen.technology.nodes", "accelgen.technology.constants"}
 SUBPACKAGES = ("accelgen.cli", "accelgen.golden", "accelgen.rtl", "accelgen.gen", "accelgen.cosim", "accelgen.fit",
                "accelgen.ppa")
 

@@ -1,4 +1,5 @@
-"""The node table (accelgen/data/nodes.yaml) and the scaling derived from it (accelgen.nodes)."""
+"""The node table (accelgen/data/nodes.yaml), the scaling derived from it and the one node check
+(accelgen.technology)."""
 
 import itertools
 import math
@@ -6,7 +7,8 @@ import math
 import pytest
 
 from accelgen.errors import ConfigError
-from accelgen.nodes import FACTORS, FIGURES, node, node_table, scaling, sources
+from accelgen.technology import (CACTI, FACTORS, FIGURES, check_node, model_scaling, node, node_table, scaling,
+                                 sources, technology)
 
 NODES = [180, 130, 90, 65, 45, 32, 28, 22, 16, 14, 12, 7]
 #: one process lineage per era; half nodes (28, 16, 12) are other vendors' processes
@@ -147,7 +149,8 @@ def test_interpolated_node_is_marked():
 
 @pytest.mark.parametrize("bad", [5, 200, 0, -7, 6.99, float("nan"), "45", None, True])
 def test_node_outside_the_table_names_it_and_the_range(bad):
-    with pytest.raises(ConfigError, match=r"^node_nm: .* is outside the node table; allowed: 7\.\.180 nm$"):
+    with pytest.raises(ConfigError, match=r"^node_nm: .* is outside the technology table; allowed: 7\.\.180 nm "
+                                          r"\(tabulated: 7, 12, 14, 16, 22, 28, 32, 45, 65, 90, 130, 180\)$"):
         scaling(bad)
     with pytest.raises(ConfigError, match=r"allowed: 7\.\.180 nm"):
         node(bad)
@@ -156,11 +159,12 @@ def test_node_outside_the_table_names_it_and_the_range(bad):
 def test_bad_node_message_is_one_line_and_shows_the_value():
     with pytest.raises(ConfigError) as err:
         node(3, path="--node")
-    assert str(err.value) == "--node: 3 nm is outside the node table; allowed: 7..180 nm"
+    assert str(err.value) == ("--node: 3 is outside the technology table; allowed: 7..180 nm "
+                              "(tabulated: 7, 12, 14, 16, 22, 28, 32, 45, 65, 90, 130, 180)")
 
 
 def test_bad_reference_node_is_named():
-    with pytest.raises(ConfigError, match=r"^ref_nm: 250 nm is outside"):
+    with pytest.raises(ConfigError, match=r"^ref_nm: 250 is outside"):
         scaling(45, ref_nm=250)
 
 
@@ -171,7 +175,6 @@ def test_table_is_cached_and_frozen():
 
 
 def test_model_scaling_is_the_node_factors_with_finfet_leakage_held_at_22nm():
-    from accelgen.nodes import model_scaling
     table = model_scaling()
     assert set(table) == {f"{d.node_nm:g}" for d in node_table()}
     for name in ("180", "65", "28", "22"):
@@ -183,3 +186,20 @@ def test_model_scaling_is_the_node_factors_with_finfet_leakage_held_at_22nm():
                                                  / (ref.ioff_na_per_um * ref.vdd_v * ref.cell_height_nm))
     with pytest.raises(ConfigError, match="16 nm has no off-current"):
         model_scaling(16)
+
+
+def test_one_node_check_for_fit_and_ppa():
+    """The estimator's technology and the fitted models' scaling check nodes with the same function and range."""
+    from accelgen.ppa import process
+    assert process.check_node is check_node and process.node_range() == (7.0, 180.0)
+    assert check_node(28) == 28.0 and isinstance(check_node(28), float)
+    with pytest.raises(ConfigError, match=r"^sram\.node_nm: 3 is outside the technology table; allowed: 7\.\.180 nm"):
+        check_node(3, "sram.node_nm")
+
+
+def test_another_tables_nodes_bound_the_check():
+    """CACTI's own figures (SRAM calibration only) span 22..90 nm: the same check, against that table's nodes."""
+    assert technology(45, source=CACTI).vdd_v == pytest.approx(1.0)
+    with pytest.raises(ConfigError, match=r"^node_nm: 7 is outside the technology table; allowed: 22\.\.90 nm "
+                                          r"\(tabulated: 22, 32, 45, 65, 90\)$"):
+        technology(7, source=CACTI)

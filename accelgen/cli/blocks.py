@@ -16,7 +16,7 @@ import click
 from rich.table import Table
 
 from ..family import BlockFamily
-from ..fit.mapped import DEFAULT_CLOCK_MHZ, check_clock
+from ..fit.mapping import DEFAULT_CLOCK_MHZ, check_clock
 from ..flow import (cosim_config, cosim_design, emit_config, run_build, synthesize_config, synthesize_emitted,
                     time_emitted)
 from ..gen.config import load_build_config

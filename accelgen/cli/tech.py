@@ -7,8 +7,9 @@ import json
 import click
 from rich.table import Table
 
-from ..fit.model import load_model, tech_factor
-from ..nodes import FACTORS, FIGURES, LEAKAGE_FALLBACK, NodeData, model_scaling, node, node_table, scaling, sources
+from ..fit.model import load_model
+from ..technology import (FACTORS, FIGURES, LEAKAGE_FALLBACK, NodeData, model_scaling, node, node_table, scaling,
+                          sources, tech_factor)
 from .console import console
 
 #: a figure's kind -> the mark after its value in the table
@@ -48,7 +49,7 @@ def _generic45(node_nm: float) -> dict[str, float | None]:
     """The factors of fit/tech/generic45.yaml, which the models used before they carried the node table (``None``
     outside its table or for SRAM)."""
     from ..errors import ConfigError
-    from ..fit.celllib import load_tech
+    from ..fit.generic_gates import load_tech
 
     tech = load_tech("generic45")
     out = {}

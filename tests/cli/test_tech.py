@@ -58,8 +58,8 @@ def test_node_outside_generic45_shows_no_old_factor():
     assert data["generic45_scaling"]["logic_area"] is None and data["scaling"]["logic_area"] > 1
 
 
-@pytest.mark.parametrize("value,fragment", [("3", "--node: 3 nm is outside the node table; allowed: 7..180 nm"),
-                                            ("500", "500 nm is outside"),
+@pytest.mark.parametrize("value,fragment", [("3", "--node: 3 is outside the technology table; allowed: 7..180 nm"),
+                                            ("500", "500 is outside"),
                                             ("abc", "is not a valid float")])
 def test_bad_node_is_a_one_line_error(value, fragment):
     proc = accelgen("tech", "show", "--node", value)

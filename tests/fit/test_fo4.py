@@ -5,12 +5,12 @@ import pytest
 
 from accelgen.errors import ConfigError
 from accelgen.fit.api import model_tech
-from accelgen.fit.fo4 import fo4_ps, library_fo4_ps
-from accelgen.fit.liberty import load_cells
-from accelgen.fit.mapped import default_liberty
-from accelgen.fit.model import load_model, shipped_families, tech_factor
-from accelgen.fit.sta import Arc, CellTiming, Table, TimingLibrary
-from accelgen.nodes import model_scaling, node, scaling
+from accelgen.fit.cell_library import Arc, CellTiming, Table, TimingLibrary
+from accelgen.fit.cells import load_cells
+from accelgen.fit.mapping import default_liberty
+from accelgen.fit.model import load_model, shipped_families
+from accelgen.fit.sta import fo4_ps, library_fo4_ps
+from accelgen.technology import model_scaling, node, scaling, tech_factor
 
 
 def _library(*cells: CellTiming) -> TimingLibrary:

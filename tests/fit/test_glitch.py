@@ -6,8 +6,9 @@ import pytest
 from accelgen.cosim.stimulus import Activity
 from accelgen.fit.activity import GateSim
 from accelgen.fit.glitch import TimedSim, cell_delays
-from accelgen.fit.mapped import OUTPUT_LOAD_FF, map_netlist
-from accelgen.fit.power import PowerLibrary, net_energy
+from accelgen.fit.liberty_read import read_power_library
+from accelgen.fit.mapping import OUTPUT_LOAD_FF, map_netlist
+from accelgen.fit.power import net_energy
 from accelgen.gen.emit import render
 from accelgen.registry import FAMILIES
 
@@ -57,7 +58,7 @@ def test_mapped_multiplier_glitches_and_settles_like_zero_delay():
     fam = FAMILIES["mac"]
     params = fam.validate({"a_width": 6, "b_width": 6, "acc_width": 16, "input_reg": True})
     mapped = map_netlist(render(fam, params, "dut").verilog, "dut")
-    plib = PowerLibrary.from_liberty(mapped.library_path)
+    plib = read_power_library(mapped.library_path)
     energy = net_energy(mapped.netlist, "dut", plib, output_load_ff=OUTPUT_LOAD_FF)
     sim = GateSim(mapped.netlist, "dut", library=plib)
     delays = cell_delays(mapped.netlist, "dut", mapped.timing_library, energy.load_ff)

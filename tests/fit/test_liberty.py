@@ -1,4 +1,5 @@
-"""The NanGate45 cell description and the Liberty library generated from it (accelgen.fit.liberty)."""
+"""The NanGate45 cell description (accelgen.fit.cells) and the Liberty library generated from it
+(accelgen.fit.liberty_write)."""
 
 import copy
 import json
@@ -10,19 +11,10 @@ import numpy as np
 import pytest
 
 from accelgen.errors import ConfigError
-from accelgen.fit.power import PowerLibrary
-from accelgen.fit.sta import TimingLibrary
-from accelgen.fit.liberty import (
-    LOADS_FF,
-    SLEWS_PS,
-    arc_value,
-    check_cells,
-    liberty_text,
-    load_cells,
-    timing_sense,
-    write_liberty,
-)
-from accelgen.fit.synth import run_yosys
+from accelgen.fit.cells import arc_value, check_cells, load_cells, timing_sense
+from accelgen.fit.liberty_read import read_power_library, read_timing_library
+from accelgen.fit.liberty_write import LOADS_FF, SLEWS_PS, liberty_text, write_liberty
+from accelgen.fit.yosys import run_yosys
 
 ARC_KEYS = ("delay_rise", "delay_fall", "transition_rise", "transition_fall")
 
@@ -165,7 +157,7 @@ def test_liberty_text_is_deterministic(tmp_path, cells):
 def test_liberty_tables_are_the_linear_models(tmp_path, cells):
     """Read back through the project's own Liberty readers (the ``--liberty`` path): timing and power."""
     path = write_liberty(cells, tmp_path / "gen.lib")
-    timing, power = TimingLibrary.from_liberty(path), PowerLibrary.from_liberty(path)
+    timing, power = read_timing_library(path), read_power_library(path)
     nominal = cells["nominal_slew_ps"]
     assert power.vdd_v == pytest.approx(cells["vdd_v"])
     for name in ("INV_X1", "NAND2_X4", "XOR2_X1", "AOI211_X1", "DFF_X1"):

@@ -9,11 +9,11 @@ import pytest
 import yaml
 
 from accelgen.fit.api import model_tech, sweep_dataset
-from accelgen.fit.fo4 import library_fo4_ps
-from accelgen.fit.mapped import default_liberty
-from accelgen.fit.model import tech_factor
-from accelgen.fit.power import PowerLibrary
+from accelgen.fit.liberty_read import read_power_library
+from accelgen.fit.mapping import default_liberty
+from accelgen.fit.sta import library_fo4_ps
 from accelgen.registry import FAMILIES
+from accelgen.technology import tech_factor
 
 
 def _osu018() -> Path | None:
@@ -50,7 +50,7 @@ def test_osu018_mac_is_within_a_few_times_the_scaled_default(tmp_path, monkeypat
         rows[lib is None] = pd.read_csv(res.dataset).sort_values("a_width").reset_index(drop=True)
     ref, osu = rows[True], rows[False]
     used = {c[len("cell:"):] for c in osu.columns if c.startswith("cell:") and osu[c].sum()}
-    assert set(osu.library) == {LIB.name} and used and used <= set(PowerLibrary.from_liberty(LIB).cells)
+    assert set(osu.library) == {LIB.name} and used and used <= set(read_power_library(LIB).cells)
     for target, factor, lo, hi in (("area_um2", "area", 1.0, 6.0), ("delay_ns", "delay", 0.3, 2.0),
                                    ("energy_pj", "energy", 0.2, 5.0)):
         ratio = osu[target] / (ref[target] * factors[factor])

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from accelgen.errors import ConfigError
+from accelgen.fit.generic_gates import costs, load_tech
 from accelgen.fit.model import load_model, shipped_families
-from accelgen.fit.celllib import costs, load_tech
 from accelgen.registry import FAMILIES
 
 
@@ -281,7 +281,7 @@ def test_tiny_sweep_resumes_fits_reports_and_predicts(tmp_path, monkeypatch, cap
     assert held["glitch_ratio"].to_numpy() == pytest.approx(np.mean(list(sampled.values())))
     assert data["training"]["clock_mhz"] == 1000 and data["training"]["library"].endswith("(generated)")
     assert data["tech"]["node_nm"] == 45 and data["tech"]["scaling"]["45"]["energy"] == 1.0
-    # the dataset records its library's FO4, the model carries it beside the node's (accelgen.fit.fo4)
+    # the dataset records its library's FO4, the model carries it beside the node's (accelgen.fit.sta.fo4_ps)
     assert df["library_fo4_ps"].to_numpy() == pytest.approx(data["tech"]["fo4_ps"]["library"], abs=1e-3)
     assert 21.0 < data["tech"]["fo4_ps"]["library"] < 23.0 and data["tech"]["fo4_ps"]["node"] == 12.5
     assert data["tech"]["scaling"]["7"]["leakage"] > 0      # the FinFET fallback, stated in scaling_source
@@ -345,7 +345,8 @@ SUBSET = ("INV_X1", "BUF_X1", "BUF_X4", "NAND2_X1", "NOR2_X1", "XOR2_X1", "DFF_X
 @pytest.mark.synth
 def test_sweep_with_liberty_maps_to_its_cells(tmp_path, monkeypatch):
     """``--liberty``: the points are mapped to that library's cells, and area and leakage are its figures."""
-    from accelgen.fit.liberty import load_cells, write_liberty
+    from accelgen.fit.cells import load_cells
+    from accelgen.fit.liberty_write import write_liberty
     from accelgen.fit.sweep import dataset_rows, load_sweep, run_sweep
 
     monkeypatch.setenv("ACCELGEN_CACHE_DIR", str(tmp_path / "cache"))

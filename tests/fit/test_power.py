@@ -4,16 +4,19 @@ import numpy as np
 import pytest
 
 from accelgen.fit.activity import GateSim
-from accelgen.fit.liberty import load_cells, write_liberty
-from accelgen.fit.mapped import default_liberty, map_netlist
-from accelgen.fit.power import CLOCK_WIRE_FF_PER_UM, PowerLibrary, clock_network, net_energy
+from accelgen.fit.cells import load_cells
+from accelgen.fit.liberty_read import read_power_library
+from accelgen.fit.liberty_write import write_liberty
+from accelgen.fit.mapping import default_liberty, map_netlist
+from accelgen.fit.power import clock_network, net_energy
 from accelgen.gen.emit import render
 from accelgen.registry import FAMILIES
+from accelgen.technology import WIRE_C_FF_PER_UM
 
 
 @pytest.fixture(scope="module")
 def plib():
-    return PowerLibrary.from_liberty(default_liberty())
+    return read_power_library(default_liberty())
 
 
 def test_library_reads_area_leakage_functions_and_energy(plib):
@@ -69,7 +72,7 @@ def test_clock_network_grows_with_flip_flops_and_extent(plib):
     assert sparse["wire_um"] == pytest.approx(2 * big["wire_um"])
     assert sparse["energy_fj"] > big["energy_fj"]
     # the wire and pin capacitance alone, charged once per cycle, is a lower bound
-    assert small["energy_fj"] > (small["wire_um"] * CLOCK_WIRE_FF_PER_UM + 16 * 0.95) * plib.vdd_v ** 2
+    assert small["energy_fj"] > (small["wire_um"] * WIRE_C_FF_PER_UM + 16 * 0.95) * plib.vdd_v ** 2
 
 
 @pytest.mark.synth
@@ -98,7 +101,7 @@ def test_capacitance_and_energy_units_follow_the_library(tmp_path):
     text = write_liberty(load_cells(), tmp_path / "a.lib").read_text()
     pf = text.replace("capacitive_load_unit (1, ff);", "capacitive_load_unit (1, pf);")
     (tmp_path / "b.lib").write_text(pf)
-    a, b = PowerLibrary.from_liberty(tmp_path / "a.lib"), PowerLibrary.from_liberty(tmp_path / "b.lib")
+    a, b = read_power_library(tmp_path / "a.lib"), read_power_library(tmp_path / "b.lib")
     assert b.cells["INV_X1"].inputs["A"] == pytest.approx(1000 * a.cells["INV_X1"].inputs["A"])
     assert b.cells["INV_X1"].energy_fj("ZN", 1.0, a.nominal_slew_ps) == pytest.approx(
         1000 * a.cells["INV_X1"].energy_fj("ZN", 1.0, a.nominal_slew_ps))

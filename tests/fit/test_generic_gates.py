@@ -1,9 +1,8 @@
-"""Yosys statistics of emitted MACs."""
+"""Generic-gate statistics (accelgen.fit.generic_gates) of emitted MACs and arrays."""
 
 import pytest
 
-from accelgen.fit import synthesize
-from accelgen.fit.synth import compose_stats, parse_stats
+from accelgen.fit.generic_gates import compose_stats, gate_statistics, parse_stats
 from accelgen.registry import family
 from accelgen.gen import render
 from accelgen.rtl import MACParams
@@ -13,7 +12,7 @@ pytestmark = pytest.mark.synth
 
 def _stats(**kw):
     params = MACParams(**kw)
-    return synthesize(render(family("mac"), params, "m").verilog, "m")
+    return gate_statistics(render(family("mac"), params, "m").verilog, "m")
 
 
 def test_flip_flops_equal_register_bits():

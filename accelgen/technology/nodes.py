@@ -1,4 +1,5 @@
-"""Technology nodes from published process data, and the scaling factors derived from them.
+"""Technology nodes from published process data, the scaling factors derived from them, and the scaling of a
+fitted model's predictions to a node (:func:`tech_factor`).
 
 The data is ``accelgen/data/nodes.yaml``: one entry per node (180, 130, 90, 65, 45, 32, 28, 22,
 16, 14, 12, 7 nm) with contacted gate pitch, minimum metal pitch, track height / cell height,
@@ -17,7 +18,8 @@ How the table is completed (the loader, so that no hand-computed number sits in 
   one side it stays ``None`` (never extrapolated).
 
 Interpolation, here and between table entries, is log-linear: linear in log(node) and log(value),
-as :mod:`accelgen.ppa.process` and :func:`accelgen.fit.model.tech_factor` interpolate.
+as :mod:`accelgen.technology.constants` and :func:`tech_factor` interpolate. Every node argument is checked by
+:func:`check_node` against the node table's range (:func:`node_range`), or against another table's nodes.
 
 Derived factors (:func:`scaling`, node N against reference R; each is the ratio N / R)
 
@@ -42,9 +44,23 @@ whose standard-cell libraries were read (28, 16, 7 nm: TSMC's typical corners, 0
 take that corner as ``vdd_v`` the same way, their FO4 staying at the device model's nominal.
 
 The ``delay`` factor compares nodes. A fitted model's delays were measured in a cell library whose
-own FO4 (:mod:`accelgen.fit.fo4`; NanGate45: 21.7 ps) need not be its node's (12.5 ps at 45 nm), so
-:func:`accelgen.fit.model.tech_factor` also scales them by FO4(node table) / FO4(library) at the
-model's node.
+own FO4 need not be its node's, so :func:`tech_factor` also scales them by FO4(node table) / FO4(library)
+at the model's node.
+
+FO4: the unit in which a library's delays carry to another process
+
+A netlist's critical path, expressed in FO4 delays of the library it was timed with, is to first order
+independent of that library's speed (Harris, Sutherland, Sproull, *Logical Effort*, 1999, ch. 1; Ho, Mai,
+Horowitz, "The future of wires", Proc. IEEE 2001, measure logic in FO4 for that reason). The fitted models'
+delays are therefore scaled to a node as ``delay x FO4(node) / FO4(library)``, with the node's FO4 from the
+node table and the library's measured by its own delay model (:func:`accelgen.fit.sta.fo4_ps`), and not by the
+node table's ratio alone, which would give every node the reference library's speed relative to its process.
+
+Measured for the two libraries the project maps to (``python bench/osu018_compare.py --fo4``): NanGate45
+(typical, 1.1 V) 21.7 ps, against the node table's 12.5 ps at 45 nm; Debian's osu018 (180 nm, 1.8 V) 99 ps.
+Their ratio, 4.6, is about the ratio of the two libraries' mapped delays of the same designs (medians 4.3-4.4 for
+the MAC, systolic array and TensorDash PE, 3.9 for FAN, osu018 mapped at the same clock in FO4 delays; bench/
+RESULTS.md), where the node table's 180/45 nm ratio says 6.3.
 """
 
 from __future__ import annotations
@@ -52,14 +68,15 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from importlib import resources
 from types import MappingProxyType
 
+import numpy as np
 import yaml
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 #: the figures every node has, in table order
 FIGURES = ("cpp_nm", "mmp_nm", "track_height", "cell_height_nm", "sram_bitcell_um2", "vdd_v", "fo4_ps",
@@ -212,17 +229,22 @@ def node_table() -> tuple[NodeData, ...]:
 
 
 def node_range() -> tuple[float, float]:
+    """The smallest and largest node of the node table (nm): the range every node argument is checked against."""
     nodes = [n.node_nm for n in node_table()]
     return min(nodes), max(nodes)
 
 
-def check_node(node_nm, path: str = "node_nm") -> float:
-    """``node_nm`` as a float, or a :class:`ConfigError` naming it and the allowed range."""
-    lo, hi = node_range()
+def check_node(node_nm, path: str = "node_nm", tabulated: Iterable[float] | None = None) -> float:
+    """``node_nm`` as a float, or a :class:`ConfigError` naming ``path`` and the allowed range: that of the node
+    table, or of the ``tabulated`` nodes of another table (CACTI's, :data:`accelgen.technology.constants.CACTI`)."""
+    grid = sorted(float(n) for n in tabulated) if tabulated is not None else [n.node_nm for n in node_table()]
+    lo, hi = grid[0], grid[-1]
     number = isinstance(node_nm, (int, float)) and not isinstance(node_nm, bool) and math.isfinite(node_nm)
     if not (number and lo <= float(node_nm) <= hi):
-        shown = f"{float(node_nm):g} nm" if number else repr(node_nm)
-        raise ConfigError([(path, f"{shown} is outside the node table; allowed: {lo:g}..{hi:g} nm")])
+        shown = f"{float(node_nm):g}" if number else repr(node_nm)
+        listed = ", ".join(f"{n:g}" for n in grid)
+        raise ConfigError([(path, f"{shown} is outside the technology table; allowed: {lo:g}..{hi:g} nm "
+                                  f"(tabulated: {listed})")])
     return float(node_nm)
 
 
@@ -285,7 +307,7 @@ def scaling(node_nm, ref_nm=45, path: str = "node_nm") -> Scaling:
 
 def model_scaling(ref_nm=45) -> dict[str, dict[str, float]]:
     """The node-scaling table a fitted model file carries (``tech.scaling``, read by
-    :func:`accelgen.fit.model.tech_factor`): for every tabulated node, the ``area`` (logic area), ``delay``,
+    :func:`tech_factor`): for every tabulated node, the ``area`` (logic area), ``delay``,
     ``energy`` and ``leakage`` factors of :func:`scaling` from ``ref_nm``.
 
     Where a node has no off-current (the FinFET nodes), its leakage factor holds the off-current at that of the
@@ -311,3 +333,29 @@ def model_scaling(ref_nm=45) -> dict[str, dict[str, float]]:
 #: what :func:`model_scaling` assumes where the data has no off-current
 LEAKAGE_FALLBACK = ("leakage at nodes without an off-current (16, 14, 12, 7 nm): the off-current of the nearest "
                     "larger node that has one (22 nm), scaled by supply and cell height; assumed, not published")
+
+
+def tech_factor(tech: dict, node_nm: float, quantity: str) -> np.ndarray | float:
+    """Factor that scales ``quantity`` (area/energy/leakage/delay) of a fitted model from ``tech['node_nm']`` to
+    ``node_nm``, from the scaling table the model file carries (``tech.scaling``, :func:`model_scaling` when it was
+    written), log-linear between its nodes.
+
+    A delay is carried in FO4 delays of the library it was measured with (see the module docstring): the table's
+    ratio from the model's node to ``node_nm``, times the node table's FO4 at the model's node over the library's
+    own (``tech.fo4_ps``). A file without ``fo4_ps`` (written before it was recorded) gets the ratio alone, i.e.
+    takes its library to be exactly as fast as the node table's figure for its node."""
+    table = {float(k): v for k, v in tech.get("scaling", {}).items()}
+    ref = float(tech.get("node_nm", 0))
+    if not table or ref not in table:
+        raise ConfigError([("node_nm", "this model file has no technology scaling table")])
+    nodes = np.array(sorted(table))
+    node = np.asarray(node_nm, dtype=np.float64)
+    if np.any(node < nodes[0]) or np.any(node > nodes[-1]):
+        raise ConfigError([("node_nm", f"{node_nm!r} is outside the scaling table; allowed: "
+                                       f"{nodes[0]:g}..{nodes[-1]:g} nm")])
+    vals = np.log(np.array([table[n][quantity] for n in nodes], dtype=np.float64))
+    factor = np.exp(np.interp(np.log(node), np.log(nodes), vals) - np.log(table[ref][quantity]))
+    fo4 = tech.get("fo4_ps")
+    if quantity == "delay" and fo4:
+        factor = factor * (float(fo4["node"]) / float(fo4["library"]))
+    return factor

@@ -1,12 +1,12 @@
 """Timing-driven mapping of a design to a cell library at a target clock, and static timing of the result.
 
-The generic flow (:mod:`accelgen.fit.synth`) counts Yosys' generic gates and the logic depth; its delay is
-the depth times a mean gate delay, and ABC maps for area (``dc2``), which turns Yosys' log-depth carry
-chains into ripple. This flow maps the same design with ABC to a Liberty library with the clock period as
-its delay target, and times the mapped netlist with the library's delay model (:mod:`accelgen.fit.sta`):
+The generic-gate statistics (:mod:`accelgen.fit.generic_gates`) count Yosys' generic gates and the logic
+depth; their delay is the depth times a mean gate delay, and ABC maps for area (``dc2``), which turns Yosys'
+log-depth carry chains into ripple. This flow maps the same design with ABC to a Liberty library with the clock
+period as its delay target, and times the mapped netlist with the library's delay model (:mod:`accelgen.fit.sta`):
 
 * the library is the default technology's (NanGate45 cells in several drive strengths,
-  ``fit/tech/nangate45_cells.yaml``, written as Liberty by :mod:`accelgen.fit.liberty` into the cache)
+  ``fit/tech/nangate45_cells.yaml``, written as Liberty by :mod:`accelgen.fit.liberty_write` into the cache)
   or a user's Liberty file (``liberty=``), through the same script;
 * Yosys: ``synth -flatten -noabc`` (generic gates), ``dfflibmap`` (flip-flops to library cells), then
   ABC with :data:`ABC_SCRIPTS`: structural hashing and choice computation (``dch``), delay-oriented
@@ -34,11 +34,14 @@ from pathlib import Path
 
 from ..errors import ConfigError, ToolFailedError
 from ..util import cache_dir, sha256_hex, write_atomic
-from .liberty import DEFAULT_CELLS, liberty_text, load_cells
-from .power import PowerLibrary
+from .cell_library import PowerLibrary, TimingLibrary
+from .cells import DEFAULT_CELLS, load_cells
+from .liberty_read import read_power_library, read_timing_library
+from .liberty_write import liberty_text
+from .netlist import module_of
 from .repair import repair_drive
-from .sta import TimingLibrary, analyze, module_of
-from .synth import result_cache_path, run_yosys, yosys_version
+from .sta import analyze
+from .yosys import result_cache_path, run_yosys, yosys_version
 
 #: what the default library is called in reports
 DEFAULT_LIBRARY = f"{DEFAULT_CELLS} (generated)"
@@ -200,11 +203,11 @@ def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_
     modules whose generic netlists are identical up to names, such as the lane multipliers of every tile row, are
     mapped once) is mapped by a Yosys run of its own, with the first of :data:`ABC_SCRIPTS` that succeeds on it
     (ABC crashes on some designs with some scripts, and a crash ends only that run); a last run joins and
-    flattens them (:func:`_map_by_module`), and the joined netlist is repaired (:func:`~accelgen.fit.repair.repair_drive`;
-    ``repair=False``: left as ABC mapped it)."""
+    flattens them (:func:`_map_by_module`), and the joined netlist is repaired
+    (:func:`~accelgen.fit.repair.repair_drive`; ``repair=False``: left as ABC mapped it)."""
     clock_mhz = check_clock(clock_mhz)
     lib_path, name = resolve_library(liberty)
-    lib = TimingLibrary.from_liberty(lib_path)
+    lib = read_timing_library(lib_path)
     period = round(1e6 / clock_mhz)
     # the library sits beside the design: inside the yowasp sandbox only the working directory is visible
     with tempfile.TemporaryDirectory(prefix="accelgen-map-", dir=cache_dir("map-work")) as tmp:
@@ -220,7 +223,7 @@ def map_netlist(verilog: str, top: str, *, cells=(), clock_mhz: float = DEFAULT_
     script = scripts.pop() if len(scripts) == 1 else "; ".join(f"{m}: {s}" for m, s in used.items())
     if not repair:          # the netlist as ABC left it (bench/repair_effect.py compares)
         return MappedNetlist(top, netlist, mod, lib_path, name, lib, clock_mhz, script)
-    plib = PowerLibrary.from_liberty(lib_path)
+    plib = read_power_library(lib_path)
     done = repair_drive(netlist, top, plib, output_load_ff=OUTPUT_LOAD_FF)
     if done.upsized or done.buffers:
         mod = {**mod, **cell_stat(netlist, top, plib)}
@@ -274,8 +277,8 @@ def _map_modules(d: Path, top: str, cells, period: int, name: str, library: set[
 def _join(d: Path, top: str, count: int) -> None:
     """Read the mapped modules ``mapped-0.il`` .. ``mapped-<count-1>.il``, flatten ``top``, write its netlist
     (``mapped.json``) and ``stat -liberty`` (``stat.json``)."""
-    (d / "back.ys").write_text("read_liberty -lib lib.lib\n" + "".join(f"read_rtlil mapped-{i}.il\n" for i in range(count))
-                                + f"hierarchy -top {top}\n" + _BACK)
+    reads = "".join(f"read_rtlil mapped-{i}.il\n" for i in range(count))
+    (d / "back.ys").write_text("read_liberty -lib lib.lib\n" + reads + f"hierarchy -top {top}\n" + _BACK)
     _run(d, "back.ys", f"yosys failed joining the mapped modules of {top}")
 
 
@@ -345,7 +348,7 @@ def map_and_time(verilog: str | Path, top: str, *, cells=(), registered=(), cloc
     lib_path, name = resolve_library(liberty)
     lib_text = lib_path.read_text()
     period = round(1e6 / clock_mhz)
-    constr = constraints(TimingLibrary.from_liberty(lib_path))
+    constr = constraints(read_timing_library(lib_path))
     per_cell = bool(cells) and top in set(registered)
     cached = result_cache_path("mapped", text, top, flow=flow_text(top, cells, period), constr=constr,
                                lib=sha256_hex(lib_text), name=name,
