@@ -1,6 +1,8 @@
 """The ``accelgen`` command line: parse, validate, call one library function, print.
 
-One module per command group; every command is equally a Python function of the library.
+One module per command group; every command is equally a Python function of the library. The commands are
+grouped by what a user does (``accelgen hw|model|ppa ...``, family commands under their family); :mod:`.tree`
+places them and keeps every earlier flat name (``accelgen gen``) as an alias of the same command.
 Bad input (unknown block or option, invalid value, malformed config, unwritable output, missing
 simulator) ends with a one-line ``accelgen: error: ...`` message and exit code 2; a failed check
 exits 1.
@@ -14,20 +16,17 @@ import warnings
 import click
 
 from ..errors import AccelgenError
-from . import blocks, dse, estimate, fit, flexdpe, perf, regress, study, tech, tensordash, warmup
+from . import tree
 from .console import EXIT_USAGE
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=tree.RootGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="accelgen")
 def cli():
     """accelgen: verified Verilog generators and PPA models for ML-accelerator blocks."""
 
 
-for _cmd in (*blocks.COMMANDS, *fit.COMMANDS, *perf.COMMANDS, *estimate.COMMANDS, *dse.COMMANDS,
-             *regress.COMMANDS, *flexdpe.COMMANDS, *tensordash.COMMANDS, *warmup.COMMANDS, *tech.COMMANDS,
-             *study.COMMANDS):
-    cli.add_command(_cmd)
+tree.register(cli)
 
 
 # --------------------------------------------------------------------------- entry point

@@ -1,6 +1,7 @@
-"""``accelgen tensordash-speedup``: TensorDash speedup over dense versus sparsity, cosim and fast model side by side.
+"""``accelgen tensordash speedup``: TensorDash speedup over dense versus sparsity, cosim and fast model side by side.
 
-``tensordash-sweep`` is its earlier name, kept as an alias (``accelgen sweep`` is the synthesis sweep).
+``tensordash-speedup`` and ``tensordash-sweep`` are its earlier names, kept as aliases (``accelgen sweep`` is the
+synthesis sweep).
 """
 
 from __future__ import annotations
@@ -83,9 +84,4 @@ def _table(table: list[dict], title: str) -> Table:
     return t
 
 
-#: the earlier name, kept working (the help lists it as an alias)
-tensordash_sweep_alias = click.Command("tensordash-sweep", callback=tensordash_speedup_cmd.callback,
-                                       params=tensordash_speedup_cmd.params,
-                                       help="Alias of tensordash-speedup (its earlier name).")
-
-COMMANDS = (tensordash_speedup_cmd, tensordash_sweep_alias)
+COMMANDS = (tensordash_speedup_cmd,)
