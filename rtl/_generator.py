@@ -1,186 +1,50 @@
-"""Parameter schemas for generators.
+"""What the top-level generators share: they are built from a validated parameter set.
 
-Every generator declares its parameters once, as a :class:`BlockParams` subclass
-(a strict, frozen pydantic model). The same schema validates the Python
-constructor, the YAML config and the command-line options, so the allowed values
-and the error messages are identical everywhere.
+A generator takes its parameter set, ``MAC(MACParams(dtype="bf16"))``, or the same parameters as
+keywords, ``MAC(dtype="bf16")``, validated by its schema (:mod:`accelgen.params`: the parameters are
+declared and documented there, once). A keyword given as ``None`` counts as left out.
 """
 
 from __future__ import annotations
 
-import typing
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-import annotated_types
-import pydantic
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from ..params.base import BlockParams
 
-from ..fpformat import ACC_DTYPE, ACC_WIDTH, is_fp, width as fp_width
-from ..problems import problem_list
-
-
-class BlockParams(BaseModel):
-    """Base class of generator parameter sets (strict types, unknown keys rejected)."""
-
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
-
-    #: block family name used in configs and on the command line (``"mac"``)
-    block: ClassVar[str] = ""
-
-    @classmethod
-    def allowed(cls, field: str) -> str:
-        """Describe the values a field allows, e.g. ``"1..32"`` or ``"'int'"``."""
-        info = cls.model_fields[field]
-        ann = info.annotation
-        if typing.get_origin(ann) is Literal:
-            return " or ".join(repr(v) for v in typing.get_args(ann))
-        if ann is bool:
-            return "true or false"
-        lo = hi = None
-        for meta in info.metadata:
-            if isinstance(meta, annotated_types.Ge):
-                lo = meta.ge
-            elif isinstance(meta, annotated_types.Gt):
-                lo = meta.gt + 1
-            elif isinstance(meta, annotated_types.Le):
-                hi = meta.le
-            elif isinstance(meta, annotated_types.Lt):
-                hi = meta.lt - 1
-        if ann is int:
-            if lo is not None and hi is not None:
-                return f"an integer in {lo}..{hi}"
-            if lo is not None:
-                return f"an integer >= {lo}"
-            return "an integer"
-        return getattr(ann, "__name__", str(ann))
-
-    @classmethod
-    def problems(cls, exc: pydantic.ValidationError, prefix: str = "") -> list[tuple[str, str, bool]]:
-        """Turn a pydantic error into ``(field_path, message, is_type_error)`` triples."""
-        return [tuple(p) for p in problem_list(exc, prefix, model=cls)]
-
-    @classmethod
-    def validate_kwargs(cls, kwargs: dict[str, Any]) -> "BlockParams":
-        """Validate for a Python constructor: raise ``TypeError`` for a wrongly typed value,
-        ``ValueError`` for a value of the right type that cannot be built."""
-        try:
-            return cls(**kwargs)
-        except pydantic.ValidationError as exc:
-            probs = cls.problems(exc)
-            text = "; ".join(f"{cls.block}.{p}: {m}" if p else f"{cls.block}: {m}" for p, m, _ in probs)
-            if any(is_type for _, _, is_type in probs):
-                raise TypeError(text) from None
-            raise ValueError(text) from None
-
-    @classmethod
-    def from_arguments(cls, **kwargs: Any) -> "BlockParams":
-        """Validate a generator constructor's keyword arguments (:meth:`validate_kwargs`). An argument
-        given as ``None`` counts as left out: it takes the schema default, or the value ``dtype`` implies."""
-        return cls.validate_kwargs({k: v for k, v in kwargs.items() if v is not None})
-
-
-def fill_implied(data: Any, dtype: str, implied: dict[str, tuple[Any, str]]) -> Any:
-    """Fill the fields a datatype implies, for a ``model_validator(mode="before")``.
-
-    ``implied`` maps a field to ``(value, why)``. A field left out (or given as ``None``) gets
-    ``value``; a contradicting value raises ``ValueError("<field>: <value> is not allowed with
-    dtype=<dtype>; <why>")``, the same message for every block family.
-    """
-    if not isinstance(data, dict):
-        return data
-    out = dict(data)
-    for field, (value, why) in implied.items():
-        given = out.get(field)
-        if given is None:
-            out[field] = value
-        elif given != value or type(given) is not type(value):
-            shown = str(given).lower() if isinstance(given, bool) else repr(given)
-            raise ValueError(f"{field}: {shown} is not allowed with dtype={dtype!r}; {why}")
-    return out
-
-
-def fp_operand_implied(dtype: str, signed: bool, *, two_operands: bool = True) -> dict:
-    """The fields an fp ``dtype`` implies for a multiply-accumulate block: operand widths of
-    :func:`accelgen.fpformat.width` bits (``a_width``/``b_width``, or one ``width``), an fp32
-    accumulator and ``signed``."""
-    width = fp_width(dtype)
-    sign_why = ("floating-point operands carry their own sign bit (signed true, or leave it out)" if signed else
-                "floating-point operands carry their own sign bit (signed is not used; leave it out)")
-    ops = {"a_width": (width, f"{dtype} operands are {width} bits wide (a_width {width})"),
-           "b_width": (width, f"{dtype} operands are {width} bits wide (b_width {width})")} if two_operands else \
-        {"width": (width, f"{dtype} operands are {width} bits wide (width {width}, or leave it out) "
-                          f"and products and sums are {ACC_DTYPE}")}
-    acc = {"acc_width": (ACC_WIDTH, f"{dtype} operands accumulate in {ACC_DTYPE} (acc_width {ACC_WIDTH})")} \
-        if two_operands else {}
-    return {**ops, **acc, "signed": (signed, sign_why)}
-
-
-class FPOperandParams(BlockParams):
-    """Parameters of a multiply-accumulate block with a ``dtype`` field (MAC, systolic array,
-    Flex-DPE, TensorDash PE): a floating-point ``dtype`` implies the operand widths, the fp32
-    accumulator and ``signed`` (:func:`fp_operand_implied`). They are filled in when left out; a
-    contradicting value is rejected naming the field, the value and what the dtype allows. Any
-    other data (``"int"``, or a bad dtype that field validation reports) passes unchanged."""
-
-    #: the ``signed`` an fp dtype implies (False: not used, the ports carry bit patterns)
-    fp_signed: ClassVar[bool] = False
-    #: operands ``a_width``/``b_width`` and ``acc_width`` (else one operand ``width``, no accumulator)
-    fp_two_operands: ClassVar[bool] = True
-
-    @model_validator(mode="before")
-    @classmethod
-    def _fill_fp_operands(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or not is_fp(data.get("dtype")):
-            return data
-        dtype = data["dtype"]
-        return fill_implied(data, dtype, fp_operand_implied(dtype, cls.fp_signed, two_operands=cls.fp_two_operands))
-
-
-#: DAZ + FTZ of a floating-point datapath (MAC, systolic array, TensorDash PE), declared once; a block with this
-#: field calls :func:`check_flush_subnormals` in its after-validator
-FlushSubnormals = Annotated[bool, Field(description="fp dtypes only: subnormal operands and results of the multipliers "
-                                                    "and adders are flushed to zero of the same sign (DAZ+FTZ)")]
-
-
-def check_flush_subnormals(params: Any) -> None:
-    """``flush_subnormals`` is a property of floating-point arithmetic: true with ``dtype='int'`` is rejected."""
-    if params.flush_subnormals and not is_fp(params.dtype):
-        raise ValueError(f"flush_subnormals: true is not allowed with dtype={params.dtype!r}; it needs a "
-                         "floating-point dtype ('fp16', 'bf16' or 'fp32')")
-
-
-#: datatypes of a multiply-accumulate block: integers, or the floating-point formats of
-#: :data:`accelgen.fpformat.FP_DTYPES` (fp32 products and accumulation). A pydantic ``Literal`` is
-#: static, so the names are listed here; ``tests/test_fpformat.py`` checks them against the table.
-MacDtype = Literal["int", "fp16", "bf16", "fp32"]
-
-# Operand and accumulator fields of a multiply-accumulate datapath (MAC, TensorDash PE), declared
-# once: ``a_width: AWidth = 8``.
-AWidth = Annotated[int, Field(ge=1, le=32, description="width of operand a in bits")]
-BWidth = Annotated[int, Field(ge=1, le=32, description="width of operand b in bits")]
-AccWidth = Annotated[int, Field(ge=2, le=64, description="accumulator width in bits; must be >= a_width + b_width")]
-Signed = Annotated[bool, Field(description="two's-complement operands and accumulator (else unsigned)",
-                               json_schema_extra={"cli_negative": "unsigned"})]
-
-# Pipelining of the arithmetic units (issue 19), declared once for every block: the number of register
-# stages inside each multiplier (:class:`~accelgen.rtl.fp.FPMultiplier`,
-# :class:`~accelgen.rtl.intarith.PipelinedMultiplier`) and inside each adder (``FPAdder``,
-# ``PipelinedAdder``); 0 is the combinational unit. The bound is :data:`accelgen.rtl.intarith.MAX_STAGES`
-# (``tests/rtl/test_intarith.py`` checks it).
-MulStages = Annotated[int, Field(ge=0, le=3, description="register stages inside each multiplier (0: combinational)")]
-AddStages = Annotated[int, Field(ge=0, le=3, description="register stages inside each adder (0: combinational)")]
+__all__ = ["FromParams"]
 
 
 class FromParams:
-    """Mixin of the top-level generators: ``from_params`` builds one from a validated parameter set
-    (``Gen.from_params(Gen.params_model(...))``), and ``latency`` is the parameter set's own unless the
-    generator states another."""
+    """Mixin of the top-level generators: ``params_model`` is the family's schema; ``latency`` is the
+    parameter set's own unless the generator states another."""
 
+    params_model: ClassVar[type[BlockParams]]
     params: BlockParams
 
     @classmethod
+    def validated(cls, params: BlockParams | None, kwargs: dict[str, Any]) -> BlockParams:
+        """The parameter set of a constructor call: ``params`` itself (of exactly :attr:`params_model`), or
+        ``kwargs`` validated by the schema (:meth:`~accelgen.params.base.BlockParams.from_arguments`:
+        ``TypeError`` for a wrongly typed value or an unknown name, ``ValueError`` for a value that cannot
+        be built). Both at once is a ``TypeError``."""
+        model = cls.params_model
+        if params is None:
+            unknown = [name for name in kwargs if name not in model.model_fields]
+            if unknown:
+                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {unknown[0]!r}; allowed: "
+                                f"{', '.join(model.model_fields)}")
+            return model.from_arguments(**kwargs)
+        if kwargs:
+            raise TypeError(f"{cls.__name__}() takes a {model.__name__} or keyword parameters, not both "
+                            f"(got {', '.join(kwargs)} with it)")
+        if type(params) is not model:
+            raise TypeError(f"{cls.__name__}() takes a {model.__name__}, not {params!r}")
+        return params
+
+    @classmethod
     def from_params(cls, params: BlockParams):
-        return cls(**params.model_dump())
+        """The generator of a validated parameter set (``cls(params)``)."""
+        return cls(params)
 
     @property
     def latency(self) -> int:

@@ -23,28 +23,12 @@ from amaranth import Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .fan import FANParams, ReductionNetwork, delayed, value_shape
+from ..params.art import ARTParams
+from .fan import ReductionNetwork, delayed, reduction_shape, value_shape
 from .fp import FPAdder
 from .intarith import PipelinedAdder
 
 __all__ = ["ART", "ARTParams", "ArtSwitch"]
-
-
-class ARTParams(FANParams):
-    """Parameters of :class:`ART` (see there for their meaning): FAN's, with FAN's latency
-    ``1 + log2 n * (1 + add_stages)``."""
-
-    block = "art"
-
-    def linked(self, level: int, j: int) -> bool:
-        """Switch ``j`` of ``level`` has a forwarding link (a level of at least 4 switches, not at its ends)."""
-        m = self.n >> level
-        return m >= 4 and 0 < j < m - 1
-
-    def piece_width(self, level: int) -> int:
-        """Integer width of a piece leaving ``level`` (0: the inputs): ``width + min(level + 1, log2 n)``
-        (a piece may hold what its switch took over a link: up to ``2**(level+1) - 1`` inputs)."""
-        return self.width if level == 0 else self.width + min(level + 1, self.log2n)
 
 
 def _adder(m: Module, name: str, fp: bool, a, b, stages: int):
@@ -189,9 +173,7 @@ class ART(ReductionNetwork):
     leave together. After reset all ``sum_valid`` are 0.
     """
 
-    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
-                 add_stages: int = 0):
-        self._setup(ARTParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype, add_stages=add_stages))
+    params_model = ARTParams
 
     def elaborate(self, platform):
         p = self.params
@@ -206,8 +188,8 @@ class ART(ReductionNetwork):
                for i in range(n)]
         for level in range(1, k + 1):
             mm = n >> level
-            shape_in, shape_out = p.value_shape(p.piece_width(level - 1) - p.width), \
-                p.value_shape(p.piece_width(level) - p.width)
+            shape_in, shape_out = reduction_shape(p, p.piece_width(level - 1) - p.width), \
+                reduction_shape(p, p.piece_width(level) - p.width)
             out = []
             for j in range(mm):
                 odd, linked = j % 2 == 1 or level == k, p.linked(level, j)

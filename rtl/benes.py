@@ -9,69 +9,12 @@ from __future__ import annotations
 from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
-from pydantic import Field, model_validator
 
+from ..params.benes import CTRL_WORD_SWITCHES, BenesParams
 from ._cells import HierarchicalComponent
-from ._params import BlockParams, FromParams
+from ._generator import FromParams
 
 __all__ = ["BenesParams", "Benes", "BenesSwitch"]
-
-#: switches per word of the ``ctrl`` port array (2 bits each, so words are at most 64 bits)
-CTRL_WORD_SWITCHES = 32
-
-
-def _is_pow2(n: int) -> bool:
-    return n >= 2 and n & (n - 1) == 0
-
-
-class BenesParams(BlockParams):
-    """Parameters of :class:`Benes` (see there for their meaning)."""
-
-    block = "benes"
-
-    n: int = Field(8, ge=2, le=256, description="number of ports, a power of two")
-    width: int = Field(16, ge=1, le=64, description="word width in bits")
-    pipeline_every: int = Field(0, ge=0, le=15, description="register after every this many switch stages; "
-                                                           "0: combinational (no clock)")
-
-    @model_validator(mode="after")
-    def _check_cross_fields(self) -> "BenesParams":
-        if not _is_pow2(self.n):
-            raise ValueError(f"n={self.n} is not a power of two; allowed: 2, 4, 8, 16, 32, 64, 128, 256")
-        if self.pipeline_every > self.stages:
-            raise ValueError(f"pipeline_every={self.pipeline_every} exceeds the {self.stages} stages of an "
-                             f"n={self.n} network; allowed: 0..{self.stages}")
-        return self
-
-    @property
-    def log2n(self) -> int:
-        return self.n.bit_length() - 1
-
-    @property
-    def stages(self) -> int:
-        """Switch stages: ``2 log2 n - 1``."""
-        return 2 * self.log2n - 1
-
-    @property
-    def switches_per_stage(self) -> int:
-        return self.n // 2
-
-    @property
-    def ctrl_words_per_stage(self) -> int:
-        return -(-self.switches_per_stage // CTRL_WORD_SWITCHES)
-
-    @property
-    def ctrl_word_width(self) -> int:
-        return 2 * min(self.switches_per_stage, CTRL_WORD_SWITCHES)
-
-    def registered_after(self, stage: int) -> bool:
-        return self.pipeline_every > 0 and (stage + 1) % self.pipeline_every == 0
-
-    @property
-    def latency(self) -> int:
-        """Cycles from ``data_in``/``ctrl`` to ``data_out``: ``stages // pipeline_every`` (0 if unpipelined)."""
-        return self.stages // self.pipeline_every if self.pipeline_every else 0
-
 
 class BenesSwitch(wiring.Component):
     """2x2 switch cell (combinational). ``sel`` bit 0: ``y0`` takes ``b`` (else ``a``);
@@ -182,9 +125,10 @@ class Benes(FromParams, HierarchicalComponent):
     accepted every cycle.
     """
 
-    def __init__(self, *, n: int = 8, width: int = 16, pipeline_every: int = 0):
-        self.params = BenesParams.validate_kwargs(dict(n=n, width=width, pipeline_every=pipeline_every))
-        p = self.params
+    params_model = BenesParams
+
+    def __init__(self, params: BenesParams | None = None, /, **kwargs):
+        self.params = p = self.validated(params, kwargs)
         super().__init__({
             "data_in": In(p.width).array(p.n),
             "ctrl": In(p.ctrl_word_width).array(p.stages * p.ctrl_words_per_stage),

@@ -21,69 +21,22 @@ a cell boundary and synthesis can map each cell once, by itself.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from amaranth import Module, Shape, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
-from pydantic import Field, model_validator
 
+from ..params.dot_product import DotProductParams
 from ._cells import HierarchicalComponent
-from ._params import AddStages, AWidth, BlockParams, BWidth, FromParams, MulStages
+from ._generator import FromParams
 from .fan import reduction_adder
-from .intarith import MAX_WIDTH, PipelinedMultiplier
+from .intarith import PipelinedMultiplier
 
 __all__ = ["DotProduct", "DotProductParams"]
 
 
-class DotProductParams(BlockParams):
-    """Parameters of :class:`DotProduct` (see there for their meaning)."""
-
-    block = "dot_product"
-
-    n: int = Field(8, ge=2, le=256, description="products summed per cycle (multipliers), a power of two")
-    a_width: AWidth = 8
-    b_width: BWidth = 8
-    signed: bool = Field(True, description="two's-complement operands and sum (else unsigned)",
-                         json_schema_extra={"cli_negative": "unsigned"})
-    dtype: Literal["int"] = Field("int", description="int: exact integer dot products (floating point not built yet)")
-    mul_stages: MulStages = 0
-    add_stages: AddStages = 0
-
-    @model_validator(mode="after")
-    def _check_shape(self) -> DotProductParams:
-        if self.n & (self.n - 1):
-            raise ValueError(f"n={self.n} is not a power of two; allowed: 2, 4, 8, ..., 256")
-        if self.sum_width > MAX_WIDTH:
-            raise ValueError(f"a_width + b_width + log2(n) = {self.sum_width} is too wide for the sum "
-                             f"(a_width={self.a_width}, b_width={self.b_width}, n={self.n}); "
-                             f"allowed: a_width + b_width + log2(n) <= {MAX_WIDTH}")
-        return self
-
-    @property
-    def log2n(self) -> int:
-        """Levels of the adder tree."""
-        return self.n.bit_length() - 1
-
-    @property
-    def product_width(self) -> int:
-        """``a_width + b_width``: a product of two operands fits exactly."""
-        return self.a_width + self.b_width
-
-    @property
-    def sum_width(self) -> int:
-        """``a_width + b_width + log2 n``: the sum of ``n`` exact products fits exactly."""
-        return self.product_width + self.log2n
-
-    def value_shape(self, grow: int = 0) -> Shape:
-        """Shape of a partial sum ``grow`` bits wider than a product."""
-        return Shape(self.product_width + grow, self.signed)
-
-    @property
-    def latency(self) -> int:
-        """``1 + mul_stages + log2 n * (1 + add_stages)``: the input registers, the multipliers'
-        registers, then per tree level the adders' ``add_stages`` registers and the level's output register."""
-        return 1 + self.mul_stages + self.log2n * (1 + self.add_stages)
+def _sum_shape(p: DotProductParams, grow: int = 0) -> Shape:
+    """Shape of a partial sum ``grow`` bits wider than a product."""
+    return Shape(p.product_width + grow, p.signed)
 
 
 class ProductPair(wiring.Component):
@@ -170,15 +123,15 @@ class DotProduct(FromParams, HierarchicalComponent):
     vectors per cycle, one result per cycle.
     """
 
-    def __init__(self, *, n: int = 8, a_width: int = 8, b_width: int = 8, signed: bool = True, dtype: str = "int",
-                 mul_stages: int = 0, add_stages: int = 0):
-        self.params = p = DotProductParams.from_arguments(n=n, a_width=a_width, b_width=b_width, signed=signed,
-                                                          dtype=dtype, mul_stages=mul_stages, add_stages=add_stages)
+    params_model = DotProductParams
+
+    def __init__(self, params: DotProductParams | None = None, /, **kwargs):
+        self.params = p = self.validated(params, kwargs)
         super().__init__({
             "a": In(Shape(p.a_width, p.signed)).array(p.n),
             "b": In(Shape(p.b_width, p.signed)).array(p.n),
             "valid": In(1),
-            "sum": Out(p.value_shape(p.log2n)),
+            "sum": Out(_sum_shape(p, p.log2n)),
             "sum_valid": Out(1),
         })
 
@@ -193,15 +146,15 @@ class DotProduct(FromParams, HierarchicalComponent):
         pair = ProductPair(Shape(p.a_width, p.signed), Shape(p.b_width, p.signed), p.mul_stages, p.add_stages)
         x = []
         for i in range(p.n // 2):
-            y = Signal(p.value_shape(1), name=f"l1_{i}")
+            y = Signal(_sum_shape(p, 1), name=f"l1_{i}")
             m.submodules[f"pair_{i}"] = self.cell_instance(
                 "pair", pair, a__0=a_q[2 * i], a__1=a_q[2 * i + 1], b__0=b_q[2 * i], b__1=b_q[2 * i + 1], y=y)
             x.append(y)
         for level in range(1, p.log2n):
-            cell = LevelAdder(p.value_shape(level), p.add_stages)
+            cell = LevelAdder(_sum_shape(p, level), p.add_stages)
             nx = []
             for i in range(len(x) // 2):
-                y = Signal(p.value_shape(level + 1), name=f"l{level + 1}_{i}")
+                y = Signal(_sum_shape(p, level + 1), name=f"l{level + 1}_{i}")
                 m.submodules[f"add_{level}_{i}"] = self.cell_instance(f"add{level}", cell, a=x[2 * i], b=x[2 * i + 1],
                                                                       y=y)
                 nx.append(y)

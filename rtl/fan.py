@@ -43,19 +43,17 @@ the same Verilog as before the option existed.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from amaranth import Cat, Const, Module, Mux, Shape, Signal, Value, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
-from pydantic import Field, model_validator
 
+from ..params.fan import AdderTreeParams, FanLinearParams, FANParams, ReductionParams
 from ._cells import HierarchicalComponent
-from ._params import AddStages, BlockParams, FromParams, fill_implied
+from ._generator import FromParams
 from .fp import FPAdder
 from .intarith import PipelinedAdder
 
-__all__ = ["FANParams", "FanLinearParams", "AdderTreeParams", "FAN", "fan_level"]
+__all__ = ["FANParams", "FanLinearParams", "AdderTreeParams", "FAN", "fan_level", "reduction_shape"]
 
 
 def fan_level(i: int) -> int:
@@ -64,109 +62,6 @@ def fan_level(i: int) -> int:
     while i >> level & 1:
         level += 1
     return level
-
-
-class _ReductionParams(BlockParams):
-    n: int = Field(8, ge=2, le=512, description="number of inputs, a power of two")
-    width: int = Field(8, ge=1, le=32, description="input value width in bits (fp32: 32)")
-    signed: bool = Field(True, description="two's-complement values (else unsigned; fp32 is signed)",
-                         json_schema_extra={"cli_negative": "unsigned"})
-    dtype: Literal["int", "fp32"] = Field("int", description="int: exact integer sums; fp32: IEEE binary32 "
-                                                              "values and fp32 adders (round to nearest even)")
-    add_stages: AddStages = 0
-
-    @model_validator(mode="before")
-    @classmethod
-    def _fill_fp(cls, data):
-        """fp32 implies ``width`` 32 and ``signed`` true: filled in when not given, a contradiction is an error."""
-        if not isinstance(data, dict) or data.get("dtype", "int") != "fp32":
-            return data
-        return fill_implied(data, "fp32", {
-            "width": (32, "fp32 values are 32 bits wide (width 32, or leave it out)"),
-            "signed": (True, "fp32 values carry a sign bit (signed true, or leave it out)")})
-
-    @model_validator(mode="after")
-    def _check_pow2(self):
-        if self.n & (self.n - 1):
-            raise ValueError(f"n={self.n} is not a power of two; allowed: 2, 4, 8, ..., 512")
-        return self
-
-    @property
-    def fp(self) -> bool:
-        return self.dtype != "int"
-
-    @property
-    def log2n(self) -> int:
-        return self.n.bit_length() - 1
-
-    @property
-    def sum_width(self) -> int:
-        """Output width ``width + log2 n``: any sum of up to ``n`` inputs fits exactly (fp32: 32)."""
-        return 32 if self.fp else self.width + self.log2n
-
-    def value_shape(self, grow: int = 0) -> Shape:
-        """Shape of a partial sum ``grow`` bits wider than an input (fp32: always 32-bit patterns)."""
-        return unsigned(32) if self.fp else Shape(self.width + grow, self.signed)
-
-    @property
-    def id_width(self) -> int:
-        """vecID width ``max(1, log2 n)``: enough to number ``n`` clusters."""
-        return max(1, self.log2n)
-
-    @property
-    def level_cycles(self) -> int:
-        """Cycles per tree level: the ``add_stages`` registers inside its adders and its output register."""
-        return 1 + self.add_stages
-
-
-class FANParams(_ReductionParams):
-    """Parameters of :class:`FAN` (see there for their meaning)."""
-
-    block = "fan"
-
-    @property
-    def latency(self) -> int:
-        """``1 + log2 n * (1 + add_stages)``: the input registers, then ``log2 n`` levels of
-        ``add_stages`` adder registers and one output register each."""
-        return 1 + self.log2n * self.level_cycles
-
-
-class AdderTreeParams(_ReductionParams):
-    """Parameters of :class:`AdderTree` (see there for their meaning)."""
-
-    block = "adder_tree"
-
-    @property
-    def latency(self) -> int:
-        """``1 + log2 n * (1 + add_stages)``, as :class:`FANParams`."""
-        return 1 + self.log2n * self.level_cycles
-
-
-class FanLinearParams(_ReductionParams):
-    """Parameters of :class:`FanLinear` (see there for their meaning)."""
-
-    block = "fan_linear"
-
-    stage_adders: int = Field(1, ge=1, le=511, description="chain adders per pipeline stage (n-1: one stage)")
-
-    @model_validator(mode="after")
-    def _check_stage_adders(self) -> "FanLinearParams":
-        if self.stage_adders > self.n - 1:
-            raise ValueError(f"stage_adders={self.stage_adders} exceeds the {self.n - 1} adders of an n={self.n} "
-                             f"chain; allowed: 1..{self.n - 1}")
-        return self
-
-    @property
-    def chain_stages(self) -> int:
-        """Register stages along the chain, ``ceil((n-1) / stage_adders)``."""
-        return -(-(self.n - 1) // self.stage_adders)
-
-    @property
-    def latency(self) -> int:
-        """``1 + ceil((n-1) / stage_adders) + (n-1) * add_stages``: the input registers, one register
-        per chain stage, and the ``add_stages`` registers of each of the ``n-1`` adders, which the
-        running sum passes one after the other (also within a chain stage)."""
-        return 1 + self.chain_stages + (self.n - 1) * self.add_stages
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -202,7 +97,7 @@ def input_stage(m: Module, component, p, with_ids: bool):
     """Input registers (stage 0): values masked by their valid bit, valid bits, vecIDs."""
     x, v, ids = [], [], []
     for i in range(p.n):
-        xi = Signal(p.value_shape(), name=f"x{i}")
+        xi = Signal(reduction_shape(p), name=f"x{i}")
         vi = Signal(name=f"v{i}")
         m.d.sync += [xi.eq(Mux(component.valid[i], component.value[i], 0)), vi.eq(component.valid[i])]
         x.append(xi)
@@ -216,13 +111,13 @@ def input_stage(m: Module, component, p, with_ids: bool):
 
 def _reduction_ports(p, slots: bool) -> dict:
     """Inputs ``value``/``valid``; with ``slots`` also ``vec_id`` in and a sum per slot out, else one sum."""
-    ports = {"value": In(p.value_shape()).array(p.n), "valid": In(1).array(p.n)}
+    ports = {"value": In(reduction_shape(p)).array(p.n), "valid": In(1).array(p.n)}
     if slots:
         ports["vec_id"] = In(p.id_width).array(p.n)
-        ports |= {"sum": Out(p.value_shape(p.log2n)).array(p.n), "sum_id": Out(p.id_width).array(p.n),
+        ports |= {"sum": Out(reduction_shape(p, p.log2n)).array(p.n), "sum_id": Out(p.id_width).array(p.n),
                   "sum_valid": Out(1).array(p.n)}
     else:
-        ports |= {"sum": Out(p.value_shape(p.log2n)), "sum_valid": Out(1)}
+        ports |= {"sum": Out(reduction_shape(p, p.log2n)), "sum_valid": Out(1)}
     return ports
 
 
@@ -233,9 +128,9 @@ class ReductionNetwork(FromParams, HierarchicalComponent):
     #: one output slot per input, with vecIDs (FAN, FanLinear); else one sum (AdderTree)
     slots = True
 
-    def _setup(self, params: _ReductionParams) -> None:
-        self.params = params
-        super().__init__(_reduction_ports(params, slots=self.slots))
+    def __init__(self, params: ReductionParams | None = None, /, **kwargs):
+        self.params = self.validated(params, kwargs)
+        super().__init__(_reduction_ports(self.params, slots=self.slots))
 
     def _front(self) -> tuple[Module, _Pipe, tuple[list, list, list]]:
         """A new module, its delay lines and the input stage ``(x, v, ids)``."""
@@ -251,6 +146,11 @@ class ReductionNetwork(FromParams, HierarchicalComponent):
 
 def value_shape(width: int, signed: bool, fp: bool) -> Shape:
     return unsigned(32) if fp else Shape(width, signed)
+
+
+def reduction_shape(p: ReductionParams, grow: int = 0) -> Shape:
+    """Shape of a partial sum ``grow`` bits wider than an input (fp32: always 32-bit patterns)."""
+    return value_shape(p.width + grow, p.signed, p.fp)
 
 
 def reduction_adder(m: Module, fp: bool, a, b, stages: int = 0):
@@ -437,9 +337,7 @@ class FAN(ReductionNetwork):
     after reset all ``sum_valid`` are 0.
     """
 
-    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
-                 add_stages: int = 0):
-        self._setup(FANParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype, add_stages=add_stages))
+    params_model = FANParams
 
     def elaborate(self, platform):
         p = self.params
@@ -471,7 +369,7 @@ class FAN(ReductionNetwork):
                 m.d.comb += eqw.eq(window(j, level))
                 sv = Signal(name=f"sv{j}")
                 if level == 0:
-                    y, yr = (Signal(p.value_shape(1), name=nm) for nm in (f"y{j}", f"yr{j}"))
+                    y, yr = (Signal(reduction_shape(p, 1), name=nm) for nm in (f"y{j}", f"yr{j}"))
                     yv, yrv = Signal(name=f"yv{j}"), Signal(name=f"yrv{j}")
                     m.submodules[f"node_{j}"] = self.cell_instance(
                         "node0", FanNode0(w, p.signed, p.fp, stages), a=x[j], b=x[j + 1], va=v[j], vb=v[j + 1],
@@ -484,11 +382,11 @@ class FAN(ReductionNetwork):
                         left, right = j - 2 ** (mm - 1), j + 2 ** (mm - 1)
                         lkey = "yr" if mm == 1 else "y"
                         for side, src, key in (("a", left, lkey), ("b", right, "y")):
-                            cand = Signal(p.value_shape(level), name=f"{side}{j}_{mm}")
+                            cand = Signal(reduction_shape(p, level), name=f"{side}{j}_{mm}")
                             m.d.comb += cand.eq(pipe.at((key, src), at[level]))
                             ports[f"{side}_cand__{mm - 1}"] = cand
                             ports[f"{side}_v__{mm - 1}"] = pipe.at((key + "v", src), at[level])
-                    y = Signal(p.value_shape(level + 1), name=f"y{j}")
+                    y = Signal(reduction_shape(p, level + 1), name=f"y{j}")
                     yv = Signal(name=f"yv{j}")
                     m.submodules[f"node_{j}"] = self.cell_instance(
                         f"node{level}", FanNode(w, p.signed, level, p.fp, stages), eqw=eqw, y=y, yv=yv, sv=sv,

@@ -9,7 +9,8 @@ from amaranth import Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .fan import AdderTreeParams, FanLinearParams, ReductionNetwork, delayed, input_stage, reduction_adder, value_shape
+from ..params.fan import AdderTreeParams, FanLinearParams
+from .fan import ReductionNetwork, delayed, input_stage, reduction_adder, reduction_shape, value_shape
 
 __all__ = ["FanLinear", "AdderTree"]
 
@@ -79,10 +80,7 @@ class FanLinear(ReductionNetwork):
     passes one after the other), one new vector per cycle.
     """
 
-    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
-                 add_stages: int = 0, stage_adders: int = 1):
-        self._setup(FanLinearParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype,
-                                                   add_stages=add_stages, stage_adders=stage_adders))
+    params_model = FanLinearParams
 
     def elaborate(self, platform):
         p = self.params
@@ -98,7 +96,7 @@ class FanLinear(ReductionNetwork):
             pipe.put(("eq", i), 0, eq[i])
         final = p.latency - 1              # the cycle (after the input registers) of the last register
         cell = ChainAdder(sw, p.signed, p.fp, stages)
-        shape = p.value_shape(p.log2n)
+        shape = reduction_shape(p, p.log2n)
 
         s0 = Signal(shape, name="s0")
         sv0 = Signal(name="sv0")
@@ -188,10 +186,7 @@ class AdderTree(ReductionNetwork):
 
     slots = False
 
-    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
-                 add_stages: int = 0):
-        self._setup(AdderTreeParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype,
-                                                   add_stages=add_stages))
+    params_model = AdderTreeParams
 
     def elaborate(self, platform):
         p = self.params
@@ -201,7 +196,7 @@ class AdderTree(ReductionNetwork):
             cell = TreeAdder(p.width + level, p.signed, p.fp, p.add_stages)
             nx, nv = [], []
             for i in range(len(x) // 2):
-                y = Signal(p.value_shape(level + 1), name=f"l{level + 1}_{i}")
+                y = Signal(reduction_shape(p, level + 1), name=f"l{level + 1}_{i}")
                 yv = Signal(name=f"l{level + 1}_{i}_v")
                 m.submodules[f"add_{level}_{i}"] = self.cell_instance(
                     f"add{level}", cell, a=x[2 * i], b=x[2 * i + 1], va=v[2 * i], vb=v[2 * i + 1], y=y, yv=yv)

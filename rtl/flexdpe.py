@@ -109,104 +109,16 @@ from __future__ import annotations
 from amaranth import Cat, Module, Mux, Shape, Signal, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
-from pydantic import Field, model_validator
 
+from ..params.flexdpe import MASK_WORD_BITS, FlexDPEParams, flexdpe_latency
 from ._cells import HierarchicalComponent
-from ._params import AddStages, FPOperandParams, FromParams, MacDtype, MulStages
+from ._generator import FromParams
 from .benes import Benes
 from .fan import FAN
 from .fp import FPMultiplier
 from .intarith import PipelinedMultiplier
 
 __all__ = ["FlexDPEParams", "FlexDPE", "FlexMultiplier", "flexdpe_latency"]
-
-#: ports per word of the ``valid_in`` / ``head`` bit-vector arrays
-MASK_WORD_BITS = 64
-
-
-def flexdpe_latency(k: int, benes_pipeline_every: int = 0, mul_stages: int = 0, add_stages: int = 0) -> int:
-    """Cycles from a streamed vector to its sums:
-    ``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every + mul_stages + log2 k * add_stages``."""
-    log2k = k.bit_length() - 1
-    benes = (2 * log2k - 1) // benes_pipeline_every if benes_pipeline_every else 0
-    return log2k + 4 + benes + mul_stages + log2k * add_stages
-
-
-class FlexDPEParams(FPOperandParams):
-    """Parameters of :class:`FlexDPE` (see there for their meaning; ``mul_stages`` pipelines the
-    multipliers, ``add_stages`` the FAN's adders)."""
-
-    block = "flexdpe"
-    fp_signed = True
-    fp_two_operands = False  # one operand width, no accumulator field
-
-    k: int = Field(8, ge=4, le=256, description="multipliers, a power of two")
-    width: int = Field(8, ge=1, le=32, description="operand width in bits (int: 1..16, products are 2*width; "
-                                                   "fp: implied, 16 or 32)")
-    signed: bool = Field(True, description="two's-complement operands and sums (else unsigned; fp is signed)",
-                         json_schema_extra={"cli_negative": "unsigned"})
-    dtype: MacDtype = Field(
-        "int", description="int: integer operands and exact sums; fp16/bf16/fp32: operands of that format, "
-                           "fp32 products and fp32 FAN reduction")
-    benes_pipeline_every: int = Field(0, ge=0, le=15, description="register after every this many Benes stages "
-                                                                   "(0: combinational)")
-    mul_stages: MulStages = 0
-    add_stages: AddStages = 0
-
-    @model_validator(mode="after")
-    def _check_cross_fields(self) -> "FlexDPEParams":
-        if self.dtype == "int" and self.width > 16:
-            raise ValueError(f"width={self.width} is not allowed with dtype='int'; allowed: 1..16 "
-                             "(products are 2*width bits)")
-        if self.k & (self.k - 1):
-            raise ValueError(f"k={self.k} is not a power of two; allowed: 4, 8, 16, 32, 64, 128, 256")
-        if self.benes_pipeline_every > self.benes_stages:
-            raise ValueError(f"benes_pipeline_every={self.benes_pipeline_every} exceeds the {self.benes_stages} "
-                             f"Benes stages of k={self.k}; allowed: 0..{self.benes_stages}")
-        return self
-
-    @property
-    def log2k(self) -> int:
-        return self.k.bit_length() - 1
-
-    @property
-    def benes_stages(self) -> int:
-        return 2 * self.log2k - 1
-
-    @property
-    def id_width(self) -> int:
-        return max(1, self.log2k)
-
-    @property
-    def fp(self) -> bool:
-        return self.dtype != "int"
-
-    @property
-    def product_width(self) -> int:
-        return 32 if self.fp else 2 * self.width
-
-    @property
-    def sum_width(self) -> int:
-        return 32 if self.fp else self.product_width + self.log2k
-
-    @property
-    def sum_shape(self) -> Shape:
-        return unsigned(32) if self.fp else Shape(self.sum_width, self.signed)
-
-    @property
-    def mask_words(self) -> int:
-        return -(-self.k // MASK_WORD_BITS)
-
-    @property
-    def mask_word_width(self) -> int:
-        return min(self.k, MASK_WORD_BITS)
-
-    @property
-    def latency(self) -> int:
-        """``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every + mul_stages + log2 k * add_stages``
-        (:func:`flexdpe_latency`)."""
-        return flexdpe_latency(self.k, self.benes_pipeline_every, self.mul_stages, self.add_stages)
-
 
 class FlexMultiplier(wiring.Component):
     """One Flex-DPE multiplier with its stationary buffer (a register) and streaming operand register.
@@ -262,12 +174,10 @@ class FlexMultiplier(wiring.Component):
 class FlexDPE(FromParams, HierarchicalComponent):
     __doc__ = __doc__
 
-    def __init__(self, *, k: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
-                 benes_pipeline_every: int = 0, mul_stages: int = 0, add_stages: int = 0):
-        self.params = FlexDPEParams.from_arguments(k=k, width=width, signed=signed, dtype=dtype,
-                                                   benes_pipeline_every=benes_pipeline_every, mul_stages=mul_stages,
-                                                   add_stages=add_stages)
-        p = self.params
+    params_model = FlexDPEParams
+
+    def __init__(self, params: FlexDPEParams | None = None, /, **kwargs):
+        self.params = p = self.validated(params, kwargs)
         self._benes = Benes(n=p.k, width=p.width + 1, pipeline_every=p.benes_pipeline_every)
         bp = self._benes.params
         super().__init__({
@@ -277,7 +187,7 @@ class FlexDPE(FromParams, HierarchicalComponent):
             "load": In(1),
             "vec_id": In(p.id_width).array(p.k),
             "ctrl": In(bp.ctrl_word_width).array(bp.stages * bp.ctrl_words_per_stage),
-            "sum": Out(p.sum_shape).array(p.k),
+            "sum": Out(unsigned(32) if p.fp else Shape(p.sum_width, p.signed)).array(p.k),
             "sum_id": Out(p.id_width).array(p.k),
             "sum_valid": Out(1).array(p.k),
         })

@@ -72,12 +72,9 @@ from amaranth import Cat, Const, Module, Mux, Shape, Signal, Value, signed, unsi
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["MAX_STAGES", "MAX_WIDTH", "PipelinedAdder", "PipelinedMultiplier", "check_stages"]
+from ..params.base import MAX_STAGES, MAX_WIDTH  # the bounds every block's schema declares
 
-#: largest number of register stages of a unit
-MAX_STAGES = 3
-#: widest operand
-MAX_WIDTH = 64
+__all__ = ["MAX_STAGES", "MAX_WIDTH", "PipelinedAdder", "PipelinedMultiplier", "check_stages"]
 
 #: estimated delay of the multiplier's steps in the mapped flow, in bits of the carry chain, for placing
 #: its registers (module docstring: measured placements): a carry-save level, one bit of the carry chain

@@ -14,37 +14,11 @@ from __future__ import annotations
 
 from amaranth import Module, Mux, Signal
 
-from .fan import ReductionNetwork, _ReductionParams, delayed
+from ..params.linear_reduction import LinearReductionParams
+from .fan import ReductionNetwork, delayed, reduction_shape
 from .fan_baselines import ChainAdder
 
 __all__ = ["LinearReduction", "LinearReductionParams"]
-
-
-class LinearReductionParams(_ReductionParams):
-    """Parameters of :class:`LinearReduction` (``n``, ``width``, ``signed``, ``dtype``, ``add_stages``
-    as for :class:`~accelgen.rtl.fan.FANParams`, with the same checks and messages)."""
-
-    block = "linear_reduction"
-
-    @property
-    def skew(self) -> int:
-        """Cycles between inputs ``i`` and ``i + 1`` of one vector, ``1 + add_stages``: the adder's
-        registers and the partial-sum register the running sum passes between them."""
-        return 1 + self.add_stages
-
-    def input_cycle(self, i: int) -> int:
-        """Cycle, after input 0 of a vector, in which its input ``i`` is presented: ``i * skew``."""
-        return i * self.skew
-
-    def slot_cycle(self, j: int) -> int:
-        """Cycle, after input 0 of a vector, in which its output slot ``j`` holds the result:
-        ``(j + 1) * skew`` (``skew`` cycles after input ``j``)."""
-        return (j + 1) * self.skew
-
-    @property
-    def latency(self) -> int:
-        """``n * (1 + add_stages)``: from input 0 of a vector to its last output slot (``n - 1``)."""
-        return self.n * self.skew
 
 
 class LinearReduction(ReductionNetwork):
@@ -91,16 +65,13 @@ class LinearReduction(ReductionNetwork):
     all ``sum_valid`` are 0.
     """
 
-    def __init__(self, *, n: int = 8, width: int | None = None, signed: bool | None = None, dtype: str = "int",
-                 add_stages: int = 0):
-        self._setup(LinearReductionParams.from_arguments(n=n, width=width, signed=signed, dtype=dtype,
-                                                         add_stages=add_stages))
+    params_model = LinearReductionParams
 
     def elaborate(self, platform):
         p = self.params
         n, stages = p.n, p.add_stages
         m = Module()
-        shape = p.value_shape(p.log2n)
+        shape = reduction_shape(p, p.log2n)
         cell = ChainAdder(p.sum_width, p.signed, p.fp, stages)
         s_q, vs_q, id_q, link = [], [], [], [None] * n
         for i in range(n):

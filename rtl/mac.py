@@ -12,16 +12,12 @@ pipelined accumulator holds several interleaved sums (see :class:`MAC`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from amaranth import Const, Module, Mux, Shape, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
-from pydantic import Field, model_validator
 
-from ..fpformat import ACC_WIDTH
-from ._params import (AccWidth, AddStages, AWidth, BWidth, FlushSubnormals, FPOperandParams, FromParams, MacDtype,
-                      MulStages, Signed, check_flush_subnormals)
+from ..params.mac import MACParams
+from ._generator import FromParams
 from .fp import FP32_NEG_ZERO, FPAdder, FPMultiplier
 from .intarith import PipelinedAdder, PipelinedMultiplier
 
@@ -42,162 +38,20 @@ def _delay(m: Module, value, cycles: int, name: str) -> Value:
     return value
 
 
-class MACParams(FPOperandParams):
-    """Parameters of :class:`MAC` (see there for their meaning)."""
-
-    block = "mac"
-
-    a_width: AWidth = 8
-    b_width: BWidth = 8
-    acc_width: AccWidth = 32
-    signed: Signed = True
-    dtype: MacDtype = Field(
-        "int", description="operand datatype: 'int' (widths and signed as given) or fp16/bf16/fp32 operands "
-                           "with fp32 products and accumulation (widths implied)")
-    flush_subnormals: FlushSubnormals = False
-    input_reg: bool = Field(False, description="register a, b, en and clear before the multiplier")
-    product_reg: bool = Field(False, description="register the product before the adder: the one-stage "
-                                                 "multiplier, the same as mul_stages=1 (left out: true iff "
-                                                 "mul_stages > 0)")
-    mul_stages: MulStages = 0
-    add_stages: AddStages = 0
-    output_reg: bool = Field(False, description="register the accumulator output once more")
-    zero_gating: bool = Field(False, description="hold the multiplier inputs when either operand is zero (needs input_reg)")
-    addend_input: bool = Field(False, description="add a c_in port: clear loads c_in instead of 0 (partial-sum chains)")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _fill_product_reg(cls, data: Any) -> Any:
-        """``product_reg`` and ``mul_stages`` describe the same registers: one left out (or ``None``)
-        follows from the other (``product_reg`` = ``mul_stages > 0``; ``product_reg=true`` alone is
-        ``mul_stages=1``). Two given values that disagree are reported by ``_check_cross_fields``;
-        a wrongly typed value is left to field validation."""
-        if not isinstance(data, dict):
-            return data
-        out = {k: v for k, v in data.items() if not (k in ("product_reg", "mul_stages") and v is None)}
-        product_reg, mul_stages = out.get("product_reg"), out.get("mul_stages")
-        if product_reg is None and isinstance(mul_stages, int) and not isinstance(mul_stages, bool):
-            out["product_reg"] = mul_stages > 0
-        elif mul_stages is None and product_reg is True:
-            out["mul_stages"] = 1
-        return out
-
-    @model_validator(mode="after")
-    def _check_cross_fields(self) -> "MACParams":
-        if self.product_reg and not self.mul_stages:
-            raise ValueError(
-                "product_reg: true is not allowed with mul_stages=0 (product_reg is the one-stage multiplier); "
-                "allowed: product_reg=true with mul_stages >= 1, or leave one of the two out"
-            )
-        if not self.product_reg and self.mul_stages:
-            raise ValueError(
-                f"product_reg: false is not allowed with mul_stages={self.mul_stages} (a pipelined multiplier "
-                f"registers its product); allowed: product_reg=false with mul_stages=0, or leave product_reg out"
-            )
-        check_flush_subnormals(self)
-        product_width = self.product_width
-        if self.acc_width < product_width:
-            raise ValueError(
-                f"acc_width={self.acc_width} is too narrow for a {self.a_width}x{self.b_width}-bit product; "
-                f"allowed: acc_width >= a_width + b_width = {product_width}"
-            )
-        if self.zero_gating and not self.input_reg:
-            raise ValueError(
-                "zero_gating=true requires input_reg=true: the held multiplier operands are the input registers"
-            )
-        return self
-
-    @property
-    def latency(self) -> int:
-        """Cycles from an operand pair entering to its product being visible in ``acc``:
-        ``1 + input_reg + mul_stages + add_stages + output_reg`` (``product_reg`` is ``mul_stages=1``)."""
-        return 1 + int(self.input_reg) + self.mul_stages + self.add_stages + int(self.output_reg)
-
-    @property
-    def threads(self) -> int:
-        """Independent running sums interleaved in the accumulator loop, ``add_stages + 1`` (see :class:`MAC`)."""
-        return self.add_stages + 1
-
-    @property
-    def is_fp(self) -> bool:
-        """Floating-point operands (fp32 products and accumulation)."""
-        return self.dtype != "int"
-
-    @property
-    def product_width(self) -> int:
-        """Width of the product: ``a_width + b_width`` (int), 32 (fp32 bits, fp dtypes)."""
-        return ACC_WIDTH if self.is_fp else self.a_width + self.b_width
-
-
 class MAC(FromParams, wiring.Component):
     """Multiply-accumulate cell with clear and enable.
 
-    Parameters
-    ----------
-    a_width, b_width : int
-        Operand widths in bits, 1..32 each (integer MACs; implied by an fp ``dtype``:
-        16 for fp16/bf16, 32 for fp32). ``None`` = the schema default / implied value.
-    acc_width : int
-        Accumulator width in bits, ``a_width + b_width`` .. 64. An integer
-        accumulator wraps around modulo ``2**acc_width``; nothing saturates.
-        32 (fp32) with an fp ``dtype``.
-    signed : bool
-        Both operands and the accumulator are two's complement (else unsigned).
-        Not used with an fp ``dtype`` (fp values carry their sign bit): it is
-        implied ``False`` there and an explicit ``True`` is rejected.
-    dtype : str
-        ``"int"``, or ``"fp16"`` / ``"bf16"`` / ``"fp32"`` operands with an fp32
-        product (:class:`~accelgen.rtl.fp.FPMultiplier`) added into an fp32
-        accumulator (:class:`~accelgen.rtl.fp.FPAdder`), IEEE round to nearest
-        even, every NaN produced is ``0x7FC00000``. Ports carry the bit patterns.
-    flush_subnormals : bool
-        fp only: subnormal operands (operand format, ``c_in`` and the
-        accumulator) count as zeros of their sign, and subnormal products and
-        sums become zeros of their sign (DAZ + FTZ, see :mod:`accelgen.rtl.fp`).
-    input_reg : bool
-        Register ``a``, ``b``, ``en`` and ``clear`` in front of the multiplier.
-    product_reg : bool
-        Pipeline register between multiplier and adder: the one-stage multiplier,
-        ``mul_stages=1``. Left out (``None``) it follows ``mul_stages`` (true iff
-        ``mul_stages > 0``); true with ``mul_stages`` left out is ``mul_stages=1``;
-        a value that contradicts a given ``mul_stages`` is rejected.
-    mul_stages : int
-        Register stages of the multiplier, 0..3 (``None``: implied by
-        ``product_reg``, else 0). 0: combinational; 1: the combinational
-        multiplier and the product register (``product_reg``); 2, 3: the
-        pipelined units, :class:`~accelgen.rtl.fp.FPMultiplier` or
-        :class:`~accelgen.rtl.intarith.PipelinedMultiplier` with that many
-        stages. ``en``, ``clear`` and ``c_in`` are delayed alongside. One stage
-        is the register *after* the multiplier (not the unit's balanced inner
-        cut) because the product goes straight into the accumulator adder: a
-        cut inside would leave the multiplier's tail in series with the adder,
-        and the Verilog of every ``product_reg`` design stays what it was. The
-        fp multiplier of 2-3 stages keeps that register too (its result
-        register, :func:`~accelgen.rtl.fp.context_cuts`) and places the others
-        inside: with the unit's own cut sets its rounding ran into the adder's
-        alignment (bf16 at 3+3 stages 2.17 ns at 45 nm, 1.36 ns now).
-    add_stages : int
-        Register stages of the accumulator adder, 0..3
-        (:class:`~accelgen.rtl.fp.FPAdder`,
-        :class:`~accelgen.rtl.intarith.PipelinedAdder`). With ``add_stages > 0``
-        the cell holds ``add_stages + 1`` interleaved sums (*Interleaved sums*).
-    output_reg : bool
-        Extra register after the accumulator.
-    zero_gating : bool
-        When ``en`` is low or either operand is zero, the input registers keep
-        their previous value, so the multiplier sees no switching, and the pair
-        contributes nothing. Requires ``input_reg``. For fp dtypes "zero" is
-        +0 or -0 (exponent and fraction bits zero; a subnormal is not gated
-        even with ``flush_subnormals``); a gated pair is skipped, i.e. the
-        accumulator holds (or, with ``clear``, is loaded with +0 / ``c_in``):
-        so with gating ``Inf x 0`` never makes a NaN and a -0 accumulator
-        stays -0, unlike without gating, where the product (NaN, +-0) is added.
-        With ``add_stages`` the gated pair is skipped for its own sum (thread).
-    addend_input : bool
-        Add a ``c_in`` port; ``clear`` loads ``c_in`` (instead of 0) plus the
-        product. With ``clear`` held high the cell computes ``c_in + a*b`` every
-        cycle: the processing element of a partial-sum chain (weight-stationary
-        systolic column).
+    Parameters: :class:`~accelgen.params.mac.MACParams` (a parameter set, or its fields as keywords).
+    Integer MACs wrap around modulo ``2**acc_width``. Floating-point MACs (``dtype`` fp16, bf16, fp32)
+    multiply with an fp32-product :class:`~accelgen.rtl.fp.FPMultiplier` and add into an fp32 accumulator
+    (:class:`~accelgen.rtl.fp.FPAdder`), IEEE round to nearest even, every NaN produced is ``0x7FC00000``;
+    ``flush_subnormals`` makes subnormal operands (operand format, ``c_in`` and the accumulator) zeros of
+    their sign and flushes subnormal products and sums (DAZ + FTZ, see :mod:`accelgen.rtl.fp`). Ports carry
+    the bit patterns. ``mul_stages`` 2-3 and ``add_stages`` use the pipelined units
+    (:class:`~accelgen.rtl.intarith.PipelinedMultiplier`, :class:`~accelgen.rtl.intarith.PipelinedAdder`, or
+    the fp units with ``stages``); ``en``, ``clear`` and ``c_in`` are delayed alongside. The fp multiplier of
+    2-3 stages keeps its result register (:func:`~accelgen.rtl.fp.context_cuts`) so that its rounding does not
+    run into the adder's alignment (bf16 at 3+3 stages 2.17 ns at 45 nm, 1.36 ns with it).
 
     Ports
     -----
@@ -268,14 +122,10 @@ class MAC(FromParams, wiring.Component):
     in every thread. One new pair per cycle.
     """
 
-    def __init__(self, *, a_width: int | None = None, b_width: int | None = None, acc_width: int | None = None,
-                 signed: bool | None = None, dtype: str = "int", flush_subnormals: bool = False,
-                 input_reg: bool = False, product_reg: bool | None = None, mul_stages: int | None = None,
-                 add_stages: int = 0, output_reg: bool = False, zero_gating: bool = False, addend_input: bool = False):
-        self.params = MACParams.from_arguments(
-            a_width=a_width, b_width=b_width, acc_width=acc_width, signed=signed, dtype=dtype,
-            flush_subnormals=flush_subnormals, input_reg=input_reg, product_reg=product_reg, mul_stages=mul_stages,
-            add_stages=add_stages, output_reg=output_reg, zero_gating=zero_gating, addend_input=addend_input)
+    params_model = MACParams
+
+    def __init__(self, params: MACParams | None = None, /, **kwargs):
+        self.params = self.validated(params, kwargs)
         p = self.params
         members = {
             "a": In(Shape(p.a_width, p.signed)),

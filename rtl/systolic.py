@@ -36,131 +36,18 @@ Output-stationary (``dataflow="os"``)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
-
 from amaranth import Const, Module, Shape, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
-from pydantic import Field, model_validator
 
+from ..params.systolic import SYSTOLIC_DTYPES, SystolicParams
 from ._cells import HierarchicalComponent
-from ._params import (AddStages, FlushSubnormals, FPOperandParams, FromParams, MacDtype, MulStages,
-                      check_flush_subnormals)
-from .systolic_pe import GroupProcessingElement, OSProcessingElement, WSProcessingElement
+from ._generator import FromParams
+from .systolic_pe import (GroupProcessingElement, OSProcessingElement, WSProcessingElement, operand_shapes,
+                          stream_shapes)
 
 __all__ = ["SystolicParams", "SystolicArray", "SystolicTile", "WSProcessingElement", "OSProcessingElement",
            "GroupProcessingElement", "SYSTOLIC_DTYPES"]
-
-#: operand datatypes of the array; the floating-point ones accumulate in fp32
-SYSTOLIC_DTYPES: tuple[str, ...] = get_args(MacDtype)
-
-
-class SystolicParams(FPOperandParams):
-    """Parameters of :class:`SystolicArray`."""
-
-    block = "systolic"
-
-    rows: int = Field(4, ge=1, le=256, description="PE rows (WS: reduction dimension K; OS: M)")
-    cols: int = Field(4, ge=1, le=256, description="PE columns (output dimension N)")
-    dataflow: Literal["ws", "os", "is"] = Field(
-        "ws", description="weight-stationary, output-stationary or input-stationary (the WS array with A held "
-                          "in the PEs and B streamed)")
-    a_width: int = Field(8, ge=1, le=32, description="width of operand A (activations) in bits")
-    b_width: int = Field(8, ge=1, le=32, description="width of operand B (weights) in bits")
-    acc_width: int = Field(32, ge=2, le=64, description="partial-sum / accumulator width in bits")
-    signed: bool = Field(True, description="two's-complement operands and sums (else unsigned)",
-                         json_schema_extra={"cli_negative": "unsigned"})
-    weight_load: Literal["shift", "double"] = Field(
-        "shift", description="WS/IS weight loading: 'shift' moves weights down the columns, one row per cycle, "
-                             "between folds; 'double' shifts the next fold's weights into shadow registers "
-                             "while the current fold computes and swaps them in with the wavefront (TPU)")
-    mul_stages: MulStages = 0
-    add_stages: AddStages = 0
-    dtype: MacDtype = Field(
-        "int", description="operand datatype: 'int' (widths and signed as given) or fp16/bf16/fp32 operands "
-                           "with fp32 products and accumulation (widths implied)")
-    flush_subnormals: FlushSubnormals = False
-    sum_group: Literal[1, 2, 4, 8] = Field(
-        1, description="products summed by one fp32 adder with a single rounding: each column's PEs form groups of "
-                       "sum_group rows whose products and the incoming partial sum are added by one multi-operand "
-                       "adder (TPU v4i: 4)")
-    emit_tile: int = Field(
-        16, ge=1, le=256, description="emission only: an array with more than emit_tile PEs on a side is emitted "
-                                      "as a grid of tile modules of at most emit_tile x emit_tile PEs (one module "
-                                      "per tile shape); behaviour is identical")
-
-    @model_validator(mode="after")
-    def _check_cross_fields(self) -> "SystolicParams":
-        if self.dtype == "int" and self.acc_width < self.a_width + self.b_width:
-            raise ValueError(
-                f"acc_width={self.acc_width} is too narrow for a {self.a_width}x{self.b_width}-bit product; "
-                f"allowed: acc_width >= a_width + b_width = {self.a_width + self.b_width}")
-        check_flush_subnormals(self)
-        if self.weight_load == "double" and self.dataflow == "os":
-            raise ValueError("weight_load: 'double' is not allowed with dataflow='os' (no stationary weights); "
-                             "allowed: 'shift', or dataflow 'ws' or 'is'")
-        _check_sum_group(self)
-        return self
-
-    @property
-    def is_fp(self) -> bool:
-        """Floating-point operands (fp32 products and accumulation)."""
-        return self.dtype != "int"
-
-    @property
-    def shapes(self) -> tuple[Shape, Shape, Shape]:
-        """Amaranth shapes of operand A, operand B and the partial sums (fp: unsigned bit patterns)."""
-        sg = self.signed and not self.is_fp
-        return Shape(self.a_width, sg), Shape(self.b_width, sg), Shape(self.acc_width, sg)
-
-    @property
-    def stationary(self) -> bool:
-        """Weight- or input-stationary: one operand held in the PEs, partial sums flowing down."""
-        return self.dataflow != "os"
-
-    @property
-    def stream_shapes(self) -> tuple[Shape, Shape]:
-        """Shapes of the operand streamed along the rows and of the one held in the PEs (stationary
-        dataflows): WS streams A and holds B; IS streams B and holds A."""
-        a, b, _ = self.shapes
-        return (b, a) if self.dataflow == "is" else (a, b)
-
-    @property
-    def pipelined(self) -> bool:
-        """The PEs use the pipelined datapath (any stage, or double-buffered weights)."""
-        return self.mul_stages > 0 or self.add_stages > 0 or self.weight_load == "double"
-
-    @property
-    def row_hop(self) -> int:
-        """Cycles a partial sum spends in a WS/IS PE (``add_stages + 1``): the host skews row ``r``'s
-        stream by ``(r // sum_group) * row_hop``."""
-        return self.add_stages + 1
-
-    @property
-    def row_groups(self) -> int:
-        """WS/IS: the PEs (groups of ``sum_group`` rows) a partial sum passes on its way down a column."""
-        return self.rows // self.sum_group
-
-    @property
-    def pes(self) -> int:
-        return self.rows * self.cols
-
-
-def _check_sum_group(p: SystolicParams) -> None:
-    """``sum_group`` > 1 needs fp arithmetic, partial sums flowing down and whole groups."""
-    g = p.sum_group
-    if g == 1:
-        return
-    if not p.is_fp:
-        raise ValueError(f"sum_group: {g} is not allowed with dtype={p.dtype!r}; it needs a floating-point dtype "
-                         "('fp16', 'bf16' or 'fp32'); allowed with 'int': 1")
-    if not p.stationary:
-        raise ValueError(f"sum_group: {g} is not allowed with dataflow={p.dataflow!r} (no partial sums flow down "
-                         "the columns); allowed: 1, or dataflow 'ws' or 'is'")
-    if p.rows % g:
-        raise ValueError(f"sum_group: {g} is not allowed with rows={p.rows}; allowed: a divisor of rows among "
-                         "1, 2, 4 and 8")
-
 
 @dataclass(frozen=True)
 class _Flow:
@@ -193,8 +80,8 @@ def _flow(p: SystolicParams) -> _Flow:
 
 
 def _stem_shapes(p: SystolicParams) -> dict[str, Shape]:
-    a, b, acc = p.shapes
-    stream, held = p.stream_shapes if p.stationary else (a, b)
+    a, b, acc = operand_shapes(p)
+    stream, held = stream_shapes(p) if p.stationary else (a, b)
     one = Shape(1)
     return {"a": stream, "a_valid": one, "a_first": one, "swap": one, "w": held, "b": b, "psum": acc, "out": acc,
             "out_valid": one, "valid": one}
@@ -417,18 +304,14 @@ class SystolicArray(FromParams, HierarchicalComponent):
 
     registered_cells = True  # every PE output is a register: no combinational path crosses a PE
 
-    def __init__(self, *, rows: int = 4, cols: int = 4, dataflow: str = "ws", a_width: int | None = None,
-                 b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
-                 weight_load: str = "shift", dtype: str = "int", emit_tile: int = 16, mul_stages: int = 0,
-                 add_stages: int = 0, flush_subnormals: bool = False, sum_group: int = 1):
+    params_model = SystolicParams
+
+    def __init__(self, params: SystolicParams | None = None, /, **kwargs):
         # widths and signed left out (None) take the schema default: 8/8/32/signed for "int", implied for fp
-        self.params = p = SystolicParams.from_arguments(
-            rows=rows, cols=cols, dataflow=dataflow, a_width=a_width, b_width=b_width, acc_width=acc_width,
-            signed=signed, weight_load=weight_load, dtype=dtype, emit_tile=emit_tile, mul_stages=mul_stages,
-            add_stages=add_stages, flush_subnormals=flush_subnormals, sum_group=sum_group)
-        a, b, acc = p.shapes
+        self.params = p = self.validated(params, kwargs)
+        a, b, acc = operand_shapes(p)
         if p.stationary:
-            stream, held = p.stream_shapes
+            stream, held = stream_shapes(p)
             members = {"a_in": In(stream).array(p.rows), "a_valid": In(1).array(p.rows)}
             if p.weight_load == "double":
                 members["a_swap"] = In(1).array(p.rows)
@@ -440,17 +323,10 @@ class SystolicArray(FromParams, HierarchicalComponent):
                        "c_out": Out(acc).array(p.cols), "out_valid": Out(1).array(p.cols)}
         super().__init__(members)
 
-    @property
-    def latency(self) -> int:
-        """Cycles from an activation entering row 0, column 0 to its result at the bottom of column 0
-        (WS), or from ``capture`` to the first drained sum (OS)."""
-        p = self.params
-        return p.row_groups * p.row_hop + p.mul_stages if p.stationary else 1
-
     def elaborate(self, platform):
         m = Module()
         p = self.params
-        _, _, acc = p.shapes
+        _, _, acc = operand_shapes(p)
         if p.stationary:
             left = {"a": self.a_in, "a_valid": self.a_valid}
             if p.weight_load == "double":

@@ -7,8 +7,6 @@ form (``mul_stages``/``add_stages`` registers inside the units, double-buffered 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from amaranth import Module, Mux, Shape, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -16,12 +14,23 @@ from amaranth.lib.wiring import In, Out
 from .fp import FP32_NEG_ZERO, FPAdder, FPMultiplier
 from .fp_sum import FPSum
 from .intarith import PipelinedAdder, PipelinedMultiplier
+from ..params.systolic import SystolicParams
 from .mac import MAC
 
-if TYPE_CHECKING:  # the parameters are defined beside the array, which imports this module
-    from .systolic import SystolicParams
+__all__ = ["GroupProcessingElement", "OSProcessingElement", "WSProcessingElement", "operand_shapes", "stream_shapes"]
 
-__all__ = ["GroupProcessingElement", "OSProcessingElement", "WSProcessingElement"]
+
+def operand_shapes(p: SystolicParams) -> tuple[Shape, Shape, Shape]:
+    """Amaranth shapes of operand A, operand B and the partial sums (fp: unsigned bit patterns)."""
+    sg = p.signed and not p.is_fp
+    return Shape(p.a_width, sg), Shape(p.b_width, sg), Shape(p.acc_width, sg)
+
+
+def stream_shapes(p: SystolicParams) -> tuple[Shape, Shape]:
+    """Shapes of the operand streamed along the rows and of the one held in the PEs (stationary
+    dataflows): WS streams A and holds B; IS streams B and holds A."""
+    a, b, _ = operand_shapes(p)
+    return (b, a) if p.dataflow == "is" else (a, b)
 
 
 def _pe_mac(p: SystolicParams, *, addend: bool) -> MAC:
@@ -91,8 +100,8 @@ class WSProcessingElement(wiring.Component):
 
     def __init__(self, params: SystolicParams):
         self.params = p = params
-        stream, held = p.stream_shapes
-        _, _, acc = p.shapes
+        stream, held = stream_shapes(p)
+        _, _, acc = operand_shapes(p)
         members = {"a_in": In(stream), "a_valid_in": In(1)}
         if p.weight_load == "double":
             members["swap_in"] = In(1)
@@ -207,8 +216,8 @@ class GroupProcessingElement(wiring.Component):
 
     def __init__(self, params: SystolicParams):
         self.params = p = params
-        stream, held = p.stream_shapes
-        _, _, acc = p.shapes
+        stream, held = stream_shapes(p)
+        _, _, acc = operand_shapes(p)
         g = p.sum_group
         members = {"a_in": In(stream).array(g), "a_valid_in": In(1).array(g)}
         if p.weight_load == "double":
@@ -262,7 +271,7 @@ class OSProcessingElement(wiring.Component):
 
     def __init__(self, params: SystolicParams):
         self.params = p = params
-        a, b, acc = p.shapes
+        a, b, acc = operand_shapes(p)
         super().__init__({
             "a_in": In(a), "a_valid_in": In(1), "a_first_in": In(1), "b_in": In(b), "capture": In(1),
             "out_in": In(acc), "out_valid_in": In(1),

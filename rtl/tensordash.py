@@ -7,7 +7,7 @@ neighbouring lanes (lookaside), held in ``D``-row staging buffers for A and B.
 A combinational scheduler picks, per cycle, one effectual pair per lane so that
 zero operands are skipped; the buffers then drop the rows that are fully used
 (``AS`` rows) and load as many new rows. See docs/architecture.md, "TensorDash",
-and Mahmoud et al., MICRO 2020, sect. III, Figs. 5-6.
+and Mahmoud et al., MICRO 2020, sect. III-A, Figs. 5-6.
 
 Connectivity pattern
 --------------------
@@ -55,21 +55,18 @@ grouping of a generator.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 from amaranth import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
-from pydantic import Field, model_validator
 
+from ..params.tensordash import TensorDashPEParams, TensorDashSchedParams, TensorDashTileParams
 from ._cells import HierarchicalComponent
-from ._params import (AccWidth, AddStages, AWidth, BWidth, FlushSubnormals, FPOperandParams, FromParams, MacDtype,
-                      MulStages, Signed, check_flush_subnormals)
+from ._generator import FromParams
 from .tensordash_datapath import (
     AccControl,
     ScheduledBuffers,
-    accumulator_fold_cycles,
     idle_b,
     lane_accumulate,
     lane_mux,
@@ -81,11 +78,10 @@ from .tensordash_datapath import (
 from .tensordash_dense import DenseRow, operand_row
 from .tensordash_sched import (
     TENSORDASH_PATTERNS,
-    TensorDashSchedParams,
     TensorDashScheduler,
     tensordash_levels,
     tensordash_options,
-    validated_with_options,
+    with_options,
 )
 
 __all__ = [
@@ -99,91 +95,6 @@ __all__ = [
     "tensordash_levels",
     "tensordash_options",
 ]
-
-class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
-    """Parameters of :class:`TensorDashPE`.
-
-    With a floating-point ``dtype`` the widths are implied (operands 16 or 32
-    bits, fp32 accumulator, ``signed`` true) and filled in when not given; an
-    explicit contradictory value is rejected naming the field, the value and what
-    the dtype allows. ``mul_stages`` / ``add_stages`` pipeline the lane
-    multipliers and the adders of the lane tree (:attr:`latency`). ``depth: 1`` is the dense
-    baseline (:mod:`accelgen.rtl.tensordash_dense`): the same PE without staging buffers, scheduler and
-    muxes.
-    """
-
-    block = "tensordash_pe"
-    fp_signed = True
-    dense_baseline: ClassVar[bool] = True
-
-    depth: int = Field(4, ge=1, le=5, description="staging buffer depth D in rows (1: the dense baseline, "
-                                                  "no staging buffers, scheduler or muxes)")
-
-    a_width: AWidth = 8
-    b_width: BWidth = 8
-    acc_width: AccWidth = 32
-    signed: Signed = True
-    dtype: MacDtype = Field("int", description="operand datatype: 'int', or fp16/bf16/fp32 operands with fp32 "
-                                               "products and accumulation (widths implied)")
-    flush_subnormals: FlushSubnormals = False
-    mul_stages: MulStages = 0
-    add_stages: AddStages = 0
-
-    @property
-    def is_fp(self) -> bool:
-        return self.dtype != "int"
-
-    @property
-    def dense(self) -> bool:
-        """The dense baseline (``depth`` 1): every lane multiplies its own pair every busy cycle."""
-        return self.depth == 1
-
-    @property
-    def tree_levels(self) -> int:
-        """Adder levels of the in-order pairwise lane tree: ``ceil(log2(lanes))``."""
-        return (self.lanes - 1).bit_length()
-
-    @property
-    def pipeline_delay(self) -> int:
-        """Cycles from a busy cycle's lane operands to its tree value at the accumulator:
-        ``mul_stages + tree_levels * add_stages``."""
-        return self.mul_stages + self.tree_levels * self.add_stages
-
-    @property
-    def threads(self) -> int:
-        """Interleaved partial sums of the accumulator loop: ``add_stages + 1`` (1: a single-cycle adder)."""
-        return self.add_stages + 1
-
-    @property
-    def fold_cycles(self) -> int:
-        """Cycles the accumulator takes after the last busy value to fold its threads into the dot
-        product: 0, 3, 7, 11 for ``add_stages`` 0..3 (:data:`~accelgen.rtl.tensordash_datapath.FOLD_SCHEDULE`)."""
-        return accumulator_fold_cycles(self.add_stages)
-
-    @property
-    def latency(self) -> int:
-        """Cycles from the last busy cycle to the dot product in ``acc`` (``done``): ``1 + mul_stages +
-        ceil(log2(lanes)) * add_stages + fold_cycles`` (the accumulator register, the pipeline registers in
-        front of it, then the fold of the interleaved partial sums)."""
-        return 1 + self.pipeline_delay + self.fold_cycles
-
-    @model_validator(mode="after")
-    def _check_widths(self):
-        check_flush_subnormals(self)
-        need = self.a_width + self.b_width
-        if not self.is_fp and self.acc_width < need:
-            raise ValueError(f"acc_width={self.acc_width} is too narrow for a {self.a_width}x{self.b_width}-bit "
-                             f"product; allowed: acc_width >= a_width + b_width = {need}")
-        return self
-
-
-class TensorDashTileParams(TensorDashPEParams):
-    """Parameters of :class:`TensorDashTile`."""
-
-    block = "tensordash_tile"
-
-    rows: int = Field(4, ge=1, le=16, description="PE rows R sharing the B-side schedule")
-
 
 _FP_DOC = """
     Floating point
@@ -337,14 +248,11 @@ class TensorDashPE(FromParams, wiring.Component):
     start) needs 0 busy cycles.
 """ + _DENSE_DOC
 
-    def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default", a_width: int | None = None,
-                 b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
-                 dtype: str = "int", flush_subnormals: bool = False, mul_stages: int = 0, add_stages: int = 0,
-                 options: Sequence[tuple[int, int]] | None = None):
-        self.params, self.options, self.levels = validated_with_options(
-            TensorDashPEParams, options, lanes=lanes, depth=depth, pattern=pattern, a_width=a_width,
-            b_width=b_width, acc_width=acc_width, signed=signed, dtype=dtype, flush_subnormals=flush_subnormals,
-            mul_stages=mul_stages, add_stages=add_stages)
+    params_model = TensorDashPEParams
+
+    def __init__(self, params: TensorDashPEParams | None = None, /, *,
+                 options: Sequence[tuple[int, int]] | None = None, **kwargs):
+        self.params, self.options, self.levels = with_options(self.validated(params, kwargs), options)
         super().__init__(stream_ports(self.params, self.options, rows=()))
 
     def elaborate(self, platform):
@@ -460,14 +368,11 @@ class TensorDashTile(FromParams, HierarchicalComponent):
     after start.
 """ + _DENSE_DOC
 
-    def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default", a_width: int | None = None,
-                 b_width: int | None = None, acc_width: int | None = None, signed: bool | None = None,
-                 dtype: str = "int", flush_subnormals: bool = False, mul_stages: int = 0, add_stages: int = 0,
-                 rows: int = 4, options: Sequence[tuple[int, int]] | None = None):
-        self.params, self.options, self.levels = validated_with_options(
-            TensorDashTileParams, options, lanes=lanes, depth=depth, pattern=pattern, a_width=a_width,
-            b_width=b_width, acc_width=acc_width, signed=signed, dtype=dtype, flush_subnormals=flush_subnormals,
-            mul_stages=mul_stages, add_stages=add_stages, rows=rows)
+    params_model = TensorDashTileParams
+
+    def __init__(self, params: TensorDashTileParams | None = None, /, *,
+                 options: Sequence[tuple[int, int]] | None = None, **kwargs):
+        self.params, self.options, self.levels = with_options(self.validated(params, kwargs), options)
         super().__init__(stream_ports(self.params, self.options, rows=(self.params.rows,)))
 
     def elaborate(self, platform):

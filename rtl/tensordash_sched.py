@@ -7,15 +7,13 @@ behaviour of the whole, are described in :mod:`accelgen.rtl.tensordash`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, Literal
-
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
-from pydantic import Field, field_validator
 
-from ._params import BlockParams, FromParams
+from ..params.tensordash import TensorDashSchedParams
+from ._generator import FromParams
 
 __all__ = [
     "TENSORDASH_PATTERNS",
@@ -31,8 +29,6 @@ TENSORDASH_PATTERNS: dict[str, tuple[tuple[int, int], ...]] = {
     "default": ((0, 0), (1, 0), (2, 0), (3, 0), (1, 1), (1, -1), (2, 2), (3, 3)),
     "lookahead": ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0)),
 }
-
-PatternName = Literal["default", "lookahead"]
 
 
 def tensordash_options(pattern: str | Sequence[tuple[int, int]], lanes: int, depth: int) -> tuple[tuple[int, int], ...]:
@@ -86,29 +82,9 @@ def tensordash_levels(options: Sequence[tuple[int, int]], lanes: int) -> tuple[t
     raise AssertionError("unreachable")
 
 
-class TensorDashSchedParams(BlockParams):
-    """Parameters of :class:`TensorDashScheduler`."""
-
-    block = "tensordash_sched"
-
-    lanes: int = Field(4, ge=2, le=16, description="multiplier lanes L")
-    depth: int = Field(4, ge=2, le=5, description="staging buffer depth D in rows")
-    pattern: PatternName = Field("default", description="connectivity pattern (options beyond +D-1 dropped)")
-
-    #: whether ``depth: 1`` (the dense baseline: no staging buffers, scheduler or muxes) can be built
-    dense_baseline: ClassVar[bool] = False
-
-    @field_validator("depth", mode="before")
-    @classmethod
-    def _depth_one_has_no_scheduler(cls, value):
-        if type(value) is int and value == 1 and not cls.dense_baseline:
-            raise ValueError(f"1 is not allowed; expected {cls.allowed('depth')} (depth 1 is the dense baseline "
-                             "of tensordash_pe and tensordash_tile, which has no scheduler)")
-        return value
-
-
-def validated_with_options(model, options, **kwargs):
-    params = model.from_arguments(**kwargs)
+def with_options(params, options) -> tuple:
+    """``(params, options, levels)`` of a TensorDash generator: the options ``options`` (an explicit list, Python
+    only) or else the parameter set's ``pattern`` builds, and their scheduling levels."""
     if isinstance(options, str):
         raise TypeError(f"options={options!r} is not a sequence of (step, lane_offset) integer pairs "
                         "(a named pattern goes in pattern=)")
@@ -146,20 +122,18 @@ class TensorDashScheduler(FromParams, wiring.Component):
     Combinational (0 cycles); one schedule per cycle.
     """
 
-    def __init__(self, *, lanes: int = 4, depth: int = 4, pattern: str = "default",
-                 options: Sequence[tuple[int, int]] | None = None):
-        self.params, self.options, self.levels = validated_with_options(
-            TensorDashSchedParams, options, lanes=lanes, depth=depth, pattern=pattern)
+    params_model = TensorDashSchedParams
+
+    def __init__(self, params: TensorDashSchedParams | None = None, /, *,
+                 options: Sequence[tuple[int, int]] | None = None, **kwargs):
+        self.params, self.options, self.levels = with_options(self.validated(params, kwargs), options)
+        lanes, depth = self.params.lanes, self.params.depth
         self.sel_width = bits_for(len(self.options))
         super().__init__({
             "z": In(lanes).array(depth),
             "sel": Out(self.sel_width).array(lanes),
             "as_rows": Out(bits_for(depth)),
         })
-
-    @property
-    def latency(self) -> int:
-        return 0
 
     def elaborate(self, platform):
         m = Module()

@@ -16,7 +16,7 @@ from accelgen.golden import systolic as golden_systolic
 from accelgen.ppa import arch
 from accelgen.registry import FAMILIES
 from accelgen.rtl import fp as rtl_fp
-from accelgen.rtl._params import MacDtype
+from accelgen.params.base import MacDtype
 from accelgen.rtl.flexdpe import FlexDPEParams
 from accelgen.rtl.mac import MACParams
 from accelgen.rtl.systolic import SystolicParams

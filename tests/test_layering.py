@@ -4,9 +4,11 @@ Data flows one way: ``config -> rtl -> Verilog + manifest -> cosim`` and ``rtl -
 -> fitted model -> ppa``. The rules, checked on the source of every module of the installed
 package (``accelgen/``, ``rtl/``, ``gen/``, ``cosim/``, ``fit/``, ``ppa/``):
 
-* ``rtl`` imports nothing of accelgen but the root helpers;
+* the block parameter schemas ``accelgen.params`` are a leaf: they import nothing but pydantic,
+  annotated_types, numpy, the standard library and the root helpers, and every other layer may import them;
+* ``rtl`` imports nothing of accelgen but the root helpers and the parameter schemas;
 * the golden-model package ``accelgen.golden`` imports nothing but numpy, ml_dtypes, the standard
-  library and the root helpers;
+  library, the root helpers and the parameter schemas;
 * ``ppa`` imports neither Amaranth nor cocotb, nor ``accelgen.rtl``, ``accelgen.gen`` or the cosim
   runner (``accelgen.cosim``);
 * the layers (golden, rtl, gen, cosim, fit, ppa) receive the family object they work on: none
@@ -37,7 +39,9 @@ ROOT_HELPERS = {"accelgen", "accelgen.errors", "accelgen.util", "accelgen.proble
                 "accelgen.expr", "accelgen.executor", "accelgen.shipped", "accelgen.technology",
                 "accelgen.technology.nodes", "accelgen.technology.constants"}
 SUBPACKAGES = ("accelgen.cli", "accelgen.golden", "accelgen.rtl", "accelgen.gen", "accelgen.cosim", "accelgen.fit",
-               "accelgen.ppa")
+               "accelgen.ppa", "accelgen.params")
+#: what every layer may import besides its own modules: the root helpers and the parameter schemas
+SHARED = ROOT_HELPERS | {"accelgen.params"}
 
 
 @dataclass(frozen=True)
@@ -115,11 +119,19 @@ def violations(sources: dict[str, str]) -> list[str]:
             t = imp.target
             ours = t == "accelgen" or t.startswith("accelgen.")
             where = f"{name}:{imp.line} imports {t}"
-            if node == "accelgen.rtl" and ours and node_of(t) != "accelgen.rtl" and t not in ROOT_HELPERS:
-                problems.append(f"{where}: rtl may import only the root helpers")
+            if node == "accelgen.params":
+                top = t.split(".")[0]
+                if (ours and node_of(t) != "accelgen.params" and t not in ROOT_HELPERS) or (
+                        not ours and top not in ("pydantic", "annotated_types", "numpy", "__future__")
+                        and top not in sys.stdlib_module_names):
+                    problems.append(f"{where}: the parameter schemas are a leaf: they may import only pydantic, "
+                                    "annotated_types, numpy and root helpers")
+            if node == "accelgen.rtl" and ours and node_of(t) not in ("accelgen.rtl", "accelgen.params") \
+                    and t not in ROOT_HELPERS:
+                problems.append(f"{where}: rtl may import only the root helpers and the parameter schemas")
             if node == "accelgen.golden":
                 top = t.split(".")[0]
-                if ours and node_of(t) != "accelgen.golden" and t not in ROOT_HELPERS:
+                if ours and node_of(t) not in ("accelgen.golden", "accelgen.params") and t not in ROOT_HELPERS:
                     problems.append(f"{where}: the golden models may import only numpy, ml_dtypes and root helpers")
                 elif not ours and top not in ("numpy", "ml_dtypes", "__future__") and top not in sys.stdlib_module_names:
                     problems.append(f"{where}: the golden models may import only numpy, ml_dtypes and root helpers")
@@ -174,7 +186,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_every_package_module_is_read():
     assert {"accelgen.rtl.mac", "accelgen.golden.fp", "accelgen.cli", "accelgen.ppa.estimate",
-            "accelgen.registry", "accelgen.cosim.run", "accelgen.fit.sweep", "accelgen.gen.emit"} <= KNOWN
+            "accelgen.registry", "accelgen.cosim.run", "accelgen.fit.sweep", "accelgen.gen.emit",
+            "accelgen.params", "accelgen.params.mac"} <= KNOWN
 
 
 def test_layering_holds():
@@ -182,6 +195,10 @@ def test_layering_holds():
 
 
 @pytest.mark.parametrize("module,source,rule", [
+    ("accelgen.params.bad", "import amaranth\n", "parameter schemas are a leaf"),
+    ("accelgen.params.bad", "from ..rtl.mac import MAC\n", "parameter schemas are a leaf"),
+    ("accelgen.params.bad", "from ..ppa import arch\n", "parameter schemas are a leaf"),
+    ("accelgen.params.bad", "from ..golden.fan import fan_latency\n", "parameter schemas are a leaf"),
     ("accelgen.rtl.bad", "from ..ppa import estimate\n", "rtl may import only the root helpers"),
     ("accelgen.rtl.bad", "from ..cosim.vectors import CycleTable\n", "rtl may import only the root helpers"),
     ("accelgen.golden.bad", "import amaranth\n", "golden models may import only"),
@@ -197,3 +214,10 @@ def test_layering_holds():
 def test_each_rule_fires_on_a_module_that_breaks_it(module, source, rule):
     found = violations({**SOURCES, module: source})
     assert any(rule in v for v in found), found
+
+
+@pytest.mark.parametrize("module", ["accelgen.rtl.ok", "accelgen.golden.ok", "accelgen.gen.ok", "accelgen.cosim.ok",
+                                    "accelgen.fit.ok", "accelgen.ppa.ok", "accelgen.cli.ok"])
+def test_every_layer_may_import_the_parameter_schemas(module):
+    source = "from accelgen.params import SCHEMAS\nfrom accelgen.params.mac import MACParams\n"
+    assert violations({**SOURCES, module: source}) == []
