@@ -24,13 +24,12 @@ performance models (:mod:`accelgen.ppa.mapping`) take the chosen stages.
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..golden.tensordash import pe_latency
+from ..params import SCHEMAS
 
 STAGE_FIELDS = ("mul_stages", "add_stages")
 
@@ -86,25 +85,11 @@ class Choice:
 
 
 def added_latency(family: str, params: dict, mul_stages: int, add_stages: int) -> int:
-    """Cycles ``mul_stages`` / ``add_stages`` add to one result of ``family`` (the generators' latency
-    formulas: a systolic PE's or MAC's multiply-accumulate, a tree's ``log2 n`` levels, a chain's ``n - 1``
-    adders, a Flex-DPE's multiplier and FAN, a TensorDash PE's multiplier, lane tree and the fold of its
-    interleaved accumulator)."""
-    if family in ("systolic", "mac"):
-        return mul_stages + add_stages
-    if family in ("fan", "adder_tree", "art"):
-        return math.ceil(math.log2(params["n"])) * add_stages
-    if family == "linear_reduction":   # the chain fed skewed: each of its n inputs waits 1 + add_stages cycles
-        return params["n"] * add_stages
-    if family == "dot_product":
-        return mul_stages + math.ceil(math.log2(params["n"])) * add_stages
-    if family == "fan_linear":
-        return (params["n"] - 1) * add_stages
-    if family == "flexdpe":
-        return mul_stages + int(math.log2(params["k"])) * add_stages
-    if family in ("tensordash_pe", "tensordash_tile"):
-        return pe_latency(params["lanes"], mul_stages, add_stages) - pe_latency(params["lanes"])
-    return 0
+    """Cycles ``mul_stages`` / ``add_stages`` add to one result of ``family``: what its parameter schema
+    declares (:meth:`accelgen.params.base.BlockParams.stage_latency`, the stage part of the generator's latency);
+    0 for a family without a schema."""
+    schema = SCHEMAS.get(family)
+    return schema.stage_latency(params, mul_stages, add_stages) if schema is not None else 0
 
 
 def stage_options(model) -> list[tuple[int, int]]:

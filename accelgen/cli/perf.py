@@ -13,6 +13,7 @@ from rich.table import Table
 from .. import shipped
 from ..errors import ConfigError
 from ..golden.systolic import SUM_GROUPS
+from ..params.systolic import systolic_timing_problems
 from ..ppa.mapping import accelgen_cycles, scalesim_cycles
 from ..ppa.onnx_import import import_onnx
 from ..ppa.perf import evaluate, sparsity_sweep
@@ -121,7 +122,9 @@ def cycles_systolic_cmd(rows, cols, dataflow, gemms, convention, weight_load, mu
     timing = {"weight_load": weight_load, "mul_stages": mul_stages, "add_stages": add_stages,
               "sum_group": int(sum_group)}
     defaults = {"weight_load": "shift", "mul_stages": 0, "add_stages": 0, "sum_group": 1}
-    if timing["sum_group"] > 1 and (dataflow == "os" or rows % timing["sum_group"]):
+    broken = {problem.split(":")[0] for problem in systolic_timing_problems(dataflow, rows, weight_load,
+                                                                             timing["sum_group"])}
+    if "sum_group" in broken:
         raise click.BadParameter(f"{sum_group} is not allowed with --dataflow {dataflow} and --rows {rows}; allowed: "
                                  "1, or a divisor of the rows with ws or is", param_hint="--sum-group")
     if convention == "scalesim":
@@ -130,7 +133,7 @@ def cycles_systolic_cmd(rows, cols, dataflow, gemms, convention, weight_load, mu
             raise click.BadParameter(f"{', '.join(changed)} is not part of SCALE-Sim's accounting; allowed only "
                                      "with --convention accelgen", param_hint="--convention")
         timing = {}
-    if weight_load == "double" and dataflow == "os":
+    if "weight_load" in broken:
         raise click.BadParameter("'double' is not allowed with --dataflow os; allowed with ws or is",
                                  param_hint="--weight-load")
     fn = scalesim_cycles if convention == "scalesim" else accelgen_cycles
