@@ -9,7 +9,8 @@ import click
 from rich.table import Table
 
 from .. import shipped
-from ..ppa.chips import TABLE_HEADERS, replace_readme_table, summary, summary_line, table_rows, validate_chips
+from ..ppa.chips import TABLE_HEADERS, summary, summary_line, table_rows, validate_chips
+from ..ppa.docs import replace_validation_table
 from ..ppa.estimate import estimate, flatten
 from ..ppa.plot import plot_breakdown
 from ..ppa.sram import SRAM
@@ -90,20 +91,19 @@ def sram_cmd(capacity_bytes, block_bytes, banks, ports, node_nm, cell, cacti, as
 @click.command("validate-chips")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: per chip, each figure's published value, estimate, "
               "error, scope, kind and the per-component comparison.")
-@click.option("--readme", type=click.Path(dir_okay=False, exists=True),
-              help="Rewrite the validation table between the markers of this README.")
+@click.option("--doc", "--readme", "doc", type=click.Path(dir_okay=False, exists=True),
+              help="Rewrite the validation table between the markers of this file (docs/validation.md).")
 @click.option("--model", "models", multiple=True, metavar="FAMILY=FILE", help="Use this fitted model file.")
-def validate_chips_cmd(as_json, readme, models):
+def validate_chips_cmd(as_json, doc, models):
     """Estimate every shipped chip and compare it with its paper's figures, like for like (each figure's scope:
     chip, core or compute array; and kind: TDP, measured on a workload, post-layout, ...)."""
     rows = validate_chips(model_paths=model_paths(models))
     if as_json:
         click.echo(json.dumps({"chips": rows, "summary": summary(rows)}, indent=1, default=float))
         return
-    if readme:
-        path = Path(readme)
-        text = replace_readme_table(path.read_text(), rows)
-        write_atomic(path, text)
+    if doc:
+        path = Path(doc)
+        write_atomic(path, replace_validation_table(path.read_text(), rows))
     _table(table_rows(rows), TABLE_HEADERS)
     click.echo(summary_line(rows))
 

@@ -1,4 +1,4 @@
-"""validate-chips: scope and kind of each published figure, parts, the README's table, the white-space rule."""
+"""validate-chips: scope and kind of each published figure, parts, docs/validation.md's table, the white-space rule."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from accelgen.errors import ConfigError
 from accelgen.ppa import estimate, parse_arch
 from accelgen.ppa.arch import load_arch
 from accelgen.ppa.perf import evaluate
-from accelgen.ppa.chips import (README_BEGIN, README_END, replace_readme_table, table_rows, validate_chip,
-                                validate_chips)
+from accelgen.ppa.chips import table_rows, validate_chip, validate_chips
+from accelgen.ppa.docs import VALIDATION_BEGIN, VALIDATION_END, replace_validation_table
 
 sys.path.insert(0, str(Path(__file__).parent))
 import ppa_models
@@ -228,11 +228,28 @@ def test_json_has_scope_kind_and_parts(capsys):
     assert d["summary"]["area"]["chips"] >= 4
 
 
-def test_readme_table_is_current():
-    text = (ROOT / "README.md").read_text()
-    assert README_BEGIN in text and README_END in text
-    assert replace_readme_table(text, validate_chips()) == text, \
-        "the README's validation table is stale: run `accelgen validate-chips --readme README.md`"
+def test_validation_doc_table_is_current():
+    text = (ROOT / "docs" / "validation.md").read_text()
+    assert VALIDATION_BEGIN in text and VALIDATION_END in text
+    assert replace_validation_table(text, validate_chips()) == text, \
+        "docs/validation.md's table is stale: run `accelgen validate-chips --doc docs/validation.md`"
+
+
+def test_validation_doc_command_rewrites_the_table_and_keeps_readme_as_its_alias(tmp_path, capsys):
+    """``--doc`` rewrites the table between the markers; ``--readme``, its old name, does the same; a file without
+    the markers is a one-line error and is left as it was."""
+    doc = tmp_path / "validation.md"
+    doc.write_text(f"intro\n{VALIDATION_BEGIN}\nold\n{VALIDATION_END}\noutro\n")
+    for option in ("--doc", "--readme"):
+        assert main(["validate-chips", option, str(doc)]) == 0
+        text = doc.read_text()
+        assert "old" not in text and text.startswith("intro\n") and text.endswith("outro\n")
+        assert "| tpu_v1 | 28 nm | area mm^2 | chip | upper_bound |" in text
+    capsys.readouterr()
+    bare = tmp_path / "bare.md"
+    bare.write_text("no markers\n")
+    assert main(["validate-chips", "--doc", str(bare)]) == 2
+    assert "no generated-part markers" in capsys.readouterr().err and bare.read_text() == "no markers\n"
 
 
 def test_pe_memories_follow_the_compute_and_shared_memories_count_instances(models):
