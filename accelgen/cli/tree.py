@@ -58,8 +58,8 @@ ALIASES: dict[str, str] = {
     "sweep": "model sweep", "fit": "model fit", "fit-report": "model report", "predict": "model predict",
     "estimate": "ppa estimate", "perf": "ppa perf", "dse": "ppa dse", "study": "ppa study",
     "validate-chips": "ppa validate", "sram": "ppa sram", "tech": "ppa tech", "workload": "ppa workload",
-    "sigma-report": "sigma report", "tensordash-speedup": "tensordash speedup", "tensordash-sweep": "tensordash speedup",
-    "cycles systolic": "systolic cycles",
+    "sigma-report": "sigma report", "cycles systolic": "systolic cycles",
+    "tensordash-speedup": "tensordash speedup", "tensordash-sweep": "tensordash speedup",
 }
 
 #: the earlier groups an alias of two words runs through (``cycles systolic``): its subcommand is the grouped command

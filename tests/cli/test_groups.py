@@ -61,8 +61,10 @@ def test_every_flat_name_is_an_alias():
     assert resolve("cycles systolic") is perf.cycles_systolic_cmd
 
 
-@pytest.mark.parametrize("module", [blocks, dse, estimate, fit, flexdpe, perf, regress, study, tech, tensordash, warmup],
-                         ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+MODULES = [blocks, dse, estimate, fit, flexdpe, perf, regress, study, tech, tensordash, warmup]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
 def test_each_module_command_keeps_its_own_name(module):
     for command in module.COMMANDS:
         assert resolve(command.name) is command
