@@ -55,7 +55,7 @@ def _config_or_block(ctx, config_path: str | None):
               help="Output directory.")
 @click.pass_context
 def gen_group(ctx, config_path, out_dir):
-    """Emit Verilog and a manifest: `accelgen gen BLOCK [params] -o DIR` or `accelgen gen --config FILE -o DIR`."""
+    """Emit Verilog and a manifest: `accelgen hw gen BLOCK [params] -o DIR` or `accelgen hw gen --config FILE`."""
     if ctx.invoked_subcommand is not None and config_path:
         raise click.UsageError("give either a block or --config, not both")
     cfg = _config_or_block(ctx, config_path)

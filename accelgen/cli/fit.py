@@ -131,7 +131,7 @@ def _inputs(assignments, model: FittedModel) -> dict:
                    "too they become the node's). Default: the library's own figures.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def predict_cmd(family_name, assignments, model_path, node_nm, as_json):
-    """Evaluate a fitted model: accelgen predict mac a_width=8 b_width=8 zero_gating=true density=0.5"""
+    """Evaluate a fitted model: accelgen model predict mac a_width=8 b_width=8 zero_gating=true density=0.5"""
     from ..fit.api import predict
 
     m = load_model(family_name, path=model_path)
