@@ -1,10 +1,12 @@
 """What a block family is: the pieces every strand needs for one family, declared together.
 
 A :class:`BlockFamily` is data, after ZigZag's "hardware as data": the parameter schema, the
-generator, the host side of its co-simulation (cycle table, host-side check, cosim options), its
-functional-coverage collector and its switching-activity stimulus. The families themselves are
-declared once each in :mod:`accelgen.registry`; emission, co-simulation, fitting and regressions
-receive the family object they work on.
+generator, its golden model, the host side of its co-simulation (cycle table, host-side check, cosim
+options), its functional-coverage collector with the fp bins its structure cannot reach, its
+switching-activity stimulus, its sweep files and shipped models, and the PPA unit that costs it. The
+families themselves are declared once each in :mod:`accelgen.registry` (``tests/test_family_complete.py``
+checks every piece is there); emission, co-simulation, fitting and regressions receive the family
+object they work on.
 
 This module imports no generator, simulator or fitting code, so that :mod:`accelgen.gen` can use
 the type without pulling in the rest.
@@ -51,13 +53,22 @@ class BlockFamily:
     ``coverage(params, table, context) -> Coverage`` collects the functional-coverage bins of one
     run (:mod:`accelgen.cosim.coverage`). ``activity_table(params, density, cycles, seed) ->
     Activity`` is the operand stream of switching-activity sweeps (:mod:`accelgen.cosim.stimulus`);
-    without one a sweep drives the cosim stimulus and reports energy per cycle.
+    without one (``no_activity`` says why) a sweep drives the cosim stimulus and reports energy per cycle.
+    The cycle table, coverage, fp rules and activity stimulus sit in the family's host module
+    (``accelgen.cosim.<family>``; families that share a stimulus share a module).
+
+    Found by the family's name, outside the code: its sweep files ``fit/sweeps/<sweep>.yaml`` (:attr:`sweeps`,
+    each saying ``family: <name>``), the model fitted from each, shipped as ``fit/models/<sweep>.json``, and
+    its entry ``- block: <name>`` in the default regression (``cosim/regressions/default.yaml``).
     """
 
     name: str
     summary: str
-    params_model: type                      # a BlockParams subclass (accelgen.rtl)
+    params_model: type                      # a BlockParams subclass (accelgen.params)
     build_component: Callable[[Any], Any]
+    #: the module of :mod:`accelgen.golden` holding its golden model and cycle model (by name: a family object is
+    #: pickled to the regression's worker processes)
+    golden: str
     cycle_table: Callable[..., Any]
     verify: Callable[..., list] | None = None
     cosim_options: tuple[CosimOption, ...] = ()
@@ -70,6 +81,12 @@ class BlockFamily:
     #: ``fp_unreachable(params) -> {bin: reason}``: fp bins the family's structure cannot reach
     fp_unreachable: Callable[..., dict] | None = None
     activity_table: Callable[..., Any] | None = None
+    #: why the family has no ``activity_table`` (e.g. a network that only routes: energy per cycle of the cosim)
+    no_activity: str = ""
+    #: the variants of its sweep (``fit/sweeps/<name>-<variant>.yaml``) beside the base one (:attr:`sweeps`)
+    sweep_variants: tuple[str, ...] = ()
+    #: the kind of the PPA unit (:mod:`accelgen.ppa.units`) that costs this block on a chip, or that it is part of
+    ppa_unit: str = ""
     #: timing-driven mapping maps each cell module once, by its own ABC run (arrays of registered cells: exact,
     #: and fast). False: the cells are flattened into their parent first, for designs whose cells take
     #: combinational inputs from it, where a run per cell would hide the paths across (:meth:`mapped_cells`)
@@ -83,6 +100,12 @@ class BlockFamily:
             return self.params_model(**params)
         except pydantic.ValidationError as exc:
             raise ConfigError(params_problems(self.params_model, exc, prefix=path)) from None
+
+    @property
+    def sweeps(self) -> tuple[str, ...]:
+        """The names of its sweep files (``fit/sweeps/<sweep>.yaml``) and shipped models (``fit/models/<sweep>.json``):
+        ``<name>`` and ``<name>-<variant>`` for each of :attr:`sweep_variants`."""
+        return (self.name, *(f"{self.name}-{v}" for v in self.sweep_variants))
 
     def default_name(self, params) -> str:
         return self.name

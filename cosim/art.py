@@ -1,4 +1,4 @@
-"""Host side of the ART's co-simulation: the FAN's stimulus and the ART's slots, sums and cycles.
+"""The ART family's host side: the FAN's stimulus and the ART's slots, sums and cycles; coverage; activity.
 
 The vectors are those of :func:`accelgen.cosim.fan.fan_stimulus` (directed cluster layouts, then
 random ones; fp32 special values and rounding cases), one per cycle. Each valid cluster's sum and
@@ -13,11 +13,12 @@ import numpy as np
 
 from ..golden.art import art_latency, art_plan, art_sums
 from ..golden.fan import segmented_sums
-from .fan import fan_stimulus, reduction_activity, slot_expectations
+from .coverage import Coverage
+from .fan import fan_layouts, fan_stimulus, reduction_activity, slot_expectations
 from .stimulus import Activity, cosim_activity
 from .vectors import CycleTable, to_bits
 
-__all__ = ["art_activity", "art_ops", "art_table"]
+__all__ = ["art_activity", "art_coverage", "art_ops", "art_table"]
 
 
 def art_table(params, vectors: int = 1024, seed: int = 1, order: str = "art", latency: int | None = None) -> CycleTable:
@@ -78,3 +79,20 @@ def art_activity(params, density: float, cycles: int, seed: int) -> Activity:
     if params.dtype == "int":
         return cosim_activity(art_table, params, 1.0, cycles, seed)
     return reduction_activity(params, density, cycles, seed)
+
+
+def art_coverage(params, table: CycleTable, context) -> Coverage:
+    """MAERI's ART: the ``fan`` layout bins (:func:`~accelgen.cosim.fan.fan_layouts`), and every switch operation
+    (:func:`accelgen.golden.art.art_plan`) its vectors made, of those a size allows (no links below n = 8):
+    2-input add, 3-input add over a forwarding link, 2-input add over a link, a cluster split at a link, a
+    finished cluster riding up to a free output."""
+    cov = fan_layouts(params, table)
+    kinds = ["add2"] + (["add3", "add2 over link", "split at link"] if params.n >= 8 else []) + \
+        (["ride up"] if params.n >= 4 else [])
+    cov.declare(*(f"switch: {kind}" for kind in kinds))
+    rows = int(table.info.get("vectors", table.cycles))
+    ids = np.stack([table.inputs[f"vec_id__{i}"][:rows] for i in range(params.n)], axis=1)
+    for t in range(rows):
+        for kind, count in art_plan(ids[t]).ops.items():
+            cov.hit(f"switch: {kind}", count)
+    return cov

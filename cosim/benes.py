@@ -1,11 +1,16 @@
-"""Host side of Benes co-simulation: routed requests, words and expected deliveries as a cycle table."""
+"""The Benes network's host side: routed requests, words and expected deliveries as a cycle table; coverage.
+
+No activity stimulus (``BlockFamily.no_activity``): a sweep drives the cosim stimulus and reports energy per
+cycle.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..golden.benes import benes_reference, deliver, random_multicast
-from .benes_router import ctrl_words, route
+from .benes_router import CTRL_WORD_SWITCHES, ctrl_words, route
+from .coverage import Coverage
 from .vectors import CycleTable
 
 
@@ -86,3 +91,57 @@ def benes_table(params, vectors: int = 2048, seed: int = 1) -> CycleTable:
     return CycleTable(inputs=inputs, expect=expect, check=check,
                       info={"vectors": len(rows), "sections": stim["sections"],
                             "multicast_passes": stim["multicast_passes"], "latency": lat})
+
+
+# --------------------------------------------------------------------------- coverage
+
+def _decode_settings(params, table: CycleTable, t: int) -> np.ndarray:
+    per_stage = params.ctrl_words_per_stage
+    half = params.n // 2
+    settings = np.zeros((params.stages, half), dtype=np.uint8)
+    for s in range(params.stages):
+        for c in range(per_stage):
+            word = int(table.inputs[f"ctrl__{s * per_stage + c}"][t])
+            for i in range(min(CTRL_WORD_SWITCHES, half - c * CTRL_WORD_SWITCHES)):
+                settings[s, c * CTRL_WORD_SWITCHES + i] = word >> (2 * i) & 3
+    return settings
+
+
+def benes_coverage(params, table: CycleTable, context) -> Coverage:
+    """Per pass, the permutation class (identity, reversal, bit reversal, rotation, perfect shuffle, other full
+    permutation, partial permutation with don't-cares), broadcast fan-out classes of raw switch settings, and
+    multicast requests by number of passes."""
+    cov = Coverage()
+    n = params.n
+    k = n.bit_length() - 1
+    idx = np.arange(n)
+    named = {"identity": idx, "reversal": idx[::-1],
+             "bit reversal": np.array([int(format(i, f"0{k}b")[::-1], 2) for i in idx]),
+             "rotation": np.roll(idx, 1), "perfect shuffle": np.concatenate([idx[0::2], idx[1::2]])}
+    cov.declare(*(f"permutation: {name}" for name in named), "permutation: other",
+                "partial permutation (don't-care outputs)", "broadcast fan-out 2", "multicast: 2 passes")
+    if n >= 4:
+        cov.declare("broadcast fan-out 3-4", "multicast: 3+ passes")
+    if n >= 8:
+        cov.declare("broadcast fan-out 5+")
+    lat = params.latency
+    rows = int(table.info.get("vectors", table.cycles))
+    for t in range(rows):
+        src = np.array(benes_reference(_decode_settings(params, table, t), list(range(n))))
+        checked = np.array([bool(table.check[f"data_out__{d}"][t + lat]) for d in range(n)])
+        used = src[checked]
+        if len(set(used.tolist())) == len(used):
+            if checked.all():
+                name = next((nm for nm, p in named.items() if np.array_equal(src, p)), "other")
+                cov.hit(f"permutation: {name}")
+            else:
+                cov.hit("partial permutation (don't-care outputs)")
+        else:
+            fan = int(np.bincount(used).max())
+            cov.hit("broadcast fan-out 2" if fan == 2 else "broadcast fan-out 3-4" if fan <= 4
+                    else "broadcast fan-out 5+")
+    for passes, count in table.info.get("multicast_passes", {}).items():
+        passes = int(passes)
+        cov.hit("multicast: 1 pass" if passes == 1 else "multicast: 2 passes" if passes == 2
+                else "multicast: 3+ passes", count)
+    return cov

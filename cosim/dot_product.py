@@ -1,10 +1,11 @@
-"""Host side of dot-product-unit co-simulation: operand vectors, expected sums, activity stimulus."""
+"""The dot-product unit's host side: operand vectors, expected sums, coverage, activity stimulus."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..golden.dot_product import dot_product_latency, dot_products
+from .coverage import Coverage, signed_values
 from .stimulus import Activity, sparse_ints
 from .vectors import CycleTable, operand_range, to_bits
 
@@ -128,3 +129,47 @@ def dot_product_activity(params, density: float, cycles: int, seed: int) -> Acti
     ins["valid"] = np.ones(cycles, dtype=np.int64)
     warm = params.latency + 1
     return Activity(ins, ops=cycles - warm, per="dot product (n MACs in one cycle)", warmup=warm)
+
+
+# --------------------------------------------------------------------------- coverage
+
+def _operand_classes(width: int, signed: bool) -> list[str]:
+    """The classes of zero, min, max, other that an operand's values fall in (no min when it is 0, ...)."""
+    lo, hi = operand_range(width, signed)
+    names = ["zero"] + (["min"] if lo else []) + (["max"] if hi else [])
+    return names + (["other"] if hi - lo + 1 > len(names) else [])
+
+
+def dot_product_coverage(params, table: CycleTable, context) -> Coverage:
+    """Operand classes of ``a`` x ``b`` (zero, min, max, other; those the widths have) over the lanes of valid
+    vectors, sums (largest, smallest, zero, negative, positive), valid and idle vectors and bubbles (an idle
+    vector between valid ones)."""
+    cov = Coverage()
+    n, aw, bw, signed = params.n, params.a_width, params.b_width, params.signed
+    rows = int(table.info.get("vectors", table.cycles))
+    valid = table.inputs["valid"][:rows].astype(bool)
+    a = np.stack([signed_values(table.inputs[f"a__{i}"][:rows], aw, signed) for i in range(n)], axis=1)[valid]
+    b = np.stack([signed_values(table.inputs[f"b__{i}"][:rows], bw, signed) for i in range(n)], axis=1)[valid]
+    (a_lo, a_hi), (b_lo, b_hi) = operand_range(aw, signed), operand_range(bw, signed)
+
+    def classes(v, lo, hi):
+        return np.select([v == 0, v == lo, v == hi], ["zero", "min", "max"], "other")
+
+    ca, cb = classes(a, a_lo, a_hi), classes(b, b_lo, b_hi)
+    for x in _operand_classes(aw, signed):
+        for y in _operand_classes(bw, signed):
+            cov.hit(f"a={x} x b={y}", int(np.count_nonzero((ca == x) & (cb == y))))
+    extremes = [x * y for x in (a_lo, a_hi) for y in (b_lo, b_hi)]
+    largest, smallest = n * max(extremes), n * min(extremes)
+    sums = dot_products(a, b) if len(a) else np.zeros(0, dtype=object)
+    cov.hit("sum: largest", int(np.count_nonzero(sums == largest)))
+    cov.hit("sum: zero", int(np.count_nonzero(sums == 0)))
+    cov.hit("sum: positive", int(np.count_nonzero(sums > 0)))
+    if smallest < 0:
+        cov.hit("sum: smallest", int(np.count_nonzero(sums == smallest)))
+        cov.hit("sum: negative", int(np.count_nonzero(sums < 0)))
+    cov.hit("vectors: valid", int(np.count_nonzero(valid)))
+    cov.hit("vectors: idle", int(np.count_nonzero(~valid)))
+    bubbles = ~valid[1:-1] & valid[:-2] & valid[2:]
+    cov.hit("vectors: bubble between valid ones", int(np.count_nonzero(bubbles)))
+    return cov

@@ -1,4 +1,4 @@
-"""Host side of FAN / linear-chain / adder-tree co-simulation: cluster layouts and expected slots.
+"""The FAN, linear-chain and adder-tree families' host side: cluster layouts, expected slots, coverage, activity.
 
 With ``dtype="fp32"`` the values are fp32 bit patterns and the expected sums are
 computed in each network's documented association order
@@ -11,6 +11,7 @@ import numpy as np
 
 from ..golden.fan import dot_sum, fan_latency, fan_top_adder, linear_latency, segmented_sums, tree_latency
 from ..golden.fp import random_fp_bits, special_values
+from .coverage import Coverage
 from .stimulus import Activity, cosim_activity
 from .vectors import CycleTable, to_bits
 
@@ -290,3 +291,77 @@ def reduction_activity(params, density: float, cycles: int, seed: int) -> Activi
         ins |= {f"vec_id__{i}": ids[:, i].astype(np.int64) for i in range(n)}
     warm = params.latency + 1
     return Activity(ins, ops=cycles - warm, per="vector (n fp32 inputs reduced in one cycle)", warmup=warm)
+
+
+# --------------------------------------------------------------------------- coverage
+
+def size_class(size: int) -> str:
+    """The power-of-two class of a cluster size: ``1``, ``2``, ``3-4``, ``5-8``, ..."""
+    if size <= 2:
+        return str(size)
+    hi = 1 << (size - 1).bit_length()
+    return f"{hi // 2 + 1}-{hi}"
+
+
+def size_classes(n: int) -> list[str]:
+    """Every :func:`size_class` of a cluster of ``1 .. n`` inputs."""
+    out, s = ["1"], 2
+    if n >= 2:
+        out.append("2")
+    while s < n:
+        out.append(f"{s + 1}-{2 * s}")
+        s *= 2
+    return out
+
+
+def fan_layouts(params, table: CycleTable) -> Coverage:
+    """The cluster layouts of every valid vector of a vecID reduction network: number of clusters (1, 2..n/4,
+    more, all singletons), cluster sizes (power-of-two size classes up to ``n``), clusters aligned to or
+    straddling a subtree boundary, idle vectors and partly invalid vectors."""
+    cov = Coverage()
+    n = params.n
+    rows = int(table.info.get("vectors", table.cycles))
+    ids = np.stack([table.inputs[f"vec_id__{i}"][:rows] for i in range(n)], axis=1)
+    valid = np.stack([table.inputs[f"valid__{i}"][:rows] for i in range(n)], axis=1).astype(bool)
+    cov.declare(*(f"cluster size {s}" for s in size_classes(n)))
+    cov.declare("clusters: 1", "clusters: all singletons", "vectors: idle", "vectors: partly invalid")
+    if n >= 4:
+        cov.declare("clusters: > n/4", "cluster aligned to a subtree", "cluster straddles a subtree boundary")
+    if n >= 8:
+        cov.declare("clusters: 2..n/4")
+    for t in range(rows):
+        if not valid[t].any():
+            cov.hit("vectors: idle")
+            continue
+        if not valid[t].all():
+            cov.hit("vectors: partly invalid")
+        starts = [0] + [i for i in range(1, n) if ids[t, i] != ids[t, i - 1]]
+        ends = starts[1:] + [n]
+        k = len(starts)
+        cov.hit("clusters: 1" if k == 1 else "clusters: all singletons" if k == n else
+                "clusters: 2..n/4" if k <= n // 4 else "clusters: > n/4")
+        for s, e in zip(starts, ends):
+            size = e - s
+            cov.hit(f"cluster size {size_class(size)}")
+            if size > 1 and n >= 4:
+                block = 1 << (size - 1).bit_length()
+                aligned = s % block == 0 and size == block
+                cov.hit("cluster aligned to a subtree" if aligned else "cluster straddles a subtree boundary")
+    return cov
+
+
+def fan_coverage(params, table: CycleTable, context) -> Coverage:
+    """FAN and the linear chain: cluster layouts (sizes, counts, positions) seen in the run (:func:`fan_layouts`)."""
+    return fan_layouts(params, table)
+
+
+def adder_tree_coverage(params, table: CycleTable, context) -> Coverage:
+    """The adder tree: valid patterns of its vectors (all, some, none)."""
+    cov = Coverage()
+    n = params.n
+    rows = int(table.info.get("vectors", table.cycles))
+    valid = np.stack([table.inputs[f"valid__{i}"][:rows] for i in range(n)], axis=1).astype(bool)
+    cov.hit("valid: all", int(np.count_nonzero(valid.all(axis=1))))
+    cov.hit("valid: some", int(np.count_nonzero(valid.any(axis=1) & ~valid.all(axis=1))))
+    cov.hit("valid: none", int(np.count_nonzero(~valid.any(axis=1))))
+    return cov

@@ -281,81 +281,34 @@ def family_fp_coverage(fam, params, ops: FpOps) -> Coverage:
 
 
 # --------------------------------------------------------------------------- what a family's structure rules out
+# (shared reasons; each family's rules, ``<family>_fp_unreachable``, sit beside its coverage collector)
 
-_PLUS_ZERO_START = ("the accumulator starts at +0.0 and x + (-x) is +0.0 (round to nearest even): a sum that "
+PLUS_ZERO_START = ("the accumulator starts at +0.0 and x + (-x) is +0.0 (round to nearest even): a sum that "
                     "starts at +0.0 is never -0.0")
 
 
-def _plus_zero_start(params, bins=("add a: -0", "add result: -0")) -> dict[str, str]:
+def plus_zero_start(params, bins=("add a: -0", "add result: -0")) -> dict[str, str]:
     """The -0 ``bins`` of an adder whose chain starts at +0.0. Under FTZ a negative sum that is subnormal after
     rounding becomes -0, so they are reachable there, unless the sums are of fp16 products (never subnormal)."""
     if getattr(params, "flush_subnormals", False) and getattr(params, "dtype", None) != "fp16":
         return {}
-    return dict.fromkeys(bins, _PLUS_ZERO_START)
+    return dict.fromkeys(bins, PLUS_ZERO_START)
 
 
 #: fp16 values are multiples of 2**-24, so their products are multiples of 2**-48, and so is every fp32 sum of
 #: them (rounding to 24 bits at a magnitude of 2**-48 or more keeps multiples of 2**-48): a non-zero sum is at
 #: least 2**-48, far above fp32's normal range's bottom (2**-126). A product is at most 65504**2 < 2**32.
-_FP16_SUMS = "every sum is of fp16 products, multiples of 2**-48: a non-zero one is >= 2**-48, never subnormal"
-_FP16_SUMS_OVERFLOW = "every sum is of fp16 products (each < 2**32): fp32 overflows after 2**96 of them"
+FP16_SUMS = "every sum is of fp16 products, multiples of 2**-48: a non-zero one is >= 2**-48, never subnormal"
+FP16_SUMS_OVERFLOW = "every sum is of fp16 products (each < 2**32): fp32 overflows after 2**96 of them"
 
 
-def _fp16_product_sums(params) -> dict[str, str]:
+def fp16_product_sums(params) -> dict[str, str]:
     """The add bins a datapath whose adder only ever sums fp16 products (no fp32 addend input) cannot reach."""
     if getattr(params, "dtype", None) != "fp16":
         return {}
-    return {**{f"add {what}: subnormal": _FP16_SUMS for what in ("a", "b", "result")},
-            "add: underflow to subnormal": _FP16_SUMS, "add: overflow to inf": _FP16_SUMS_OVERFLOW}
+    return {**{f"add {what}: subnormal": FP16_SUMS for what in ("a", "b", "result")},
+            "add: underflow to subnormal": FP16_SUMS, "add: overflow to inf": FP16_SUMS_OVERFLOW}
 
 
-def mac_fp_unreachable(params) -> dict[str, str]:
-    """A MAC without ``addend_input`` clears to +0.0: its adder never sees or makes -0.0, and in fp16 it only sums
-    products."""
-    if params.addend_input:
-        return {}
-    return {**_plus_zero_start(params), **_fp16_product_sums(params)}
-
-
-def systolic_fp_unreachable(params) -> dict[str, str]:
-    """Every PE chain and the host's fold combination start at +0.0 (:mod:`accelgen.golden.systolic`) and sum
-    products only; so do the multi-operand sums of grouped columns (``sum_group``)."""
-    out = {**_plus_zero_start(params), **_fp16_product_sums(params)}
-    fp16 = getattr(params, "dtype", None) == "fp16"
-    if fp16:
-        out |= {"sum operand: subnormal": _FP16_SUMS, "sum result: subnormal": _FP16_SUMS,
-                "sum: underflow to subnormal": _FP16_SUMS, "sum: overflow to inf": _FP16_SUMS_OVERFLOW}
-    elif getattr(params, "flush_subnormals", False):
-        out["sum operand: subnormal"] = "flush_subnormals: the operands are flushed products and partial sums"
-    return out | _plus_zero_start(params, ("sum result: -0",))
-
-
-_NO_ZERO_PRODUCT = "no zero operand is multiplied, and an fp16 product of non-zeros is an exact normal fp32 number"
-
-
-def tensordash_fp_unreachable(params) -> dict[str, str]:
-    """At depth 2 or more a pair with a zero operand is ineffectual and never multiplied (the tile: a zero B
-    operand; :mod:`accelgen.golden.tensordash`); the dense baseline (depth 1) multiplies every pair. The lane
-    trees and accumulators sum products only."""
-    sums = _fp16_product_sums(params)
-    if params.depth == 1:
-        return sums
-    why = "the scheduler never gives a multiplier an ineffectual pair (a zero {} operand)"
-    sides = ("b",) if hasattr(params, "rows") else ("a", "b")
-    out = {f"mul {side}: {z}": why.format(side.upper()) for side in sides for z in ("+0", "-0")}
-    if sides == ("a", "b") and params.dtype == "fp16":
-        out.update({"mul result: +0": _NO_ZERO_PRODUCT, "mul result: -0": _NO_ZERO_PRODUCT})
-    return {**out, **sums}
-
-
-def flexdpe_fp_unreachable(params) -> dict[str, str]:
-    """A Flex-DPE multiplies only pairs of non-zeros: the stationary matrix is bitmap-compressed (its zeros are
-    never loaded) and a zero streamed word is skipped (:func:`accelgen.golden.flexdpe.flexdpe_fp_reference`)."""
-    out = {f"mul a: {z}": "the stationary matrix is bitmap-compressed: its zeros never reach a multiplier"
-           for z in ("+0", "-0")}
-    out.update({f"mul b: {z}": "a zero streamed word is skipped, never multiplied" for z in ("+0", "-0")})
-    if params.dtype == "fp16":
-        no_neg_zero = f"{_NO_ZERO_PRODUCT}; the FAN sums products and +0.0 fillers, and x + (-x) is +0.0"
-        out.update({"mul result: +0": _NO_ZERO_PRODUCT, "mul result: -0": _NO_ZERO_PRODUCT,
-                    **{f"add {what}: -0": no_neg_zero for what in ("a", "b", "result")}})
-    return {**out, **_fp16_product_sums(params)}
+#: why an fp16 datapath that never multiplies a zero operand makes no zero product
+NO_ZERO_PRODUCT = "no zero operand is multiplied, and an fp16 product of non-zeros is an exact normal fp32 number"

@@ -1,4 +1,4 @@
-"""Host side of the linear reduction's co-simulation: the FAN's stimulus, presented skewed.
+"""The linear reduction's host side: the FAN's stimulus, presented skewed; coverage; activity.
 
 The vectors are those of :func:`accelgen.cosim.fan.fan_stimulus` (directed cluster layouts, then
 random ones; fp32 special values and rounding cases). Input ``i`` of vector ``t`` is driven in row
@@ -15,11 +15,12 @@ import numpy as np
 from ..golden.fan import segmented_sums
 from ..golden.fp import random_fp_bits
 from ..golden.linear_reduction import input_cycle, linear_reduction_latency, slot_cycle
-from .fan import fan_stimulus, slot_expectations
+from .coverage import Coverage
+from .fan import fan_layouts, fan_stimulus, slot_expectations
 from .stimulus import Activity, sparse_ints
 from .vectors import CycleTable, to_bits
 
-__all__ = ["linear_reduction_activity", "linear_reduction_table"]
+__all__ = ["linear_reduction_activity", "linear_reduction_coverage", "linear_reduction_table"]
 
 
 def linear_reduction_table(params, vectors: int = 1024, seed: int = 1, order: str = "linear",
@@ -82,3 +83,12 @@ def linear_reduction_activity(params, density: float, cycles: int, seed: int) ->
         for port, col in (("value", values[:, i]), ("valid", np.ones(total, dtype=np.int64)), ("vec_id", ids[:, i])):
             ins[f"{port}__{i}"] = np.concatenate([np.zeros(lead, dtype=np.int64), col[:total - lead]])
     return Activity(ins, ops=cycles, per="vector (n inputs reduced, presented skewed; steady state)", warmup=warm)
+
+
+def linear_reduction_coverage(params, table: CycleTable, context) -> Coverage:
+    """The linear reduction: the ``fan`` layout bins (:func:`~accelgen.cosim.fan.fan_layouts`), read from its
+    vectors de-skewed (input ``i`` of vector ``t`` is in row ``t + i * info["skew"]``)."""
+    rows, skew = int(table.info["vectors"]), int(table.info["skew"])
+    cols = {f"{port}__{i}": table.inputs[f"{port}__{i}"][i * skew:i * skew + rows]
+            for i in range(params.n) for port in ("vec_id", "valid")}
+    return fan_layouts(params, CycleTable(inputs=cols, expect={}, info={"vectors": rows}))

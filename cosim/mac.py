@@ -1,4 +1,4 @@
-"""Host side of MAC co-simulation: stimulus and expected response as a cycle table."""
+"""The MAC family's host side: stimulus and expected response as a cycle table, coverage, activity stimulus."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import numpy as np
 from ..fpformat import format_of
 from ..golden import fp as fpm
 from ..golden.mac import mac_reference, mac_reference_fp
+from .coverage import Coverage, signed_values
+from .fp_coverage import fp16_product_sums, plus_zero_start
 from .stimulus import Activity, sparse_ints
 from .vectors import CycleTable, operand_range, to_bits
 
@@ -281,3 +283,46 @@ def mac_activity(params, density: float, cycles: int, seed: int) -> Activity:
     if getattr(params, "addend_input", False):
         ins["c_in"] = np.zeros(cycles, dtype=np.int64)
     return Activity(ins, ops=cycles - warm, per="MAC", warmup=warm)
+
+
+# --------------------------------------------------------------------------- coverage
+
+def mac_coverage(params, table: CycleTable, context) -> Coverage:
+    """Operand classes of ``a`` x ``b`` (zero, min, max, other) on enabled cycles, the four ``(en, clear)``
+    combinations, accumulator overflow reached (integer runs; a floating-point run's operand and result classes
+    are the fp bins of :mod:`accelgen.cosim.fp_coverage`)."""
+    cov = Coverage()
+    aw, bw, signed = params.a_width, params.b_width, params.signed
+    n = int(table.info.get("vectors", table.cycles))
+    a = signed_values(table.inputs["a"][:n], aw, signed)
+    b = signed_values(table.inputs["b"][:n], bw, signed)
+    en = table.inputs["en"][:n].astype(bool)
+    clear = table.inputs["clear"][:n].astype(bool)
+
+    def classes(v, w):
+        lo, hi = ((-(1 << (w - 1)), (1 << (w - 1)) - 1) if signed else (0, (1 << w) - 1))
+        return np.select([v == 0, v == lo, v == hi], ["zero", "min", "max"], "other")
+
+    ca, cb = classes(a, aw), classes(b, bw)
+    names = ("zero", "min", "max", "other")
+    fp = getattr(params, "dtype", "int") != "int"   # fp: operand classes from the fp bins (fp_coverage)
+    for x in names if not fp else ():
+        for y in names:
+            cov.hit(f"a={x} x b={y}", int(np.count_nonzero(en & (ca == x) & (cb == y))))
+    if not signed:  # unsigned: min is zero, so these bins cannot be told apart
+        cov.bins -= {f"a={x} x b={y}" for x in names for y in names if "min" in (x, y)}
+        cov.hits = {k: v for k, v in cov.hits.items() if k in cov.bins}
+    for e in (0, 1):
+        for c in (0, 1):
+            cov.hit(f"en={e} clear={c}", int(np.count_nonzero((en == e) & (clear == c))))
+    if not fp:
+        cov.hit("accumulator overflow", int(table.info.get("sections", {}).get("overflow", 0)))
+    return cov
+
+
+def mac_fp_unreachable(params) -> dict[str, str]:
+    """A MAC without ``addend_input`` clears to +0.0: its adder never sees or makes -0.0, and in fp16 it only sums
+    products."""
+    if params.addend_input:
+        return {}
+    return {**plus_zero_start(params), **fp16_product_sums(params)}

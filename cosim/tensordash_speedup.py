@@ -15,7 +15,8 @@ import numpy as np
 from ..gen.emit import render, write
 from ..golden.tensordash import cycle_counts, ideal_speedup
 from .run import run_cosim
-from .tensordash import Stream, acc_bits, nonzero_ints, trace
+from .tensordash import Stream, acc_bits, trace
+from .tensordash_streams import nonzero_ints
 from .vectors import CycleTable, to_bits
 
 STREAM_TB = "accelgen.cosim.tb.tensordash_tb"

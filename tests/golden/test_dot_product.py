@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from accelgen.cosim.coverage import dot_product_coverage
-from accelgen.cosim.dot_product import IDLE_PATTERN, dot_product_activity, dot_product_stimulus, dot_product_table
+from accelgen.cosim.dot_product import (IDLE_PATTERN, dot_product_activity, dot_product_coverage, dot_product_stimulus,
+                                        dot_product_table)
 from accelgen.cosim.vectors import from_bits
 from accelgen.fit.model import compile_feature
 from accelgen.fit.sweep import load_sweep

@@ -4,9 +4,9 @@ every expected slot, the left-to-right fp32 order, the mutant tables, coverage a
 import numpy as np
 import pytest
 
-from accelgen.cosim.coverage import fan_coverage, linear_reduction_coverage
-from accelgen.cosim.fan import fan_linear_table, fan_stimulus
-from accelgen.cosim.linear_reduction import linear_reduction_activity, linear_reduction_table
+from accelgen.cosim.fan import fan_coverage, fan_linear_table, fan_stimulus
+from accelgen.cosim.linear_reduction import (linear_reduction_activity, linear_reduction_coverage,
+                                             linear_reduction_table)
 from accelgen.cosim.vectors import to_bits
 from accelgen.golden.fan import segmented_sums
 from accelgen.golden.linear_reduction import (
