@@ -3,6 +3,8 @@
 One import package; the top-level folders of the repository are its subpackages
 (docs/architecture.md has the whole tree and the rules between them):
 
+- :mod:`accelgen.params` block parameter schemas (pydantic, no Amaranth), read by every layer
+- :mod:`accelgen.technology` the node table, scaling and FO4, shared by fit and ppa
 - :mod:`accelgen.rtl`    Amaranth generators, one module per block family
 - :mod:`accelgen.gen`    build-config validation, Verilog + manifest emission
 - :mod:`accelgen.cosim`  simulators, cocotb and native testbenches, host drivers, regressions

@@ -2,7 +2,8 @@
 
 Layers (each usable on its own): :mod:`.process` (per-node technology data with sources)
 -> :mod:`.sram` (CACTI-style SRAM / register-file model), :mod:`.components`
-(wires, NoC, PHYs, PCIe, scalar core, fitted compute blocks) -> :mod:`.arch`
+(wires, NoC, PHYs, PCIe, scalar core, fitted compute blocks) and :mod:`.units` (each kind of
+unit a plug-in class found by name) -> :mod:`.arch`
 (the validated description) -> :mod:`.estimate` (tree, timing, outputs) ->
 :mod:`.perf` (workloads on the mapping models and the dual roofline), :mod:`.batch`
 (vectorized design points), :mod:`.dse` (design-space exploration), :mod:`.chips`
