@@ -260,7 +260,7 @@ library (tiny) {
 """
 
 
-def test_from_liberty_reads_units_templates_and_wire_loads(tmp_path):
+def test_the_liberty_reader_reads_units_templates_and_wire_loads(tmp_path):
     path = tmp_path / "tiny.lib"
     path.write_text(LIBERTY)
     tiny = read_timing_library(path)
