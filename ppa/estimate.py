@@ -25,15 +25,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
-from .arch import FP_ACC_WIDTH, Arch, Chip, Core, RegisterFile, load_arch, parse_arch
-from .components import Component, FittedCompute, dram_phy, noc, noc_flit_bits, pcie, scalar_core, wire
+from .arch import Arch, Chip, Core, RegisterFile, load_arch, parse_arch
+from .components import Component, FittedCompute, wire
 from . import relaxed
 from .pipelining import Choice, Unit, choose
 from .process import STD_CELL_UTILIZATION, TechNode, technology
-from .sram import MIN_WORDS, SRAM, dff_array
-
-# family of each compute component, and what one of its "operations" is
-_REDUCTION_FAMILY = {"fan": "fan", "linear": "fan_linear", "tree": "adder_tree"}
+from .units import AnalyticalUnit, core_units, listed_units
+from .units.io import DramPhy, PCIe
+from .units.memory import MemoryUnit
+from .units.noc import NetworkOnChip
+from .units.params import ScalarCore
+from .units.scalar import ScalarUnit
+from .units.vector import VectorRegisterFile
 
 #: Share of a die that its floorplan leaves to white space (channels, power grid, clock spines, decap and fill
 #: between the placed blocks): the 21% of TPU v1's die that no labelled category covers (Jouppi et al., ISCA 2017,
@@ -68,115 +71,21 @@ def fitted_component(fc: FittedCompute, family: str, params: dict, tech: TechNod
                      trace={"model": trace["model"], "model_file": trace["model_file"]})
 
 
-def _memory(m, tech: TechNode, path: str, clock_mhz: float | None) -> Component:
-    banks = m.banks
-    if banks is None:
-        banks = 1
-        # smallest power-of-two bank count whose aggregate bandwidth meets the target, each bank deep enough to be an
-        # SRAM macro (MIN_WORDS; a shallower memory is one bank: an error for an SRAM, a register file as dff)
-        if m.bandwidth_gbps and m.capacity_bytes >= MIN_WORDS * m.block_bytes:
-            while True:
-                r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks,
-                         node_nm=tech.node_nm, ports=m.ports, cell="sram" if m.cell == "dff" else m.cell,
-                         path=path).result
-                bw = banks * m.ports * m.block_bytes / r.cycle_time_ns
-                lat_ok = m.latency_ns is None or r.access_time_ns <= m.latency_ns
-                if (bw >= m.bandwidth_gbps and lat_ok) or banks * 2 * m.block_bytes * MIN_WORDS > m.capacity_bytes:
-                    break
-                banks *= 2
-    if m.cell == "dff":
-        d = dff_array(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, read_ports=m.ports,
-                      write_ports=1, node_nm=tech.node_nm)
-        area, leak, er, ew, delay = d["area_um2"], d["leakage_mw"], d["read_energy_pj"], d["write_energy_pj"], \
-            d["cycle_time_ns"]
-        params = {"cell": "dff"}
-    else:
-        r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
-                 ports=m.ports, cell=m.cell, path=path).result
-        area, leak, er, ew = r.area_mm2 * 1e6, r.leakage_mw, r.read_energy_pj, r.write_energy_pj
-        delay = r.access_time_ns / 2.0  # accesses pipelined over two cycles (as NeuroMeter assumes)
-        params = {"cell": m.cell, "organization": r.organization, "access_time_ns": round(r.access_time_ns, 4)}
-    # full activity: every bank and port does one access per cycle, reads and writes equally; a stated bandwidth
-    # is what the memory serves, so at the clock it caps the accesses per cycle (banks chosen for a bandwidth
-    # round up, and an access time shorter than the cycle does not make the units ask for more)
-    apc = banks * m.ports * m.activity
-    if m.bandwidth_gbps and clock_mhz:
-        apc = min(apc, m.bandwidth_gbps * 1e3 / (clock_mhz * m.block_bytes))
-    return Component(m.name, "memory", count=m.count, area_um2_each=area, leakage_mw_each=leak,
-                     energy_pj={"read": er, "write": ew}, actions_per_cycle={"read": apc / 2, "write": apc / 2},
-                     delay_ns=delay, activity_key="pe_memory" if m.level == "pe" else "memory",
-                     params={"capacity_bytes": m.capacity_bytes, "block_bytes": m.block_bytes, "banks": banks,
-                             "ports": m.ports, "level": m.level, **params})
-
-
 def compute_units(core: Core, base: str = "core") -> list[Unit]:
-    """The core's compute units costed by fitted models, in breakdown order (the vector unit last)."""
-    units = []
-    for i, tu in enumerate(core.tensor_units):
-        # an input-stationary array is the weight-stationary hardware with the operands' roles swapped
-        params = {"rows": tu.rows, "cols": tu.cols, "dataflow": "ws" if tu.dataflow == "is" else tu.dataflow,
-                  "a_width": tu.a_width, "b_width": tu.b_width, "acc_width": tu.acc_width,
-                  "weight_load": tu.weight_load}
-        if tu.dtype != "int":   # the fp models' inputs (the int array has no subnormals to flush, no fp adders)
-            params["flush_subnormals"] = tu.flush_subnormals
-        if tu.sum_group > 1:    # grouped columns have their own model (fit/sweeps/systolic-grouped_bf16.yaml)
-            params["sum_group"] = tu.sum_group
-        units.append(Unit(f"{base}.tensor_units[{i}]", f"tensor_unit{i}", "systolic", params, tu.dtype, tu.pipeline,
-                          count=tu.count, actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
-                          edge_bits=max(tu.cols * tu.a_width, tu.rows * tu.b_width), functional_units=tu.count,
-                          extra={"interconnect": tu.interconnect}, variant="grouped" if tu.sum_group > 1 else ""))
-    for i, rt in enumerate(core.reduction_trees):
-        units.append(Unit(f"{base}.reduction_trees[{i}]", f"reduction_tree{i}", _REDUCTION_FAMILY[rt.kind],
-                          {"n": rt.inputs, "width": rt.width},
-                          "int" if rt.dtype == "int" else "fp32",   # fp products are reduced in fp32
-                          rt.pipeline, count=rt.count, edge_bits=rt.inputs * rt.width, functional_units=rt.count))
-    for i, dp in enumerate(core.dot_products):
-        units.append(Unit(f"{base}.dot_products[{i}]", f"dot_product{i}", "dot_product",
-                          {"n": dp.inputs, "a_width": dp.a_width, "b_width": dp.b_width}, "int", dp.pipeline,
-                          count=dp.count, ops_per_cycle=2.0 * dp.inputs,
-                          edge_bits=dp.inputs * (dp.a_width + dp.b_width), functional_units=dp.count))
-    if core.flex_dpes:
-        f = core.flex_dpes
-        units.append(Unit(f"{base}.flex_dpes", "flex_dpes", "flexdpe", {"k": f.k, "width": f.width}, f.dtype,
-                          f.pipeline, count=f.count, ops_per_cycle=2.0 * f.k, edge_bits=f.k * f.width,
-                          functional_units=f.count))
-    if core.tensordash:
-        t = core.tensordash
-        common = {"lanes": t.lanes, "depth": t.depth, "a_width": t.a_width, "b_width": t.b_width,
-                  "acc_width": t.acc_width}
-        tile = t.rows > 1
-        units.append(Unit(f"{base}.tensordash", "tensordash_tiles" if tile else "tensordash_pes",
-                          "tensordash_tile" if tile else "tensordash_pe",
-                          {**common, "rows": t.rows} if tile else common,
-                          t.dtype, t.pipeline, count=t.count * t.cols, ops_per_cycle=2.0 * t.lanes * t.rows,
-                          edge_bits=t.cols * t.lanes * t.a_width, functional_units=t.count,
-                          variant="dense" if t.depth == 1 else ""))
-    if core.vector_unit:
-        v = core.vector_unit
-        lanes = v.lanes or max([tu.cols for tu in core.tensor_units] or [t.cols * t.lanes for t in
-                                                                            [core.tensordash] if t] or [8])
-        w = min(v.width, 32)
-        acc = min(64, 2 * w) if v.dtype == "int" else FP_ACC_WIDTH
-        units.append(Unit(f"{base}.vector_unit", "vector_unit", "mac",
-                          {"a_width": w, "b_width": w, "acc_width": acc}, v.dtype, v.pipeline,
-                          count=lanes, ops_per_cycle=2.0, activity_key="vector"))
-    return units
+    """The core's compute units costed by fitted models, in breakdown order (the vector unit last): each unit
+    object's fitted-model spec (:func:`accelgen.ppa.units.core_units`)."""
+    return [u.spec() for u in core_units(core, base)]
+
+
+def memory_component(m, tech: TechNode, path: str, clock_mhz: float | None) -> Component:
+    """One memory of a core (:class:`accelgen.ppa.units.memory.MemoryUnit`)."""
+    return MemoryUnit(m, tech=tech, path=path, clock_mhz=clock_mhz).component
 
 
 def vector_regfile(core: Core, lanes: int, functional_units: int, tech: TechNode) -> Component:
-    """The vector unit's register file (a vector unit always has one, as in NeuroMeter): ``entries`` words of the
-    lanes' width, 2 read and 1 write port per functional unit of the core unless the description sets them."""
-    rf = core.vector_regfile or RegisterFile()
-    rp = rf.read_ports or 2 * functional_units
-    wp = rf.write_ports or functional_units
-    block = max(1, lanes * core.vector_unit.width // 8)
-    d = dff_array(capacity_bytes=rf.entries * block, block_bytes=block, read_ports=rp, write_ports=wp,
-                  node_nm=tech.node_nm)
-    return Component("vector_regfile", "regfile", area_um2_each=d["area_um2"], leakage_mw_each=d["leakage_mw"],
-                     energy_pj={"read": d["read_energy_pj"], "write": d["write_energy_pj"]},
-                     actions_per_cycle={"read": rp, "write": wp}, delay_ns=d["cycle_time_ns"],
-                     activity_key="vector", params={"entries": rf.entries, "read_ports": rp,
-                                                    "write_ports": wp, "word_bytes": block})
+    """The vector unit's register file (:class:`accelgen.ppa.units.vector.VectorRegisterFile`)."""
+    return VectorRegisterFile(core.vector_regfile or RegisterFile(), tech=tech, lanes=lanes,
+                              lane_width=core.vector_unit.width, functional_units=functional_units).component
 
 
 def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, clock_mhz: float | None,
@@ -206,10 +115,13 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
     if core.memories:
         mem = Component("memories", "group")
         for i, m in enumerate(core.memories):
-            mem.add(_memory(m, tech, f"{base}.memories[{i}]", clock_mhz))
+            mem.add(memory_component(m, tech, f"{base}.memories[{i}]", clock_mhz))
         c.add(mem)
     if core.scalar_unit:
-        c.add(scalar_core(tech))
+        c.add(ScalarUnit(ScalarCore(), tech=tech).component)
+    for i, cls, params in listed_units(core, base):
+        if issubclass(cls, AnalyticalUnit):   # die blocks listed in core.units: beside the units, off the data bus
+            c.add(cls(params, tech=tech, path=f"{base}.units[{i}]").component)
     # central data bus: joins memories and execution units; length sqrt(area of what it joins)
     joined_mm2 = (eu.area_um2 + sum(ch.area_um2 for ch in c.children if ch.name == "memories")) * 1e-6
     bits = core.bus_bits or min(widest, MAX_BUS_BITS)
@@ -287,11 +199,8 @@ def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float 
                       mapping={p: c.mapping_ratio for p, c in choices.items() if c.mapping == "relaxed"})
     core.count = arch.cores
     chip.add(core)
-    nc = arch.chip.noc
-    ty = noc_ty(arch)
-    flit = noc_flit_bits(nc.topology, nc.tx, ty, nc.flit_bits, nc.bisection_gbps, clock_mhz)
     core_side_mm = math.sqrt(core.area_um2 / arch.cores * 1e-6)
-    net = noc(tech, topology=nc.topology, tx=nc.tx, ty=ty, flit_bits=flit, link_mm=core_side_mm)
+    net = NetworkOnChip(arch.chip.noc, tech=tech, ty=noc_ty(arch), clock_mhz=clock_mhz, link_mm=core_side_mm).component
     if net.children:
         chip.add(net)
     io = io_group(arch.chip, tech, clock_mhz)
@@ -304,17 +213,9 @@ def io_group(chip: Chip, tech: TechNode, clock_mhz: float | None) -> Component:
     """The chip's off-chip memory PHY and host interface, each moving its full bandwidth at full activity."""
     io = Component("io", "group")
     if chip.offchip:
-        o = chip.offchip
-        phy = dram_phy(tech, kind=o.type, bandwidth_gbps=o.bandwidth_gbps, channels=o.channels)
-        if clock_mhz:
-            phy.actions_per_cycle["bit"] = o.bandwidth_gbps * 8e3 / clock_mhz
-        io.add(phy)
+        io.add(DramPhy(chip.offchip, tech=tech, clock_mhz=clock_mhz).component)
     if chip.host:
-        h = chip.host
-        p = pcie(tech, gen=h.pcie_gen, lanes=h.lanes)
-        if clock_mhz:
-            p.actions_per_cycle["bit"] = p.params["gt_per_s"] * 1e3 / clock_mhz * 2  # both directions
-        io.add(p)
+        io.add(PCIe(chip.host, tech=tech, clock_mhz=clock_mhz).component)
     return io
 
 

@@ -63,7 +63,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .arch import load_arch, parse_arch
-from .perf_layers import LEVELS, PerfContext, rate_metrics, reduction_unit, run_layers
+from .perf_layers import LEVELS, PerfContext, rate_metrics, run_layers
 from .workload import Workload, load_workload, parse_workload
 
 
@@ -139,13 +139,8 @@ def layer_report(ctx: PerfContext, wl: Workload, r: dict, batch: int) -> PerfRep
         total["energy_breakdown_j"] = {k: float(v.sum()) for k, v in r["energy"].items()}
     total["inferences_per_s"] = batch / T if T else 0.0
     peaks = {}
-    c = ctx.arch.core
-    for ct in ctx.available:
-        mac = {"tensor": lambda: sum(t.rows * t.cols * t.count for t in c.tensor_units[:1]),
-               "sigma": lambda: c.flex_dpes.k * c.flex_dpes.count,
-               "tensordash": lambda: c.tensordash.lanes * c.tensordash.rows * c.tensordash.cols * c.tensordash.count,
-               "reduction": lambda: reduction_unit(c).inputs * reduction_unit(c).count}[ct]()
-        peaks[ct] = 2.0 * mac * ctx.arch.cores * f_hz * 1e-12
+    for ct, unit in ctx.compute.items():
+        peaks[ct] = 2.0 * unit.macs_per_cycle() * ctx.arch.cores * f_hz * 1e-12
     return PerfReport(arch=ctx.arch.name, workload=wl.name, batch=batch, clock_mhz=ctx.clock_mhz, peak_tops=peaks,
                       area_mm2=area, leakage_w=ctx.est.leakage_w if ctx.est else None,
                       energy_available=ctx.est is not None, energy_note=ctx.note, levels=ctx.levels, layers=rows,

@@ -12,9 +12,9 @@ from ..errors import ConfigError
 from .arch import Arch
 from .components import (BISECTION_SHARE, FittedCompute, bisection_bits_per_cycle, dram_phy, mean_hops, model_name,
                          noc_flit_bits)
-from .estimate import _memory, compute_units, dynamic_w_by_activity, estimate, noc_ty
-from .mapping import reduction_map, row_stationary_map, sigma_map, systolic_map, tensordash_map
+from .estimate import compute_units, dynamic_w_by_activity, estimate, memory_component, noc_ty
 from .process import technology
+from .units import MapContext, unit_for
 from .workload import COMPUTE_TYPES, Gemms, Workload, lower
 
 LEVELS = ("sram", "noc", "dram")
@@ -81,16 +81,16 @@ class PerfContext:
             field = "target_tops" if arch.clock_mhz is None else "clock_mhz"
             raise ConfigError([(field, f"deriving the clock from {field} needs the fitted models; " + self.note)])
         c = arch.core
-        self.available = [t for t, ok in (("tensor", bool(c.tensor_units)), ("sigma", c.flex_dpes is not None),
-                                          ("tensordash", c.tensordash is not None),
-                                          ("reduction", bool(c.reduction_trees or c.dot_products))) if ok]
+        #: the unit each compute type runs on (the first of the core's units of that type), in COMPUTE_TYPES order
+        self.compute = {t: u for t in COMPUTE_TYPES if (u := unit_for(c, t)) is not None}
+        self.available = list(self.compute)
         # memory levels
         self.levels = []
         cores = arch.cores
         # the shared on-chip memories (count independent instances each); per-PE scratch pads are inside the PEs
         shared = [(i, m) for i, m in enumerate(c.memories) if m.level == "shared"]
         if shared:
-            comps = [_memory(m, self.tech, f"core.memories[{i}]", self.clock_mhz) for i, m in shared]
+            comps = [memory_component(m, self.tech, f"core.memories[{i}]", self.clock_mhz) for i, m in shared]
             bpc = [p.count * p.params["banks"] * p.params["ports"] * p.params["block_bytes"] for p in comps]
             epb = [0.5 * (p.energy_pj["read"] + p.energy_pj["write"]) / p.params["block_bytes"] for p in comps]
             self.levels.append({"name": "sram", "capacity_bytes": float(sum(m.capacity_bytes * m.count
@@ -146,14 +146,7 @@ class PerfContext:
         return np.broadcast_to(np.asarray(energy, dtype=float), np.shape(density)) * self.v_dyn
 
 
-def reduction_unit(core):
-    """The unit the ``reduction`` compute type runs on: the first dot-product unit (multipliers feeding a tree),
-    else the first reduction tree (the schema allows one kind or the other)."""
-    return core.dot_products[0] if core.dot_products else core.reduction_trees[0]
-
-
 def _check_layers(ctx: PerfContext, wl: Workload, g: Gemms, source: str | None) -> list[str]:
-    c = ctx.arch.core
     chosen = []
     problems = []
     for i, (lay, want) in enumerate(zip(wl.layers, g.compute)):
@@ -163,10 +156,7 @@ def _check_layers(ctx: PerfContext, wl: Workload, g: Gemms, source: str | None) 
                                                      f"(it has: {', '.join(ctx.available) or 'no matrix unit'})"))
             chosen.append(None)
             continue
-        limits = {"tensor": (c.tensor_units[0].a_width, c.tensor_units[0].b_width) if c.tensor_units else None,
-                  "tensordash": (c.tensordash.a_width, c.tensordash.b_width) if c.tensordash else None,
-                  "sigma": (c.flex_dpes.width,) * 2 if c.flex_dpes else None,
-                  "reduction": (reduction_unit(c).a_width, reduction_unit(c).b_width) if c.dot_products else None}[ct]
+        limits = ctx.compute[ct].operand_widths()
         if limits:
             for side, w, lim in (("a_width", g.a_width[i], limits[0]), ("b_width", g.b_width[i], limits[1])):
                 if w > lim:
@@ -235,37 +225,12 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
         if not idx.size:
             continue
         sub = g.subset(idx)
-        if ct == "tensor":
-            tu = c.tensor_units[0]
-            lanes = 0
-            if c.vector_unit:
-                lanes = (c.vector_unit.lanes or tu.cols) * arch.cores
-            timing = dict(weight_load=tu.weight_load, sum_group=tu.sum_group, skip_zeros=tu.zero_skipping == "block",
-                          **ctx.stages.get("core.tensor_units[0]", {}))
-            if tu.schedule == "row_stationary":
-                mp = row_stationary_map(sub, rows=tu.rows, cols=tu.cols, dataflow=tu.dataflow,
-                                        units=tu.count * arch.cores, **timing)
-            else:
-                mp = systolic_map(sub, rows=tu.rows, cols=tu.cols, dataflow=tu.dataflow,
-                                  units=tu.count * arch.cores, vector_lanes=lanes, **timing)
-            acc_bytes[idx] = tu.acc_width / 8.0
-            path = "core.tensor_units[0]"
-        elif ct == "sigma":
-            fd = c.flex_dpes
-            words = sram_bpc / (fd.width / 8.0)
-            mp = sigma_map(sub, k=fd.k, flexdpes=fd.count * arch.cores, words_per_cycle=words,
-                           **ctx.stages.get("core.flex_dpes", {}))
-            path = "core.flex_dpes"
-        elif ct == "tensordash":
-            t = c.tensordash
-            mp = tensordash_map(sub, lanes=t.lanes, depth=t.depth, rows=t.rows, cols=t.cols,
-                                tiles=t.count * arch.cores, **ctx.stages.get("core.tensordash", {}))
-            path = "core.tensordash"
-        else:
-            rt = reduction_unit(c)
-            # a dot-product unit maps as a plain tree whose products are made in the unit
-            kind, path = ("tree", "core.dot_products[0]") if c.dot_products else (rt.kind, "core.reduction_trees[0]")
-            mp = reduction_map(sub, inputs=rt.inputs, kind=kind, trees=rt.count * arch.cores)
+        unit = ctx.compute[ct]
+        path = unit.path
+        mp = unit.map(sub, MapContext(cores=arch.cores, stages=ctx.stages.get(path, {}), vector_unit=c.vector_unit,
+                                      sram_bytes_per_cycle=sram_bpc))
+        if unit.psum_bytes() is not None:
+            acc_bytes[idx] = unit.psum_bytes()
         cycles[idx], executed[idx], actions[idx] = mp.cycles, mp.executed_macs, mp.actions
         peak[idx] = mp.peak_macs_per_cycle
         a_reads[idx], b_reads[idx], psum[idx], vadds[idx] = (mp.onchip_a_reads, mp.onchip_b_reads,

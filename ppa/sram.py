@@ -55,174 +55,30 @@ axis.
 from __future__ import annotations
 
 import csv
-import json
 import math
 import os
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 
 import numpy as np
 
 from ..errors import ConfigError
 from .cacti import cacti_eval
-from .process import NODE_TABLE, REF_NM, check_node, tech_arrays, technology
+from .process import REF_NM, check_node, technology
+from .sram_terms import (AREA_WEIGHT, METRICS, ORG_COLS, ORG_MUX, ORG_ROWS, ROWS, coefficients,
+                         data_path, evaluate_organizations, organization_terms, pick_organization)
 
-ROWS = 2 ** np.arange(5, 11)        # 32 .. 1024
-COLS = 2 ** np.arange(6, 12)        # 64 .. 2048
-MUX = 2 ** np.arange(0, 5)          # 1 .. 16
-_R, _C, _M = (a.ravel() for a in np.meshgrid(ROWS, COLS, MUX, indexing="ij"))
-
-METRICS = ("area_um2", "read_energy_pj", "write_energy_pj", "access_time_ns", "cycle_time_ns", "leakage_mw")
-TERMS = {
-    "area_um2": ("cells", "row_periph", "col_periph", "sense", "htree", "bus", "bank_fixed"),
-    "read_energy_pj": ("bitline", "wordline", "decoder", "sense", "htree", "bus", "route", "io"),
-    "write_energy_pj": ("bitline_w", "wordline", "decoder", "htree", "bus", "route", "io"),
-    "access_time_ns": ("decoder", "wordline", "bitline", "sense", "htree", "bus", "route", "fo4"),
-    "cycle_time_ns": ("wordline", "bitline", "sense", "fo4"),
-    "leakage_mw": ("cells", "periph"),
-}
-_COEF_FILE = "sram_coefficients.json"
-#: the organization objective: access_time * area**AREA_WEIGHT
-AREA_WEIGHT = 2.0
-PORT_PITCH_F = 4.0  # extra cell width/height per extra port, in F (one wordline / bitline pair pitch)
 #: flip-flop area in um^2 at 45 nm: DFF_X1 of the NanGate 45 nm Open Cell Library (4.522 um^2)
 DFF_AREA_UM2_45 = 4.522
 #: 2:1 mux (MUX2_X1, NanGate 45 nm Open Cell Library: 1.862 um^2) per bit per doubling of read-mux width
 MUX2_AREA_UM2_45 = 1.862
 
 
-def _data_path(name: str) -> Path:
-    return Path(str(resources.files("accelgen.ppa") / "data" / name))
-
-
-@lru_cache(maxsize=None)
-def coefficients() -> dict[str, np.ndarray]:
-    """The calibrated coefficients (``{metric: array over TERMS[metric]}``)."""
-    data = json.loads(_data_path(_COEF_FILE).read_text())
-    return {m: np.asarray([data["coef"][m][t] for t in TERMS[m]], dtype=float) for m in METRICS}
-
-
-# --------------------------------------------------------------------------- physical terms
-
-def _terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, area_coef=None, source=NODE_TABLE):
-    """Physical terms of every candidate organization: ``{metric: array[..., n_org, n_terms]}`` and validity.
-
-    ``source`` is the technology (:mod:`accelgen.ppa.process`): the node table for estimates, CACTI 7's own
-    figures when calibrating against CACTI's outputs."""
-    capacity_bytes, block_bytes, banks, node_nm, ports = np.broadcast_arrays(
-        *(np.asarray(a, dtype=float) for a in (capacity_bytes, block_bytes, banks, node_nm, ports)))
-    cap = np.asarray(capacity_bytes, dtype=float)[..., None]
-    blk = np.asarray(block_bytes, dtype=float)[..., None]
-    nbk = np.asarray(banks, dtype=float)[..., None]
-    prt = np.asarray(ports, dtype=float)[..., None]
-    t = {k: np.asarray(v)[..., None] for k, v in tech_arrays(node_nm, source).items()}
-    rows, cols, mux = _R.astype(float), _C.astype(float), _M.astype(float)
-
-    F = t["feature_nm"] / 1000.0                    # um
-    V2 = t["vdd_v"] ** 2
-    fo4 = t["fo4_ps"] / 1000.0                      # ns
-    side = np.sqrt(t["sram_cell_um2"])              # cell pitch (um), square-cell approximation
-    side_p = side + (prt - 1) * PORT_PITCH_F * F    # multi-port cell grows by a wire pitch per port
-    cell = side_p ** 2
-
-    bank_bits = cap * 8.0 / nbk
-    word_bits = blk * 8.0
-    n_sub = bank_bits / (rows * cols)
-    out_per_sub = cols / mux
-    n_act = np.maximum(1.0, word_bits / out_per_sub)
-    # an activated subarray delivers at most one word (its column mux selects the rest away)
-    valid = (n_sub >= 1.0) & (n_act <= n_sub) & (out_per_sub >= 1) & (out_per_sub <= word_bits)
-    n_sub = np.maximum(n_sub, 1.0)
-
-    a_cells = bank_bits * cell
-    a_row = n_sub * rows * side_p * F
-    a_col = n_sub * cols * side_p * F
-    a_sense = n_sub * out_per_sub * F * F * prt
-    core_mm2 = (a_cells + a_row * 20 + a_col * 20) * 1e-6
-    bank_side_mm = np.sqrt(core_mm2)
-    chip_side_mm = np.sqrt(core_mm2 * nbk)
-    wire_pitch_um = t["semi_global_pitch_um"]
-    a_htree = word_bits * wire_pitch_um * bank_side_mm * 1000.0 * np.log2(n_sub + 1.0)
-    a_bus = (nbk > 1) * nbk * word_bits * wire_pitch_um * chip_side_mm * 1000.0
-    a_fixed = (nbk > 1) * nbk * F * F * 1e5  # per-bank request/response buffers and bank select (multi-bank only)
-    area = np.stack(np.broadcast_arrays(a_cells * nbk, a_row * nbk, a_col * nbk, a_sense * nbk, a_htree * nbk,
-                                       a_bus, a_fixed), axis=-1)
-    if area_coef is not None:  # wires follow the floorplan: lengths from the modeled area
-        total_mm2 = (area @ area_coef) * 1e-6
-        chip_side_mm = np.sqrt(total_mm2)
-        bank_side_mm = np.sqrt(total_mm2 / nbk)
-
-    cw = t["wire_c_ff_per_um"] * 1e-3               # pF/um
-    e_bl = n_act * cols * rows * F * V2 * 1e-3      # pJ: bitline capacitance ~ F per cell
-    e_bl_w = n_act * out_per_sub * rows * F * V2 * 1e-3
-    e_wl = n_act * cols * side_p * cw * V2 * prt
-    e_dec = np.log2(n_sub * rows) * F * V2 * n_act
-    e_sense = n_act * out_per_sub * F * V2
-    # H-tree: the root-to-leaf path of an H-tree over n leaves in a square of side s halves at every
-    # level, s/2 + s/4 + ... = s (1 - 1/sqrt(n)): bounded by the side, not growing with log2(n)
-    e_htree = word_bits * bank_side_mm * 1000.0 * cw * V2 * (1.0 - 1.0 / np.sqrt(n_sub))
-    # inter-bank H-tree over the banks, same geometry
-    e_bus = word_bits * chip_side_mm * 1000.0 * cw * V2 * (1.0 - 1.0 / np.sqrt(nbk))
-    e_route = word_bits * chip_side_mm * 1000.0 * cw * V2       # the word crosses the whole array
-    e_io = word_bits * F * V2                                      # per-bit drivers / latches
-    read = np.stack(np.broadcast_arrays(e_bl, e_wl, e_dec, e_sense, e_htree, e_bus, e_route, e_io), axis=-1)
-    write = np.stack(np.broadcast_arrays(e_bl_w, e_wl, e_dec, e_htree, e_bus, e_route, e_io), axis=-1)
-
-    r_local = t["semi_global_r_ohm_per_um"] * 4.0   # local (M1/M2) wire, ~4x semi-global resistance
-    wl_len = cols * side_p
-    t_dec = fo4 * np.log2(n_sub * rows)
-    t_wl = r_local * wl_len * (t["wire_c_ff_per_um"] * 1e-15) * wl_len * 1e9 + fo4 * np.log2(cols)
-    t_bl = rows * fo4 / 32.0
-    t_sense = fo4 * np.log2(mux * 2.0)
-    wire_ns_mm = _wire_ns_per_mm(t)
-    t_htree = bank_side_mm * wire_ns_mm
-    t_bus = (nbk > 1) * chip_side_mm * wire_ns_mm
-    t_route = chip_side_mm * wire_ns_mm
-    access = np.stack(np.broadcast_arrays(t_dec, t_wl, t_bl, t_sense, t_htree, t_bus, t_route, fo4 + 0 * t_bl),
-                      axis=-1)
-    cycle = np.stack(np.broadcast_arrays(t_wl, t_bl, t_sense, fo4 + 0 * t_bl), axis=-1)
-
-    # off-current x supply per unit of device width, device width per area ~ 1 / F: mW per um^2
-    lk = t["ioff_na_per_um"] * t["vdd_v"] / F * 1e-6
-    leak = np.stack(np.broadcast_arrays(a_cells * lk * nbk, (a_row + a_col) * lk * nbk), axis=-1)
-    terms = {"area_um2": area, "read_energy_pj": read, "write_energy_pj": write, "access_time_ns": access,
-             "cycle_time_ns": cycle, "leakage_mw": leak}
-    return terms, valid, n_sub, n_act
-
-
-def _wire_ns_per_mm(t) -> np.ndarray:
-    r_mm = t["semi_global_r_ohm_per_um"] * 1000.0
-    c_mm = t["wire_c_ff_per_um"] * 1e-12
-    return 2.5 * np.sqrt(t["fo4_ps"] / 5.0 * 1e-12 * r_mm * c_mm) * 1e9
-
-
-def _evaluate(terms, valid, coef) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Metrics for every organization and the index of the chosen one.
-
-    The organization is chosen on the calibrated area and access time (as CACTI
-    chooses on its own estimates); :func:`~accelgen.ppa.sram_calibration.calibrate` alternates fitting and
-    choosing, starting from unit weights.
-    """
-    vals = {m: np.broadcast_to(terms[m] @ coef[m], valid.shape) for m in METRICS}
-    area0 = terms["area_um2"] @ coef["area_um2"]
-    time0 = terms["access_time_ns"] @ coef["access_time_ns"]
-    obj = np.where(valid, np.broadcast_to(time0 * area0 ** AREA_WEIGHT, valid.shape), np.inf)
-    return vals, np.argmin(obj, axis=-1)
-
-
-def _pick(vals, idx):
-    return {m: np.take_along_axis(v, idx[..., None], axis=-1)[..., 0] for m, v in vals.items()}
-
-
-# --------------------------------------------------------------------------- public API
-
 CELLS = ("sram", "sram_lp")
 
 
 #: the fewest words per bank any organization holds: a subarray has at least ROWS[0] rows and delivers at most one
-#: word (``_terms``' validity), so a shallower memory has no organization (it is a register file)
+#: word (``organization_terms``' validity), so a shallower memory has no organization (it is a register file)
 MIN_WORDS = int(ROWS[0])
 #: how many parallel macros a wide port may be built of (powers of two)
 MACROS = tuple(2 ** j for j in range(9))
@@ -276,11 +132,12 @@ def _macro(capacity_bytes, block_bytes, banks, node_nm, ports) -> dict[str, np.n
     """One macro: the calibrated metrics of its best organization, that organization, and ``organized``: whether
     any organization is valid (a memory smaller than the smallest subarray has none)."""
     coef = coefficients()
-    terms, valid, n_sub, n_act = _terms(capacity_bytes, block_bytes, banks, node_nm, ports, coef["area_um2"])
-    vals, idx = _evaluate(terms, valid, coef)
-    out = _pick(vals, idx)
+    terms, valid, n_sub, n_act = organization_terms(capacity_bytes, block_bytes, banks, node_nm, ports,
+                                                    coef["area_um2"])
+    vals, idx = evaluate_organizations(terms, valid, coef)
+    out = pick_organization(vals, idx)
     out["organized"] = valid.any(axis=-1)
-    out["rows"], out["cols"], out["mux"] = (a[idx].astype(float) for a in (_R, _C, _M))
+    out["rows"], out["cols"], out["mux"] = (a[idx].astype(float) for a in (ORG_ROWS, ORG_COLS, ORG_MUX))
     out["subarrays"] = np.take_along_axis(np.broadcast_to(n_sub, valid.shape), idx[..., None], -1)[..., 0]
     out["active_subarrays"] = np.take_along_axis(np.broadcast_to(n_act, valid.shape), idx[..., None], -1)[..., 0]
     return out
@@ -303,7 +160,7 @@ def _lp_ratios() -> tuple[np.ndarray, dict[str, np.ndarray]]:
     each metric at each node.
     """
     ref = reference_points()
-    with open(_data_path("cacti7_lstp_reference.csv"), newline="") as fh:
+    with open(data_path("cacti7_lstp_reference.csv"), newline="") as fh:
         rows = list(csv.DictReader(fh))
     ratios: dict[float, dict[str, list[float]]] = {}
     for r in rows:
@@ -454,7 +311,7 @@ def dff_array(*, capacity_bytes, block_bytes, read_ports=2, write_ports=1, node_
 
 def reference_points() -> dict[str, np.ndarray]:
     """The committed CACTI 7 reference grid as arrays (leakage summed over banks)."""
-    with open(_data_path("cacti7_reference.csv"), newline="") as fh:
+    with open(data_path("cacti7_reference.csv"), newline="") as fh:
         rows = list(csv.DictReader(fh))
     cols = {k: np.array([float(r[k]) for r in rows]) for k in rows[0]}
     out = {"capacity_bytes": cols["capacity_bytes"], "block_bytes": cols["block_bytes"], "banks": cols["banks"],

@@ -17,7 +17,9 @@ import numpy as np
 
 from ..util import write_atomic
 from .process import CACTI
-from .sram import _COEF_FILE, METRICS, TERMS, _data_path, _evaluate, _pick, _terms, coefficients, reference_points
+from .sram import reference_points
+from .sram_terms import (COEF_FILE, METRICS, TERMS, coefficients, data_path, evaluate_organizations,
+                         organization_terms, pick_organization)
 
 
 def errors_vs_reference(coef: dict[str, np.ndarray] | None = None, mask=None) -> dict[str, dict[str, float]]:
@@ -26,10 +28,10 @@ def errors_vs_reference(coef: dict[str, np.ndarray] | None = None, mask=None) ->
     if mask is not None:
         ref = {k: v[mask] for k, v in ref.items()}
     coef = coef or coefficients()
-    terms, valid, _, _ = _terms(ref["capacity_bytes"], ref["block_bytes"], ref["banks"], ref["node_nm"],
+    terms, valid, _, _ = organization_terms(ref["capacity_bytes"], ref["block_bytes"], ref["banks"], ref["node_nm"],
                                 area_coef=coef["area_um2"], source=CACTI)
-    vals, idx = _evaluate(terms, valid, coef)
-    got = _pick(vals, idx)
+    vals, idx = evaluate_organizations(terms, valid, coef)
+    got = pick_organization(vals, idx)
     out = {}
     for m in METRICS:
         err = np.abs(got[m] / ref[m] - 1.0) * 100.0
@@ -68,12 +70,13 @@ def calibrate(mask=None) -> dict[str, np.ndarray]:
     seen, best = [], (np.inf, coef)
     for _ in range(MAX_ROUNDS):
         for stage in ("area", "rest"):
-            terms, valid, _, _ = _terms(*args, area_coef=None if stage == "area" else coef["area_um2"], source=CACTI)
-            vals, idx = _evaluate(terms, valid, coef)
+            terms, valid, _, _ = organization_terms(*args, area_coef=None if stage == "area" else coef["area_um2"],
+                                                    source=CACTI)
+            vals, idx = evaluate_organizations(terms, valid, coef)
             for m in (("area_um2",) if stage == "area" else METRICS[1:]):
                 coef[m] = _fit_metric(terms[m], idx, ref[m], nnls, fixed_first=m == "area_um2")
-        vals, idx = _evaluate(terms, valid, coef)
-        got = _pick(vals, idx)
+        vals, idx = evaluate_organizations(terms, valid, coef)
+        got = pick_organization(vals, idx)
         loss = sum(float(np.mean((got[m] / ref[m] - 1.0) ** 2)) for m in METRICS)
         if loss < best[0]:
             best = (loss, {m: c.copy() for m, c in coef.items()})
@@ -85,7 +88,7 @@ def calibrate(mask=None) -> dict[str, np.ndarray]:
 
 
 def save_coefficients(coef: dict[str, np.ndarray], path: Path | None = None) -> Path:
-    path = path or _data_path(_COEF_FILE)
+    path = path or data_path(COEF_FILE)
     data = {"about": "accelgen.ppa.sram term coefficients, fitted by accelgen.ppa.sram_calibration.calibrate() to "
                      "ppa/data/cacti7_reference.csv; regenerate with python -m accelgen.ppa.sram_calibration --calibrate",
             "coef": {m: {t: float(c) for t, c in zip(TERMS[m], coef[m])} for m in METRICS}}

@@ -328,7 +328,7 @@ def _unbatched(b: dict) -> list[tuple[str, object, object]]:
     out = [(f"core.tensor_units[0].{k}", tu.get(k, v), v) for k, v in UNBATCHED_TENSOR_UNIT.items()]
     out += [(f"core.memories[0].{k}", mem.get(k, v), v) for k, v in UNBATCHED_MEMORY.items()]
     out += [(f"core.{k}", core.get(k) or None, None) for k in ("reduction_trees", "dot_products", "flex_dpes",
-                                                                "tensordash")]
+                                                                "tensordash", "units")]
     out += [("chip.die_budget_mm2", (b.get("chip") or {}).get("die_budget_mm2"), None),
             ("activity.switching", (b.get("activity") or {}).get("switching", "timed"), "timed")]
     if mem.get("cell") == "dff":

@@ -1,14 +1,15 @@
 """SIGMA's reduction networks against their baselines (Qin et al., HPCA 2020, Fig. 6b): the linear chain,
 MAERI's augmented reduction tree (ART) and the Forwarding Adder Network (FAN), in fp32, at n = 16 .. 512.
 
-Each network is its generator's fitted model (``linear_reduction-fp32``, ``art-fp32``, ``fan-fp32``) at 28 nm
-and :data:`CLOCK_MHZ`, with the least pipelining that meets the clock and mapped for that clock, as the estimator
-takes them (:func:`accelgen.ppa.estimate.choose_netlist`). The run follows Fig. 6b: :data:`FOLDS` stationary folds of :data:`STREAM` vectors
-each, one vector per cycle; between folds the network drains, which costs its latency (the golden models'
-closed forms): ``log2 n`` levels for the trees, ``n`` adders for the skewed chain. Rows: ``network``
-(``linear`` / ``art`` / ``fan``), ``n``, placed ``area_mm2`` (cell area over the standard-cell utilization, as
-the estimator places logic), ``power_w`` (energy of the run over its time, leakage included), ``cycles`` and
-``edp`` (energy x time, J s).
+Each network is a chip described as any other (:func:`describe`: one core whose only unit is the network,
+``core.units: [{kind: art, inputs: n, dtype: fp32}]``) at 28 nm and :data:`CLOCK_MHZ`, estimated by
+:func:`accelgen.ppa.estimate.estimate`: its generator's fitted model (``linear_reduction-fp32``, ``art-fp32``,
+``fan-fp32``) with the least pipelining that meets the clock, mapped for that clock. The run follows Fig. 6b:
+:data:`FOLDS` stationary folds of :data:`STREAM` vectors each, one vector per cycle; between folds the network
+drains, which costs its latency (the golden models' closed forms): ``log2 n`` levels for the trees, ``n`` adders
+for the skewed chain. Rows: ``network`` (``linear`` / ``art`` / ``fan``), ``n``, placed ``area_mm2`` (cell area
+over the standard-cell utilization, as the estimator places logic), ``power_w`` (energy of the run over its time,
+leakage included), ``cycles`` and ``edp`` (energy x time, J s).
 """
 
 from __future__ import annotations
@@ -18,12 +19,8 @@ from pathlib import Path
 from ...golden.art import art_latency
 from ...golden.fan import fan_latency
 from ...golden.linear_reduction import linear_reduction_latency
-from .. import relaxed
-from ..components import FittedCompute
-from ..estimate import choose_netlist
+from ..estimate import estimate, walk
 from ..perfplot import pyplot, save_png
-from ..pipelining import Unit
-from ..process import STD_CELL_UTILIZATION
 from .result import Study, StudyResult
 
 #: network -> (model family, latency in cycles of (n, add_stages))
@@ -36,27 +33,31 @@ FOLDS, STREAM = 100, 1000
 CLOCK_MHZ, NODE_NM = 500.0, 28
 
 
-def _network(fc: FittedCompute, network: str, n: int) -> dict:
-    family, latency = NETWORKS[network]
-    path = f"{network}[n={n}]"
-    model = fc.model(family, path, "fp32")
-    unit = Unit(path=path, name=network, family=family, params={"n": n}, dtype="fp32", pipeline="auto")
-    stages = choose_netlist(model, unit, NODE_NM, 1.0, 1e3 / CLOCK_MHZ)
-    vals, _ = fc.predict(family, {"n": n, "density": 1.0, "add_stages": stages.add_stages}, NODE_NM, path,
-                         dtype="fp32")
-    vals = relaxed.apply(vals, stages.mapping_ratio, fc.energy_target(model, path))
-    cycles = FOLDS * (STREAM + latency(n, stages.add_stages))
+def describe(network: str, n: int) -> dict:
+    """The chip of one network: a core whose only unit is the ``n``-input fp32 network, at 28 nm and 500 MHz."""
+    kind, _ = NETWORKS[network]
+    return {"name": f"{network}[n={n}]", "node_nm": NODE_NM, "clock_mhz": CLOCK_MHZ,
+            "core": {"units": [{"kind": kind, "inputs": n, "dtype": "fp32"}]}}
+
+
+def network_row(network: str, n: int) -> dict:
+    """The row of one network: its chip estimated (:func:`describe`), run as Fig. 6b runs it."""
+    _, latency = NETWORKS[network]
+    est = estimate(describe(network, n))
+    (stages,) = est.pipelining
+    unit = next(node for _, node, _ in walk(est.breakdown) if node["name"] == f"{NETWORKS[network][0]}0")
+    # one vector per cycle at full activity: the unit's dynamic power over the clock is its energy per vector
+    energy_pj = unit["dynamic_w"] / (est.clock_mhz * 1e6) * 1e12
+    cycles = FOLDS * (STREAM + latency(n, stages["add_stages"]))
     time_s = cycles / (CLOCK_MHZ * 1e6)
-    energy_j = FOLDS * STREAM * vals["energy_pj"] * 1e-12 + vals["leakage_uw"] * 1e-6 * time_s
-    return {"network": network, "n": n, "add_stages": stages.add_stages, "meets_clock": stages.meets_clock,
-            "area_mm2": vals["area_um2"] / STD_CELL_UTILIZATION * 1e-6, "power_w": energy_j / time_s,
-            "cycles": cycles, "energy_j": energy_j, "edp": energy_j * time_s,
-            "energy_pj_per_vector": vals["energy_pj"], "delay_ns": stages.delay_ns}
+    energy_j = FOLDS * STREAM * energy_pj * 1e-12 + unit["leakage_w"] * time_s
+    return {"network": network, "n": n, "add_stages": stages["add_stages"], "meets_clock": stages["meets_clock"],
+            "area_mm2": unit["area_mm2"], "power_w": energy_j / time_s, "cycles": cycles, "energy_j": energy_j,
+            "edp": energy_j * time_s, "energy_pj_per_vector": energy_pj, "delay_ns": stages["delay_ns"]}
 
 
 def run_study(out: Path) -> StudyResult:
-    fc = FittedCompute()
-    rows = [_network(fc, net, n) for n in SIZES for net in NETWORKS]
+    rows = [network_row(net, n) for n in SIZES for net in NETWORKS]
     notes = []
     for n in (SIZES[0], SIZES[-1]):
         at = {r["network"]: r for r in rows if r["n"] == n}

@@ -114,15 +114,14 @@ def test_the_shipped_ratios_are_the_measurements_summary():
 
 def test_the_reduction_study_takes_the_relaxed_netlists(monkeypatch):
     """sigma-reduction costs its networks through the estimator's choice (choose_netlist), not beside it."""
-    from accelgen.ppa.components import FittedCompute
     from accelgen.ppa.studies import sigma_reduction
 
     monkeypatch.setattr(relaxed, "_table", lambda: {})
-    fitted = sigma_reduction._network(FittedCompute(), "fan", 16)
+    fitted = sigma_reduction.network_row("fan", 16)
     curve = {"slack": [0.0, 0.01], "recovery": {t: [0.0, 1.0] for t in RATIO}}   # any slack >= 1: all of it
     monkeypatch.setattr(relaxed, "_table", lambda: {"fan-fp32": {"relaxed_mhz": 200.0, "ratio": RATIO,
                                                                  "curve": curve}})
-    mapped = sigma_reduction._network(FittedCompute(), "fan", 16)
+    mapped = sigma_reduction.network_row("fan", 16)
     assert fitted["meets_clock"] and mapped["area_mm2"] == pytest.approx(RATIO["area_um2"] * fitted["area_mm2"])
     assert mapped["energy_pj_per_vector"] == pytest.approx(RATIO["energy_pj"] * fitted["energy_pj_per_vector"])
 

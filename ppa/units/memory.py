@@ -1,0 +1,66 @@
+"""On-chip memories: SRAM macros (:mod:`accelgen.ppa.sram`) or flip-flop arrays, banked for a bandwidth."""
+
+from __future__ import annotations
+
+from ..components import Component
+from ..process import TechNode
+from ..sram import MIN_WORDS, SRAM, dff_array
+from .base import AnalyticalUnit, register
+from .params import Memory
+
+
+def bank_count(m: Memory, tech: TechNode, path: str) -> int:
+    """``m.banks``, or the smallest power-of-two bank count whose aggregate bandwidth meets ``m.bandwidth_gbps``
+    (and whose access time meets ``latency_ns``), each bank deep enough to be an SRAM macro (MIN_WORDS; a
+    shallower memory is one bank: an error for an SRAM, a register file as dff)."""
+    if m.banks is not None:
+        return m.banks
+    banks = 1
+    if m.bandwidth_gbps and m.capacity_bytes >= MIN_WORDS * m.block_bytes:
+        while True:
+            r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
+                     ports=m.ports, cell="sram" if m.cell == "dff" else m.cell, path=path).result
+            bw = banks * m.ports * m.block_bytes / r.cycle_time_ns
+            lat_ok = m.latency_ns is None or r.access_time_ns <= m.latency_ns
+            if (bw >= m.bandwidth_gbps and lat_ok) or banks * 2 * m.block_bytes * MIN_WORDS > m.capacity_bytes:
+                break
+            banks *= 2
+    return banks
+
+
+@register
+class MemoryUnit(AnalyticalUnit):
+    """One memory of a core (``count`` identical instances), read and written by every bank and port each cycle
+    at full activity; a stated bandwidth caps its accesses per cycle at the clock."""
+
+    kind = "memory"
+    params_schema = Memory
+
+    def __init__(self, params: Memory, *, tech: TechNode, path: str, clock_mhz: float | None):
+        super().__init__(params, path=path, name=params.name)
+        m = params
+        banks = bank_count(m, tech, path)
+        if m.cell == "dff":
+            d = dff_array(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, read_ports=m.ports,
+                          write_ports=1, node_nm=tech.node_nm)
+            area, leak, er, ew, delay = d["area_um2"], d["leakage_mw"], d["read_energy_pj"], d["write_energy_pj"], \
+                d["cycle_time_ns"]
+            extra = {"cell": "dff"}
+        else:
+            r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
+                     ports=m.ports, cell=m.cell, path=path).result
+            area, leak, er, ew = r.area_mm2 * 1e6, r.leakage_mw, r.read_energy_pj, r.write_energy_pj
+            delay = r.access_time_ns / 2.0  # accesses pipelined over two cycles (as NeuroMeter assumes)
+            extra = {"cell": m.cell, "organization": r.organization, "access_time_ns": round(r.access_time_ns, 4)}
+        # full activity: every bank and port does one access per cycle, reads and writes equally; a stated bandwidth
+        # is what the memory serves, so at the clock it caps the accesses per cycle (banks chosen for a bandwidth
+        # round up, and an access time shorter than the cycle does not make the units ask for more)
+        apc = banks * m.ports * m.activity
+        if m.bandwidth_gbps and clock_mhz:
+            apc = min(apc, m.bandwidth_gbps * 1e3 / (clock_mhz * m.block_bytes))
+        self.component = Component(m.name, "memory", count=m.count, area_um2_each=area, leakage_mw_each=leak,
+                                   energy_pj={"read": er, "write": ew},
+                                   actions_per_cycle={"read": apc / 2, "write": apc / 2}, delay_ns=delay,
+                                   activity_key="pe_memory" if m.level == "pe" else "memory",
+                                   params={"capacity_bytes": m.capacity_bytes, "block_bytes": m.block_bytes,
+                                           "banks": banks, "ports": m.ports, "level": m.level, **extra})

@@ -1,0 +1,56 @@
+"""Tensor units: systolic arrays of ``rows x cols`` PEs (the ``systolic`` block family's fitted model)."""
+
+from __future__ import annotations
+
+from ..mapping import row_stationary_map, systolic_map
+from ..pipelining import Unit
+from .base import FittedUnit, MapContext, register
+from .params import TensorUnit
+
+
+@register
+class Systolic(FittedUnit):
+    kind = "systolic"
+    family = "systolic"
+    params_schema = TensorUnit
+    compute_type = "tensor"
+    placeable = True
+    lane_rank = 0
+
+    def spec(self) -> Unit:
+        tu = self.params
+        # an input-stationary array is the weight-stationary hardware with the operands' roles swapped
+        params = {"rows": tu.rows, "cols": tu.cols, "dataflow": "ws" if tu.dataflow == "is" else tu.dataflow,
+                  "a_width": tu.a_width, "b_width": tu.b_width, "acc_width": tu.acc_width,
+                  "weight_load": tu.weight_load}
+        if tu.dtype != "int":   # the fp models' inputs (the int array has no subnormals to flush, no fp adders)
+            params["flush_subnormals"] = tu.flush_subnormals
+        if tu.sum_group > 1:    # grouped columns have their own model (fit/sweeps/systolic-grouped_bf16.yaml)
+            params["sum_group"] = tu.sum_group
+        return Unit(self.path, self.name, self.family, params, tu.dtype, tu.pipeline, count=tu.count,
+                    actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
+                    edge_bits=max(tu.cols * tu.a_width, tu.rows * tu.b_width), functional_units=tu.count,
+                    extra={"interconnect": tu.interconnect}, variant="grouped" if tu.sum_group > 1 else "")
+
+    def macs_per_cycle(self) -> int:
+        return self.params.rows * self.params.cols * self.params.count
+
+    def psum_bytes(self) -> float:
+        return self.params.acc_width / 8.0
+
+    def vector_lanes(self) -> int:
+        return self.params.cols
+
+    def operand_widths(self) -> tuple[int, int]:
+        return self.params.a_width, self.params.b_width
+
+    def map(self, gemms, ctx: MapContext):
+        tu = self.params
+        timing = dict(weight_load=tu.weight_load, sum_group=tu.sum_group, skip_zeros=tu.zero_skipping == "block",
+                      **ctx.stages)
+        if tu.schedule == "row_stationary":
+            return row_stationary_map(gemms, rows=tu.rows, cols=tu.cols, dataflow=tu.dataflow,
+                                      units=tu.count * ctx.cores, **timing)
+        lanes = (ctx.vector_unit.lanes or tu.cols) * ctx.cores if ctx.vector_unit else 0
+        return systolic_map(gemms, rows=tu.rows, cols=tu.cols, dataflow=tu.dataflow, units=tu.count * ctx.cores,
+                            vector_lanes=lanes, **timing)
