@@ -215,7 +215,11 @@ DEFAULT_TECH = "generic45"
 
 
 def load_tech(name_or_path: str | Path = DEFAULT_TECH) -> dict:
-    """A technology description: a shipped name (``generic45``) or a YAML file path."""
+    """A technology description: a shipped name (``generic45``) or a YAML file path.
+
+    Its ``scaling`` table (keys as strings) is the node scaling the fitted models used before they carried the
+    node table's (:func:`accelgen.technology.model_scaling`); nothing scales by it now, and ``accelgen tech show
+    --node`` prints it only beside the node table's factors, for comparison."""
     p = Path(name_or_path)
     if p.suffix in (".yaml", ".yml") and p.exists():
         text = p.read_text()
