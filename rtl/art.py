@@ -148,11 +148,7 @@ class ART(ReductionNetwork):
     series: ``(own left + own right) + forwarded`` (the forwarded piece last, as MAERI's add-three);
     see :mod:`accelgen.golden.art` for the whole order.
 
-    Parameters
-    ----------
-    n, width, signed, dtype, add_stages :
-        As for :class:`~accelgen.rtl.fan.FAN` (``n``: a power of two in 2..512; ``n = 2`` is one switch,
-        ``n = 4`` has no links).
+    Parameters: :class:`~accelgen.params.art.ARTParams` (as for :class:`~accelgen.rtl.fan.FAN`).
 
     Ports
     -----

@@ -92,16 +92,7 @@ class Benes(FromParams, HierarchicalComponent):
 
     Every switch is one instance of the cell module ``<top>__switch``.
 
-    Parameters
-    ----------
-    n : int
-        Ports, a power of two in 2..256.
-    width : int
-        Word width in bits, 1..64.
-    pipeline_every : int
-        0: purely combinational (no clock or reset ports). ``r > 0``: a register
-        after every ``r``-th stage (after stages ``r-1, 2r-1, ...``, including the
-        last stage when ``r`` divides the stage count), ``0..2 log2 n - 1``.
+    Parameters: :class:`~accelgen.params.benes.BenesParams` (a parameter set, or its fields as keywords).
 
     Ports
     -----

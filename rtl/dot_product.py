@@ -86,20 +86,9 @@ class DotProduct(FromParams, HierarchicalComponent):
     instances of the cell ``<top>__pair``, the level-``L`` adders of ``<top>__add<L>``. The datapath
     has no enable: it computes in every cycle, and ``valid`` travels beside it in a delay line.
 
-    Parameters
-    ----------
-    n : int
-        Multipliers (products per dot product), a power of two in 2..256 (``n = 2``: one pair cell).
-    a_width, b_width : int
-        Operand widths in bits, 1..32 each, with ``a_width + b_width + log2 n <= 64``.
-    signed : bool
-        Two's-complement operands and sum (else unsigned).
-    dtype : str
-        ``"int"`` only, for now.
-    mul_stages : int
-        Register stages inside each multiplier, 0..3 (:class:`~accelgen.rtl.intarith.PipelinedMultiplier`).
-    add_stages : int
-        Register stages inside each adder, 0..3 (:class:`~accelgen.rtl.intarith.PipelinedAdder`).
+    Parameters: :class:`~accelgen.params.dot_product.DotProductParams` (a parameter set, or its fields as
+    keywords); ``mul_stages`` registers inside each :class:`~accelgen.rtl.intarith.PipelinedMultiplier`,
+    ``add_stages`` inside each :class:`~accelgen.rtl.intarith.PipelinedAdder`.
 
     Ports
     -----

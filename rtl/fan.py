@@ -293,18 +293,8 @@ class FAN(ReductionNetwork):
     numbers clusters contiguously; an id that reappears after a different one
     starts a new cluster). Invalid inputs count as 0 and do not split clusters.
 
-    Parameters
-    ----------
-    n : int
-        Inputs, a power of two in 2..512 (``n = 2`` is one level-0 adder).
-    width : int
-        Value width in bits, 1..32.
-    signed : bool
-        Two's-complement values and sums (else unsigned).
-    dtype : str
-        ``"int"`` or ``"fp32"`` (fp32 adders; ``width`` 32; see the module docstring).
-    add_stages : int
-        Pipeline registers inside every adder, 0..3 (see the module docstring).
+    Parameters: :class:`~accelgen.params.fan.FANParams` (a parameter set, or its fields as keywords;
+    ``n = 2`` is one level-0 adder; ``dtype`` and ``add_stages`` as in the module docstring).
 
     Ports
     -----

@@ -59,12 +59,7 @@ class FanLinear(ReductionNetwork):
     (the carry's own delay), and each chain stage lasts
     ``1 + (adders in it) * add_stages`` cycles.
 
-    Parameters
-    ----------
-    n, width, signed, dtype, add_stages :
-        As for :class:`FAN`.
-    stage_adders : int
-        Chain adders per pipeline stage, ``1..n-1`` (``n-1``: one combinational chain).
+    Parameters: :class:`~accelgen.params.fan.FanLinearParams` (as for :class:`FAN`, and ``stage_adders``).
 
     Ports
     -----
@@ -162,10 +157,7 @@ class AdderTree(ReductionNetwork):
     the cell module ``<top>__add<L>``, one register stage per level (after the
     ``add_stages`` registers inside its adders).
 
-    Parameters
-    ----------
-    n, width, signed, dtype, add_stages :
-        As for :class:`FAN`.
+    Parameters: :class:`~accelgen.params.fan.AdderTreeParams` (as for :class:`FAN`).
 
     Ports
     -----

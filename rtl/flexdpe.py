@@ -58,23 +58,7 @@ with zero exponent and fraction (+0 and -0) as zero and maps / streams only
 non-zeros, so a skipped pair contributes nothing (``Inf x 0`` is never formed)
 and a product whose streaming word is absent enters the FAN as +0.0.
 
-Parameters
-----------
-k : int
-    Multipliers, a power of two in 4..256.
-width : int
-    Operand width in bits (both operands): int 1..16, products are ``2*width`` bits;
-    implied by an fp ``dtype`` (16 or 32; products and sums are fp32).
-signed : bool
-    Two's-complement operands and sums (else unsigned); fp dtypes are signed.
-dtype : str
-    ``"int"``, ``"fp16"``, ``"bf16"`` or ``"fp32"`` (see above).
-benes_pipeline_every : int
-    Register after every this many Benes stages (0: combinational Benes).
-mul_stages : int
-    Register stages inside each multiplier, 0..3 (0: combinational multiplier).
-add_stages : int
-    Register stages inside each FAN adder, 0..3 (0: combinational adders).
+Parameters: :class:`~accelgen.params.flexdpe.FlexDPEParams` (a parameter set, or its fields as keywords).
 
 Ports
 -----

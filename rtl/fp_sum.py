@@ -40,7 +40,8 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .fp import _EXP_SHAPE, ADD_CUTS, CANONICAL_NAN, FP32_INF, _Pipeline, _round_pack, _Unpacked
+from .fp import _round_pack
+from .fp_core import _EXP_SHAPE, ADD_CUTS, CANONICAL_NAN, FP32_INF, _Pipeline, _Unpacked
 from .intarith import check_stages
 
 __all__ = ["FPSum"]

@@ -34,10 +34,8 @@ class LinearReduction(ReductionNetwork):
     flag and the vecID of input ``i`` (delayed alongside the adder's registers). Input 0 has no adder:
     its value waits in ``1 + add_stages`` registers. There are no input registers and no skew lines.
 
-    Parameters
-    ----------
-    n, width, signed, dtype, add_stages :
-        As for :class:`~accelgen.rtl.fan.FAN` (``n`` a power of two in 2..512; ``add_stages`` 0..3).
+    Parameters: :class:`~accelgen.params.linear_reduction.LinearReductionParams` (as for
+    :class:`~accelgen.rtl.fan.FAN`).
 
     Ports
     -----

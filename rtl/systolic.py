@@ -198,86 +198,40 @@ def _processing_element(p: SystolicParams) -> tuple[wiring.Component, str]:
 class SystolicArray(FromParams, HierarchicalComponent):
     """A ``rows x cols`` systolic array of MAC processing elements (integer or floating point).
 
-    Parameters
-    ----------
-    rows, cols : int
-        Array size, 1..256 each; non-square arrays are allowed.
-    dataflow : ``"ws"``, ``"os"`` or ``"is"``
-        Weight-stationary (weights preloaded, activations from the left, partial
-        sums flow down), output-stationary (A from the left, B from the top,
-        each PE keeps one output element, then drains) or input-stationary (the
-        weight-stationary array holding A, K x M, and streaming B's columns: C
-        comes out transposed; ``a_in`` then carries B (``b_width``) and ``w_in``
-        carries A (``a_width``)).
-    a_width, b_width, acc_width, signed
-        Operand and partial-sum widths, as for :class:`~accelgen.rtl.mac.MAC`.
-        Sums wrap around modulo ``2**acc_width``. Implied by a floating-point
-        ``dtype`` (16 or 32 / 16 or 32 / 32, no ``signed``); an explicit
-        contradictory value is rejected.
-    dtype : ``"int"``, ``"fp16"``, ``"bf16"`` or ``"fp32"``
-        Operand datatype. With a floating-point dtype every PE multiplies with an
-        :class:`~accelgen.rtl.fp.FPMultiplier` (fp32 product: exact for fp16 and
-        bf16, RNE for fp32) and adds with an fp32 :class:`~accelgen.rtl.fp.FPAdder`
-        (RNE, IEEE signed zeros, infinities, canonical NaN, subnormals exact unless
-        ``flush_subnormals``), both combinational between the registers of the integer PE, so latency
-        and cycle counts are those of the integer array. Association order (the
-        golden model, :func:`accelgen.golden.systolic.fp_gemm_reference`,
-        follows it exactly): WS - each column's partial sum enters the top PE as
-        +0.0 and PE row ``r`` computes ``psum + A[m, r] * W[r, c]``, rows top to
-        bottom (a cycle without ``a_valid`` passes ``psum`` through unchanged);
-        OS - each PE computes ``acc <- acc + A[r, k] * B[k, c]`` in ``k`` order
-        starting from +0.0 at ``a_first``.
-    sum_group : 1, 2, 4 or 8
-        WS/IS with a floating-point dtype (``rows`` a multiple of it): each column is built of ``rows / sum_group``
-        group PEs
-        (:class:`~accelgen.rtl.systolic_pe.GroupProcessingElement`), each holding ``sum_group``
-        rows' weights and multipliers and one :class:`~accelgen.rtl.fp_sum.FPSum` that adds the
-        incoming partial sum and the group's products with a single rounding (the TPU v4i MXU's
-        four-input adder: ``sum_group=4``; ``mul_stages`` inside each row's multiplier and ``add_stages`` inside
-        the group's adder, as in single PEs). The rows of a group take their activations in the
-        same cycle, so the host skews group ``i`` by ``i * (add_stages + 1)`` cycles and a partial sum passes
-        ``rows / sum_group`` PEs. Association order: the column's partial sum enters the top
-        group as +0.0 and group ``i`` computes ``FPSum(psum, p[iG], ..., p[iG + G - 1])`` (a row
-        without ``a_valid`` adds -0.0, the identity); K-folds combine on the host as above.
-        Weights load, shift and swap per row as with single PEs. 1: single PEs (the Verilog is
-        that of the array without the parameter).
-    weight_load : ``"shift"`` or ``"double"``
-        WS/IS weight loading. ``shift``: while ``w_load`` is high, every column's
-        weight registers shift down one row per cycle (``rows`` cycles for a full
-        load, between folds). ``double`` (the TPU's arrangement): the shift chain
-        is of shadow registers, loaded while the current fold computes; the
-        ``a_swap`` bit of a row, one cycle ahead of the fold's first activation,
-        travels right with the activations and copies each PE's shadow into its
-        weight register as the wavefront passes, so folds follow each other
-        without a load gap (:func:`accelgen.golden.systolic.systolic_cycles`).
-        Not allowed with ``os``.
-    mul_stages, add_stages : int
-        Register stages inside each PE's multiplier and adder, 0..3
-        (:class:`~accelgen.rtl.intarith.PipelinedMultiplier` /
-        :class:`~accelgen.rtl.intarith.PipelinedAdder`, or the fp units with
-        ``stages``); results are bit-identical to the unpipelined array. WS/IS:
-        a partial sum spends ``add_stages + 1`` cycles in a PE, so the host skews
-        row ``r`` by ``r * (add_stages + 1)``, and the product is added
-        ``mul_stages`` cycles after its activation entered. OS: the accumulator
-        loop is ``add_stages + 1`` cycles long and keeps that many interleaved
-        sums per PE (C-slow), so one fold covers ``rows * (add_stages + 1)`` rows
-        of C (the host driver, :mod:`accelgen.cosim.systolic`, interleaves them).
-    flush_subnormals : bool
-        fp dtypes only: DAZ + FTZ in every PE (as :class:`~accelgen.rtl.mac.MAC`'s option): a subnormal
-        operand counts as a zero of its sign, a product or sum that is subnormal after rounding becomes
-        one. The fp16/bf16 product is then exact and needs no normalization or rounding
-        (:class:`~accelgen.rtl.fp.FPMultiplier`).
-    emit_tile : int
-        Emission only. An array with more than ``emit_tile`` PEs on a side is
-        built as a grid of :class:`SystolicTile` modules of at most ``emit_tile``
-        x ``emit_tile`` PEs (one module per tile shape: full tiles and the
-        remainders at the right and bottom edges), each instantiating the one PE
-        module, as Gemmini builds its mesh of tiles. The array top then holds
-        ``(rows / emit_tile) x (cols / emit_tile)`` instances instead of
-        ``rows x cols``, so emission and synthesis scale with the PE count.
-        Ports, behaviour and cycle counts do not depend on it. With ``sum_group``
-        a tile holds whole groups: its rows are ``emit_tile`` rounded down to a
-        multiple of ``sum_group`` (at least ``sum_group``).
+    Parameters: :class:`~accelgen.params.systolic.SystolicParams` (a parameter set, or its fields as
+    keywords).
+
+    Floating point
+    --------------
+    With a floating-point ``dtype`` every PE multiplies with an :class:`~accelgen.rtl.fp.FPMultiplier`
+    (fp32 product: exact for fp16 and bf16, RNE for fp32) and adds with an fp32
+    :class:`~accelgen.rtl.fp.FPAdder` (RNE, IEEE signed zeros, infinities, canonical NaN, subnormals exact
+    unless ``flush_subnormals``: DAZ + FTZ, as :class:`~accelgen.rtl.mac.MAC`'s option), both combinational
+    between the registers of the integer PE, so latency and cycle counts are those of the integer array.
+    Association order (the golden model, :func:`accelgen.golden.systolic.fp_gemm_reference`, follows it
+    exactly): WS - each column's partial sum enters the top PE as +0.0 and PE row ``r`` computes
+    ``psum + A[m, r] * W[r, c]``, rows top to bottom (a cycle without ``a_valid`` passes ``psum`` through
+    unchanged); OS - each PE computes ``acc <- acc + A[r, k] * B[k, c]`` in ``k`` order starting from +0.0
+    at ``a_first``. With ``sum_group = G`` each column is built of ``rows / G`` group PEs
+    (:class:`~accelgen.rtl.systolic_pe.GroupProcessingElement`) whose :class:`~accelgen.rtl.fp_sum.FPSum`
+    adds the incoming partial sum and the group's products with a single rounding: group ``i`` computes
+    ``FPSum(psum, p[iG], ..., p[iG + G - 1])`` (a row without ``a_valid`` adds -0.0, the identity); the host
+    skews group ``i`` by ``i * (add_stages + 1)`` cycles. ``sum_group=1`` emits the Verilog of the array
+    without the parameter.
+
+    Weights and pipelining
+    ----------------------
+    ``weight_load="double"``: the weight shift chain is of shadow registers; the ``a_swap`` bit of a row,
+    one cycle ahead of the fold's first activation, travels right with the activations and copies each PE's
+    shadow into its weight register as the wavefront passes
+    (:func:`accelgen.golden.systolic.systolic_cycles`). ``mul_stages``/``add_stages`` pipeline each PE's
+    multiplier and adder (:class:`~accelgen.rtl.intarith.PipelinedMultiplier`,
+    :class:`~accelgen.rtl.intarith.PipelinedAdder`, or the fp units with ``stages``). WS/IS: the host skews
+    row ``r`` by ``r * (add_stages + 1)`` and the product is added ``mul_stages`` cycles after its activation
+    entered. OS: one fold covers ``rows * (add_stages + 1)`` rows of C (the host driver,
+    :mod:`accelgen.cosim.systolic`, interleaves them). ``emit_tile``: the array top holds a grid of
+    :class:`SystolicTile` modules (one module per tile shape, each instantiating the one PE module, as
+    Gemmini builds its mesh of tiles) instead of ``rows x cols`` PEs.
 
     Ports (``ws``)
     --------------

@@ -164,22 +164,9 @@ class TensorDashPE(FromParams, wiring.Component):
     new rows enter. The current row always drains, so a stream of ``N`` rows
     takes between ``ceil(N / D)`` and ``N`` busy cycles.
 
-    Parameters
-    ----------
-    lanes, depth, pattern, options
-        As for :class:`TensorDashScheduler`.
-    a_width, b_width : int
-        Operand widths in bits, 1..32 each.
-    acc_width : int
-        Accumulator width, ``a_width + b_width`` .. 64; wraps modulo ``2**acc_width``.
-    signed : bool
-        Two's-complement operands and accumulator (else unsigned).
-    dtype : str
-        ``"int"`` (integers as above), or ``"fp16"`` / ``"bf16"`` / ``"fp32"``
-        operands with fp32 products and fp32 accumulation (see "Floating point").
-    flush_subnormals : bool
-        Floating point only: the multipliers and adders treat subnormal inputs
-        as zero and flush subnormal results to zero (same sign).
+    Parameters: :class:`~accelgen.params.tensordash.TensorDashPEParams` (a parameter set, or its fields as
+    keywords), and ``options=`` as for :class:`TensorDashScheduler`. ``dtype`` ``"int"``: integers wrapping
+    modulo ``2**acc_width``; fp16/bf16/fp32: see "Floating point".
 
     Ports
     -----
@@ -338,17 +325,10 @@ class TensorDashTile(FromParams, HierarchicalComponent):
     computes ``sum_k A_r[k] * B[k]``. The row datapath is one cell module
     (``<top>__row``) instantiated ``R`` times.
 
-    Parameters
-    ----------
-    lanes, depth, pattern, options, a_width, b_width, acc_width, signed, dtype, flush_subnormals
-        As for :class:`TensorDashPE` (floating point: each row sums its lane
-        products and accumulates exactly as the PE does, see there).
-    mul_stages, add_stages
-        As for :class:`TensorDashPE`: every row's lane multipliers and tree
-        adders; one shift register in the tile delays the accumulators'
-        clear and enable for all rows.
-    rows : int
-        PE rows ``R``, 1..16.
+    Parameters: :class:`~accelgen.params.tensordash.TensorDashTileParams` (as for :class:`TensorDashPE`, and
+    ``rows``, 1..16), and ``options=``. Floating point: each row sums its lane products and accumulates
+    exactly as the PE does; one shift register in the tile delays the accumulators' clear and enable for
+    all rows.
 
     Ports
     -----

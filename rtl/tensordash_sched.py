@@ -95,16 +95,9 @@ def with_options(params, options) -> tuple:
 class TensorDashScheduler(FromParams, wiring.Component):
     """Combinational TensorDash scheduler: one movement per lane, and ``AS``.
 
-    Parameters
-    ----------
-    lanes : int
-        Lanes ``L``, 2..16.
-    depth : int
-        Staging rows ``D``, 2..5.
-    pattern : str
-        ``"default"`` or ``"lookahead"`` (see the module docstring).
-    options : sequence of (step, offset), optional, Python only
-        An explicit option list replacing ``pattern``.
+    Parameters: :class:`~accelgen.params.tensordash.TensorDashSchedParams` (a parameter set, or its fields as
+    keywords; ``pattern`` as in the module docstring), and from Python ``options=``: an explicit option list
+    of ``(step, offset)`` pairs replacing the pattern.
 
     Ports
     -----

@@ -1,7 +1,8 @@
 """Golden and cycle models: plain numpy / Python references, independent of the RTL.
 
-A leaf package: it imports numpy and ml_dtypes only, so that the co-simulation hosts
-(:mod:`accelgen.cosim`) and the estimator (:mod:`accelgen.ppa`) share the same models.
+It imports numpy, ml_dtypes and the parameter schemas (:mod:`accelgen.params`, whose declared latencies
+the cycle models evaluate) only, so that the co-simulation hosts (:mod:`accelgen.cosim`) and the estimator
+(:mod:`accelgen.ppa`) share the same models.
 """
 
 from .benes import benes_reference, deliver

@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..params.art import ARTParams
 from .fp import fp_add
 
 __all__ = ["ArtCluster", "art_latency", "art_plan", "art_slot", "art_sums", "evaluate", "piece_width_growth"]
@@ -67,8 +68,10 @@ def _log2(n: int) -> int:
 
 def art_latency(n: int, add_stages: int = 0) -> int:
     """``1 + log2 n * (1 + add_stages)``: input registers, then per level the adder's ``add_stages``
-    registers (a 3-input adder's two adders share them) and the level's output register."""
-    return 1 + _log2(n) * (1 + add_stages)
+    registers (a 3-input adder's two adders share them) and the level's output register
+    (:attr:`accelgen.params.art.ARTParams.latency`)."""
+    _log2(n)
+    return ARTParams.model_construct(n=n, add_stages=add_stages).latency
 
 
 def art_slot(n: int, level: int, j: int) -> int:

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..params.fan import AdderTreeParams, FanLinearParams, FANParams
 from .fp import is_recording, record_add
 
 __all__ = ["Cluster", "segmented_sums", "dot_sum", "fan_top_adder", "fan_order_sum", "linear_order_sum",
@@ -68,22 +69,22 @@ def _log2(n: int) -> int:
 
 def fan_latency(n: int, add_stages: int = 0) -> int:
     """Cycles from a vector at the FAN's inputs to its cluster sums at the outputs:
-    ``1 + log2 n * (1 + add_stages)`` (input registers; per tree level the adder's
-    ``add_stages`` registers and the level's output register)."""
-    return 1 + _log2(n) * (1 + add_stages)
+    ``1 + log2 n * (1 + add_stages)`` (:attr:`accelgen.params.fan.FANParams.latency`)."""
+    _log2(n)
+    return FANParams.model_construct(n=n, add_stages=add_stages).latency
 
 
 def tree_latency(n: int, add_stages: int = 0) -> int:
-    """The plain adder tree's latency: ``1 + log2 n * (1 + add_stages)``, as :func:`fan_latency`."""
-    return 1 + _log2(n) * (1 + add_stages)
+    """The plain adder tree's latency, as :func:`fan_latency` (:attr:`accelgen.params.fan.AdderTreeParams.latency`)."""
+    _log2(n)
+    return AdderTreeParams.model_construct(n=n, add_stages=add_stages).latency
 
 
 def linear_latency(n: int, stage_adders: int = 1, add_stages: int = 0) -> int:
-    """The linear chain's latency: ``1 + ceil((n-1) / stage_adders) + (n-1) * add_stages`` (input
-    registers, a register after every ``stage_adders`` adders, and the ``add_stages`` registers of
-    each of the ``n-1`` adders, which the running sum passes one after the other)."""
+    """The linear chain's latency: ``1 + ceil((n-1) / stage_adders) + (n-1) * add_stages``
+    (:attr:`accelgen.params.fan.FanLinearParams.latency`)."""
     _log2(n)
-    return 1 + -(-(n - 1) // stage_adders) + (n - 1) * add_stages
+    return FanLinearParams.model_construct(n=n, stage_adders=stage_adders, add_stages=add_stages).latency
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..params.base import MAX_STAGES
+from ..params.flexdpe import flexdpe_latency as _declared_latency
 from .fan import fan_order_sum
 from .fp import fp_add, fp_mul, is_zero
 
@@ -55,10 +57,10 @@ __all__ = ["STATIONARY", "MAX_MUL_STAGES", "MAX_ADD_STAGES", "FoldMap", "GemmMap
 STATIONARY = ("weights", "inputs")
 
 
-#: most register stages inside a multiplier / a FAN adder (``accelgen.rtl._params.MulStages`` /
-#: ``AddStages``; the golden package imports no RTL, ``tests/golden/test_flexdpe.py`` checks they agree)
-MAX_MUL_STAGES = 3
-MAX_ADD_STAGES = 3
+#: most register stages inside a multiplier / a FAN adder (the bound of ``accelgen.params.base.MulStages`` /
+#: ``AddStages``)
+MAX_MUL_STAGES = MAX_STAGES
+MAX_ADD_STAGES = MAX_STAGES
 
 
 def flexdpe_latency(k: int, benes_pipeline_every: int = 0, mul_stages: int = 0, add_stages: int = 0) -> int:
@@ -69,9 +71,7 @@ def flexdpe_latency(k: int, benes_pipeline_every: int = 0, mul_stages: int = 0, 
     _check_k(k)
     _check_stages("mul_stages", mul_stages, MAX_MUL_STAGES)
     _check_stages("add_stages", add_stages, MAX_ADD_STAGES)
-    log2k = int(k).bit_length() - 1
-    benes = (2 * log2k - 1) // benes_pipeline_every if benes_pipeline_every else 0
-    return log2k + 4 + benes + int(mul_stages) + log2k * int(add_stages)
+    return _declared_latency(int(k), benes_pipeline_every, int(mul_stages), int(add_stages))
 
 
 def _check_stages(name: str, value, most: int) -> None:

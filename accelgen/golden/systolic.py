@@ -63,12 +63,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..fpformat import FP_DTYPES
+from ..params.systolic import SUM_GROUPS, systolic_timing_problems
 from .fp import canonical, float32_bits, fp_sum, from_float32, is_recording, record_add, record_mul, to_float32
 
 DATAFLOWS = ("ws", "os", "is")
 WEIGHT_LOADS = ("shift", "double")
-#: WS/IS rows whose products one multi-operand adder sums (:func:`~accelgen.golden.fp.fp_sum`)
-SUM_GROUPS = (1, 2, 4, 8)
+# SUM_GROUPS: WS/IS rows whose products one multi-operand adder sums (:func:`~accelgen.golden.fp.fp_sum`)
 
 
 def _ceil_div(a, b):
@@ -112,14 +112,17 @@ def systolic_cycles(rows: int, cols: int, M, N, K, dataflow: str = "ws", *, mul_
         raise ValueError(f"dataflow={dataflow!r} is not allowed; allowed: {', '.join(DATAFLOWS)}")
     if weight_load not in WEIGHT_LOADS:
         raise ValueError(f"weight_load={weight_load!r} is not allowed; allowed: {', '.join(WEIGHT_LOADS)}")
-    if weight_load == "double" and dataflow == "os":
+    # the array's timing rules, as its parameter schema declares them (the cycle model does not depend on dtype)
+    group = sum_group if sum_group in SUM_GROUPS else 1   # any other value is rejected below
+    broken = {problem.split(":")[0] for problem in systolic_timing_problems(dataflow, rows, weight_load, group)}
+    if "weight_load" in broken:
         raise ValueError("weight_load='double' is not allowed with dataflow='os'; allowed with 'ws' or 'is'")
     if rows < 1 or cols < 1:
         raise ValueError(f"array size {rows}x{cols} is not allowed; rows and cols must be >= 1")
     for name, v in (("mul_stages", mul_stages), ("add_stages", add_stages)):
         if not 0 <= v <= 3:
             raise ValueError(f"{name}={v!r} is not allowed; allowed: an integer in 0..3")
-    if sum_group not in SUM_GROUPS or rows % sum_group or (sum_group > 1 and dataflow == "os"):
+    if sum_group not in SUM_GROUPS or "sum_group" in broken:
         raise ValueError(f"sum_group={sum_group!r} is not allowed with rows={rows}, dataflow={dataflow!r}; allowed: "
                          "1, or with 'ws' or 'is' 2, 4 or 8 dividing rows")
     M, N, K = (np.asarray(x, dtype=np.int64) for x in (M, N, K))

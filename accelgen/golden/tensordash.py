@@ -1,7 +1,7 @@
 """Golden models of the TensorDash scheduler, sparse-operand PE and tile.
 
-Numpy and the standard library only (the PPA estimator imports this module and
-never imports Amaranth). Nothing here knows the RTL; the connectivity patterns,
+Numpy, the standard library and the PE's declared latency (:mod:`accelgen.params.tensordash`) only (the
+PPA estimator imports this module and never imports Amaranth). Nothing here knows the RTL; the connectivity patterns,
 the priority order and the scheduling levels are re-derived from the design
 brief (``docs/architecture.md``, "TensorDash"; Mahmoud et al., MICRO 2020, sect. III-A, Figs. 5-6).
 
@@ -17,7 +17,7 @@ in buffer row ``step``, lane ``(i + offset) mod L``.
 Three layers:
 
 * :func:`pattern_options`, :func:`schedule_levels`, :func:`schedule_step`: the
-  combinational scheduler (one decision).
+  combinational scheduler (one decision, :mod:`accelgen.golden.tensordash_sched`).
 * :func:`simulate_pe`: the cycle-accurate PE / tile, the obvious per-cycle loop
   giving schedule, cycle count and dot products.
 * :func:`cycle_counts`: the same cycle count, vectorized over many streams with

@@ -196,4 +196,5 @@ Signed = Annotated[bool, Field(description="two's-complement operands and accumu
 # ``PipelinedAdder``); 0 is the combinational unit, at most :data:`MAX_STAGES`.
 MulStages = Annotated[int, Field(ge=0, le=MAX_STAGES,
                                  description="register stages inside each multiplier (0: combinational)")]
-AddStages = Annotated[int, Field(ge=0, le=MAX_STAGES, description="register stages inside each adder (0: combinational)")]
+AddStages = Annotated[int, Field(ge=0, le=MAX_STAGES,
+                                 description="register stages inside each adder (0: combinational)")]

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 import accelgen.golden.flexdpe as golden
+import accelgen.params.flexdpe as declared
 import accelgen.rtl.flexdpe as rtl
 from accelgen.cosim.check import cosim_emitted
 from accelgen.cosim.flexdpe import flexdpe_table
@@ -163,8 +164,9 @@ def test_golden_ignoring_a_multiplier_register_is_caught(tmp_path, monkeypatch):
     """Mutant: the golden output stream ignores one of the multiplier's registers (it expects every vector's
     sums one cycle early); the per-cycle slot comparison fails."""
     e = _emit(tmp_path, BF16_PIPE)        # emitted before the mutation
-    real = rtl.flexdpe_latency
-    monkeypatch.setattr(rtl, "flexdpe_latency", lambda k, every=0, stages=0, add=0: real(k, every, stages - 1, add))
+    real = declared.flexdpe_latency   # the latency the parameter schema declares, which the golden stream follows
+    monkeypatch.setattr(declared, "flexdpe_latency",
+                        lambda k, every=0, stages=0, add=0: real(k, every, stages - 1, add))
     assert BF16_PIPE.latency == real(8, 0, 2) - 1
     made = flexdpe_table(BF16_PIPE, 0, 5, gemm=[(9, 7, 20)], sparsity_a=0.2, sparsity_b=0.1)
     result = cosim_emitted(family("flexdpe"), BF16_PIPE, e, made=made, waves_on_failure=False)
@@ -272,8 +274,8 @@ def test_golden_ignoring_an_adder_register_is_caught(tmp_path, monkeypatch):
     """Mutant: the golden output stream ignores one register in each FAN adder (it expects every vector's
     sums ``log2 k`` cycles early); the per-cycle slot comparison fails."""
     e = _emit(tmp_path, BF16_BOTH)        # emitted before the mutation
-    real = rtl.flexdpe_latency
-    monkeypatch.setattr(rtl, "flexdpe_latency", lambda k, every=0, mul=0, add=0: real(k, every, mul, add - 1))
+    real = declared.flexdpe_latency
+    monkeypatch.setattr(declared, "flexdpe_latency", lambda k, every=0, mul=0, add=0: real(k, every, mul, add - 1))
     assert BF16_BOTH.latency == real(8, 0, 2, 1) - 3
     made = flexdpe_table(BF16_BOTH, 0, 5, gemm=[(9, 7, 20)], sparsity_a=0.2, sparsity_b=0.1)
     result = cosim_emitted(family("flexdpe"), BF16_BOTH, e, made=made, waves_on_failure=False)

@@ -1,17 +1,8 @@
 """Benes parameter validation, ports and latency."""
 
-import inspect
-
 import pytest
 
-from accelgen.rtl import Benes, BenesParams
-
-
-def test_constructor_defaults_match_schema():
-    sig = inspect.signature(Benes.__init__)
-    for name, field in BenesParams.model_fields.items():
-        assert sig.parameters[name].default == field.default, name
-        assert sig.parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
+from accelgen.rtl import Benes
 
 
 @pytest.mark.parametrize("n,every,latency", [(2, 0, 0), (2, 1, 1), (8, 0, 0), (8, 1, 5), (8, 2, 2), (8, 5, 1),

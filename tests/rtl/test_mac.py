@@ -1,24 +1,8 @@
 """MAC parameter validation: the constructor, the schema and their messages."""
 
-import inspect
-
 import pytest
 
 from accelgen.rtl import MAC, MACParams
-
-
-#: constructor parameters whose default (None) means "the schema default, or implied by an fp dtype"
-#: (the widths, signed) or by each other (product_reg, mul_stages)
-IMPLIED = {"a_width", "b_width", "acc_width", "signed", "product_reg", "mul_stages"}
-
-
-def test_constructor_defaults_match_schema():
-    sig = inspect.signature(MAC.__init__)
-    for name, field in MACParams.model_fields.items():
-        expected = None if name in IMPLIED else field.default
-        assert sig.parameters[name].default == expected, name
-        assert sig.parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
-    assert MAC().params == MACParams()
 
 
 def test_defaults_build():
