@@ -58,7 +58,8 @@ class MACParams(FPOperandParams):
     mul_stages: MulStages = 0
     add_stages: AddStages = 0
     output_reg: bool = Field(False, description="register the accumulator output once more")
-    zero_gating: bool = Field(False, description="hold the multiplier inputs when either operand is zero (needs input_reg)")
+    zero_gating: bool = Field(False, description="hold the multiplier inputs when either operand is zero "
+                                                 "(needs input_reg)")
     addend_input: bool = Field(False, description="add a c_in port: clear loads c_in instead of 0 (partial-sum chains)")
 
     @model_validator(mode="before")
@@ -116,7 +117,7 @@ class MACParams(FPOperandParams):
 
     @property
     def threads(self) -> int:
-        """Independent running sums interleaved in the accumulator loop, ``add_stages + 1`` (see :class:`MAC`)."""
+        """Independent running sums interleaved in the accumulator loop, ``add_stages + 1`` (see :class:`~accelgen.rtl.mac.MAC`)."""
         return self.add_stages + 1
 
     @property
