@@ -1,16 +1,52 @@
-"""The command line end to end, including every kind of bad input (exit 2, one line, nothing written)."""
+"""The command line end to end, including every kind of bad input (exit 2, one line, nothing written).
 
+The commands run in this process through :func:`accelgen.cli.main`, the function ``python -m accelgen`` and the
+console script call (a ``python -m accelgen`` subprocess costs about 1 s of CPU in its imports alone);
+``test_gen_writes_verilog_and_manifest`` and ``test_missing_simulator`` start the real process, and
+tests/cli/test_installed_wheel.py runs the installed console script.
+"""
+
+import contextlib
+import io
 import json
+import os
 import subprocess
 import sys
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from accelgen.cli import main
+
 REPO = Path(__file__).resolve().parents[2]
 
 
+@dataclass(frozen=True)
+class Ran:
+    """What a finished ``accelgen`` command left: its exit code and what it wrote (as ``subprocess.run`` gives)."""
+    returncode: int
+    stdout: str
+    stderr: str
+
+
 def accelgen(*args, cwd=None):
+    """``accelgen ARGS`` run by :func:`accelgen.cli.main` in this process, from ``cwd``."""
+    out, err = io.StringIO(), io.StringIO()
+    here, showwarning = Path.cwd(), warnings.showwarning   # main() installs its one-line warning printer
+    try:
+        os.chdir(cwd or here)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            returncode = main([str(a) for a in args])
+    finally:
+        os.chdir(here)
+        warnings.showwarning = showwarning
+    return Ran(returncode, out.getvalue(), err.getvalue())
+
+
+def accelgen_process(*args, cwd=None):
+    """``python -m accelgen ARGS`` as its own process."""
     return subprocess.run([sys.executable, "-m", "accelgen", *map(str, args)], cwd=cwd, capture_output=True,
                           text=True)
 
@@ -25,7 +61,7 @@ def assert_usage_error(proc, *fragments):
 
 
 def test_gen_writes_verilog_and_manifest(tmp_path):
-    proc = accelgen("gen", "mac", "--a-width", 8, "--b-width", 8, "--acc-width", 32, "-o", tmp_path)
+    proc = accelgen_process("gen", "mac", "--a-width", 8, "--b-width", 8, "--acc-width", 32, "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "latency 1 cycles" in proc.stdout
     assert (tmp_path / "mac.v").exists()
