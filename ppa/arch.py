@@ -77,7 +77,7 @@ class Chip(BaseModel):
     offchip: Optional[OffChip] = None
     host: Optional[Host] = None
     #: share of the die that is white space: a number, or ``die`` for the one rule every shipped chip uses
-    #: (:data:`accelgen.ppa.estimate.DIE_WHITE_SPACE`)
+    #: (:data:`accelgen.ppa.tree.DIE_WHITE_SPACE`)
     white_space_fraction: Literal["die"] | Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     die_budget_mm2: Optional[float] = Field(None, gt=0)
 

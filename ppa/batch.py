@@ -8,12 +8,16 @@ slack, as the estimator maps it: :mod:`accelgen.ppa.relaxed`), one on-chip SRAM 
 the rest of a base description every point shares (``rest``,
 :class:`accelgen.ppa.batch_rest.Rest`: vector unit, register file, scalar core, the
 NoC's topology and flits, off-chip and host interfaces, supply, operand density).
-Each point is the chip :func:`accelgen.ppa.estimate.estimate` builds for the same
-description, to the last digit where the estimator's tensor unit is unpipelined. All arguments
-broadcast (numpy rules) except ``dtype``, one datatype per call ("int", "fp16",
+All arguments broadcast (numpy rules) except ``dtype``, one datatype per call ("int", "fp16",
 "bf16", "fp32"): an fp dtype uses the fitted variant ``systolic-<dtype>`` and
 implies the widths (operands 16 or 32 bits, accumulator 32), as in the
 architecture schema; contradictory widths are a ConfigError.
+
+One estimator: each point is the chip :func:`accelgen.ppa.estimate.estimate` builds for the same description,
+assembled by the same functions (:mod:`accelgen.ppa.tree`: core, data bus, chip, white space, supply, totals;
+:func:`accelgen.ppa.components.noc_tree`; :func:`accelgen.ppa.units.memory.memory_leaf`;
+:func:`accelgen.ppa.estimate.fitted_leaf`) with numpy arrays at its leaves, to the last digit where the
+estimator's tensor unit is unpipelined.
 
 Fast path: design-space sweeps repeat the same tensor-unit and SRAM
 configurations many times, so the points are grouped by the inputs each model
@@ -21,8 +25,8 @@ depends on (hash factorization with :func:`pandas.factorize`, exact on the
 values given — no rounding of float keys, each input factorized once:
 :class:`accelgen.ppa.batch_keys.Keys`), each model is evaluated once per
 distinct configuration, and the per-configuration results are gathered back
-with one integer index per model. Constant (broadcast scalar) inputs are never
-expanded. Fitted models are loaded once per process (:func:`_fitted_model`).
+with one integer index per model; the tree then sums the points' arrays. Constant (broadcast scalar) inputs are
+never expanded. Fitted models are loaded once per process (:func:`_fitted_model`).
 """
 
 from __future__ import annotations
@@ -37,10 +41,13 @@ from ..fpformat import width as fp_width
 from . import relaxed
 from .arch import DTYPES, mesh_mismatch
 from .batch_keys import Factors, Keys, gather
-from .batch_rest import Rest, core_rest, data_bus, noc_and_io
-from .components import FittedCompute, steady_state_energy
-from .process import STD_CELL_UTILIZATION
+from .batch_rest import NodeColumns, Rest, io_leaves, noc_leaves, scalar_leaves, vector_leaves
+from .components import Component, FittedCompute, with_energy
+from .estimate import fitted_leaf
 from .sram import MIN_WORDS, SRAM, sram_batch
+from .tree import add_white_space, assemble_chip, assemble_core, core_side_mm, supply_factors, totals
+from .units.memory import memory_leaf
+from .units.params import Memory
 
 
 @lru_cache(maxsize=16)
@@ -100,49 +107,43 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
      sram_banks, white_space_fraction, tx, ty) = num
     shape = rows.shape
     model = _fitted_model("systolic", tuple(sorted((model_paths or {}).items())), dtype)
-
+    fc = FittedCompute(model_paths)
     keys = Keys(node_nm, clock_mhz)
     # tensor unit: one fitted-model evaluation per distinct (rows, cols, widths, dataflow, node)
     tu_codes, (r, c, aw, bw, accw, df, nd) = keys.codes(rows, cols, a_width, b_width, acc_width, flow, node_nm)
     given = {"rows": r, "cols": c, "dataflow": df, "a_width": aw, "b_width": bw, "acc_width": accw, "dtype": dtype,
              "density": rest.density}
     given = {k: v for k, v in given.items() if k in model.inputs}
-    tu = model.predict(node_nm=nd, **given)
-    steady = steady_state_energy(model, given, nd)  # same per-MAC energy rule as the estimator
-    if steady is not None:
-        tu["energy_pj"] = steady[0]
-    tu_area = tu["area_um2"] / STD_CELL_UTILIZATION   # placed area, as the estimator
-    tu_dyn_pj = np.asarray(r, dtype=float) * c * tu.get("energy_pj", 0.0)   # per unit per cycle: every MAC
-    tu_leak_mw = tu.get("leakage_uw", 0.0) * 1e-3
+    tu, _ = with_energy(model, model.predict(node_nm=nd, **given), given, nd)   # the estimator's per-MAC energy
+    tu = {t: gather(np.broadcast_to(np.asarray(tu.get(t, 0.0), dtype=float), np.shape(tu["area_um2"])), tu_codes,
+                    shape) for t in ("area_um2", "leakage_uw", "energy_pj", "delay_ns")}
+    # mapped for each point's clock where its 1 GHz netlist leaves slack, as the estimator maps it
+    tensor = fitted_leaf("tensor_unit0", "systolic", relaxed.apply(tu, relaxed.for_clocks(model, tu["delay_ns"],
+                                                                                          1e3 / clock_mhz)),
+                         count=units, actions_per_cycle=rows * cols, ops_per_cycle=2 * rows * cols,
+                         activity_key="tensor")
 
     # on-chip SRAM: one organization search per distinct (capacity, block, banks, node)
     s_codes, (cap, blk, nbk, snd) = keys.codes(sram_bytes, block_bytes, sram_banks, node_nm)
-    s = sram_batch(cap, blk, nbk, snd, cell=sram_cell)
-    s_dyn_pj = nbk * 0.5 * (s["read_energy_pj"] + s["write_energy_pj"])  # every bank busy, half reads
+    s = {k: gather(v, s_codes, shape) for k, v in sram_batch(cap, blk, nbk, snd, cell=sram_cell).items()
+         if k in ("area_um2", "leakage_mw", "read_energy_pj", "write_energy_pj")}
+    base_memory = rest.core.memories[0] if rest.core is not None and rest.core.memories else Memory(
+        name="sram", capacity_bytes=64)
+    memory = memory_leaf(base_memory, banks=sram_banks, clock_mhz=clock_mhz, area_um2=s["area_um2"],
+                         leakage_mw=s["leakage_mw"], read_pj=s["read_energy_pj"], write_pj=s["write_energy_pj"])
 
-    f_ghz = clock_mhz * 1e-3
-    tu_delay = np.broadcast_to(np.asarray(tu.get("delay_ns", 0.0), dtype=float), np.shape(tu_area))
-    ratio = relaxed.for_clocks(model, gather(tu_delay, tu_codes, shape), 1e3 / clock_mhz)
-    # per core: the tensor units and the SRAM, then the rest the estimator builds (accelgen.ppa.batch_rest)
-    (v_area, v_leak, v_dyn), scalar = core_rest(rest, FittedCompute(model_paths), keys, cols=cols, units=units)
-    joined_um2 = (units * gather(tu_area, tu_codes, shape) * ratio["area_um2"]
-                  + gather(s["area_um2"], s_codes, shape) + v_area)
-    bus = data_bus(rest, keys, edge_bits=np.maximum(cols * a_width, rows * b_width), joined_um2=joined_um2)
-    core_um2 = joined_um2 + scalar[0] + bus[0]
-    core_leak = (units * gather(tu_leak_mw, tu_codes, shape) * ratio["leakage_uw"]
-                 + gather(s["leakage_mw"], s_codes, shape) + v_leak + scalar[1])
-    core_dyn = ((units * gather(tu_dyn_pj, tu_codes, shape) * ratio["energy_pj"] + gather(s_dyn_pj, s_codes, shape))
-                * f_ghz + v_dyn + scalar[2] + bus[2])
-    chip_area, chip_leak, chip_dyn = noc_and_io(rest, keys, tx=tx, ty=ty, cores=cores, core_um2=core_um2,
-                                                topology=topology)
-    dyn_factor, leak_factor = _supply(rest.vdd_v, keys)
-    lanes = 0.0
-    if rest.core is not None and rest.core.vector_unit:
-        lanes = rest.core.vector_unit.lanes or cols
-    out = {"area_mm2": (cores * core_um2 + chip_area) * (1e-6 / (1.0 - white_space_fraction)),
-           "tdp_w": ((cores * core_leak + chip_leak) * leak_factor
-                     + (cores * core_dyn + chip_dyn) * dyn_factor) * 1e-3,
-           "peak_tops": 2e-6 * (rows * cols * units + lanes) * cores * clock_mhz}
+    # the estimator's tree (accelgen.ppa.tree) with the points' arrays at its leaves
+    execution_units = Component("execution_units", "group").add(
+        tensor, *vector_leaves(rest, fc, keys, cols=cols, units=units))
+    core = assemble_core(execution_units, Component("memories", "group").add(memory), scalar_leaves(rest, keys),
+                         wire_tech=NodeColumns(keys, "semi_global"),
+                         widest_bits=np.maximum(cols * a_width, rows * b_width),
+                         bus_bits=rest.core.bus_bits if rest.core is not None else None, clock_mhz=clock_mhz)
+    core.count = cores
+    net = noc_leaves(rest, keys, tx=tx, ty=ty, cores=cores, link_mm=core_side_mm(core), topology=topology)
+    chip = assemble_chip("points", core, cores, net, io_leaves(rest, keys))
+    add_white_space(chip, white_space_fraction)
+    out = totals(chip, clock_mhz, *_supply(rest.vdd_v, keys))
     invalid = _sram_problems(s_codes, cap, blk, nbk, snd, sram_cell, shape)
     _mesh_problems(invalid, rest.noc.topology if topology is None else topology, tx, ty, cores)
     if np.any(invalid != ""):
@@ -186,5 +187,5 @@ def _supply(vdd_v: float | None, keys: Keys) -> tuple[np.ndarray | float, np.nda
     """Dynamic and leakage power factors of the supply ``vdd_v`` against each point's node's nominal (1 without)."""
     if not vdd_v:
         return 1.0, 1.0
-    (ratio,) = keys.per_node(lambda t: (vdd_v / t.vdd_v,))
-    return ratio ** 2, ratio
+    (vnom,) = keys.per_node(lambda t: (t.vdd_v,))
+    return supply_factors(vdd_v, vnom)

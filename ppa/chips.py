@@ -4,7 +4,7 @@ Each chip's ``published:`` block (:mod:`accelgen.ppa.published`) gives every
 figure's scope and kind. The validation computes the same quantity:
 
 * area: the breakdown subtree of the scope (``chip`` includes the white space of
-  :data:`accelgen.ppa.estimate.DIE_WHITE_SPACE`, one rule for every die);
+  :data:`accelgen.ppa.tree.DIE_WHITE_SPACE`, one rule for every die);
 * power of kind ``tdp``: the estimate at full activity, over the scope;
 * switching counted as the figure's flow counted it (``timed`` for silicon,
   ``zero_delay`` for a tool's average: :mod:`accelgen.ppa.published`), through

@@ -123,17 +123,20 @@ def wire_figures(tech: TechNode, *, bits, length_mm, clock_mhz=None, kind: str =
             "delay_ns": (d_ps / 1000.0) / (stages + 1), "stages": stages}
 
 
-def wire(name: str, tech: TechNode, *, bits: int, length_mm: float, clock_mhz: float | None = None,
-         kind: str = "semi_global", activity_key: str = "default") -> Component:
+def wire(name: str, tech: TechNode, *, bits, length_mm, clock_mhz=None, kind: str = "semi_global",
+         activity_key: str = "default") -> Component:
     """A bus of ``bits`` repeated wires of ``length_mm`` (:func:`wire_figures`), one transfer every other cycle at
-    full activity."""
-    f = {k: float(v) for k, v in wire_figures(tech, bits=bits, length_mm=length_mm, clock_mhz=clock_mhz or None,
-                                              kind=kind).items()}
+    full activity. Scalars give a breakdown node; numpy arrays (one per design point, ``tech`` then giving each
+    point's wire figures) a node of arrays."""
+    f = wire_figures(tech, bits=bits, length_mm=length_mm, clock_mhz=clock_mhz if np.ndim(clock_mhz) else
+                     clock_mhz or None, kind=kind)
+    params = {"kind": kind}
+    if all(np.ndim(v) == 0 for v in (bits, length_mm, clock_mhz)):
+        f = {k: float(v) for k, v in f.items()}
+        params = {"bits": bits, "length_mm": round(length_mm, 4), "kind": kind, "pipeline_stages": int(f["stages"])}
     return Component(name, "wire", area_um2_each=f["area_um2"], energy_pj={"transfer": f["energy_pj"]},
                      actions_per_cycle={"transfer": WIRE_TRANSFERS_PER_CYCLE}, delay_ns=f["delay_ns"],
-                     activity_key=activity_key,
-                     params={"bits": bits, "length_mm": round(length_mm, 4), "kind": kind,
-                             "pipeline_stages": int(f["stages"])})
+                     activity_key=activity_key, params=params)
 
 
 # --------------------------------------------------------------------------- NoC
@@ -174,31 +177,47 @@ def noc_links(topology: str, tx, ty):
     return {"mesh": 2 * (tx * (ty - 1) + ty * (tx - 1)), "ring": 2 * tx * ty, "bus": 1}[topology]
 
 
-def noc(tech: TechNode, *, topology: str, tx: int, ty: int, flit_bits: int, link_mm: float) -> Component:
-    """Routers and links of a mesh (``tx x ty``), ring or bus connecting ``tx * ty`` cores.
+def router_figures(tech: TechNode, ports: int, flit_bits: int) -> tuple[float, float, float, float]:
+    """One router's area (um^2), leakage (mW), energy per bit (pJ) and stage delay (ns) at ``tech``."""
+    area = router_area_um2(tech, ports, flit_bits)
+    return area, area * tech.logic_leak_uw_per_um2 * 1e-3, router_pj_per_bit(tech), 2 * tech.fo4_ps * 8 / 1000.0
 
-    Its ``params`` give the performance model's NoC roof (:mod:`accelgen.ppa.perf_layers`): the bisection
-    width, the mean hop count of uniform random traffic (:func:`mean_hops`) and the energy of one bit over
-    one hop (a router traversal and a link)."""
+
+def noc(tech: TechNode, *, topology: str, tx: int, ty: int, flit_bits: int, link_mm: float) -> Component:
+    """Routers and links of a mesh (``tx x ty``), ring or bus connecting ``tx * ty`` cores (:func:`noc_tree`)."""
+    return noc_tree(topology=topology, tx=tx, ty=ty, flit_bits=flit_bits, link_mm=link_mm, wire_tech=tech,
+                    router=router_figures(tech, ROUTER_PORTS[topology], flit_bits))
+
+
+def noc_tree(*, topology: str, tx, ty, flit_bits, link_mm, wire_tech, router) -> Component:
+    """The NoC of ``router`` (:func:`router_figures`) and links on ``wire_tech``'s wires, empty with one core and
+    no bus. Scalars give a breakdown node; numpy arrays, one per design point (the batch estimator), a node of
+    arrays whose points with no NoC count no routers and no links.
+
+    A breakdown node's ``params`` give the performance model's NoC roof (:mod:`accelgen.ppa.perf_layers`): the
+    bisection width, the mean hop count of uniform random traffic (:func:`mean_hops`) and the energy of one bit
+    over one hop (a router traversal and a link)."""
     n = tx * ty
     top = Component("noc", "noc")
-    if n <= 1 and topology != "bus":
+    has = (n > 1) | (topology == "bus")
+    scalar = np.ndim(has) == 0
+    if scalar and not has:
         return top
-    ports = ROUTER_PORTS[topology]
-    area = router_area_um2(tech, ports, flit_bits)
-    e_bit = router_pj_per_bit(tech)
-    top.add(Component("router", "router", count=n, area_um2_each=area,
-                      energy_pj={"flit": e_bit * flit_bits}, actions_per_cycle={"flit": 1.0},
-                      delay_ns=2 * tech.fo4_ps * 8 / 1000.0, leakage_mw_each=area * tech.logic_leak_uw_per_um2 * 1e-3,
-                      activity_key="noc", params={"ports": ports, "flit_bits": flit_bits}))
-    ln = wire("link", tech, bits=flit_bits, length_mm=link_mm * (n if topology == "bus" else 1), kind="global",
+    area, leak, e_bit, delay = router
+    top.add(Component("router", "router", count=n if scalar else np.where(has, n, 0), area_um2_each=area,
+                      energy_pj={"flit": e_bit * flit_bits}, actions_per_cycle={"flit": 1.0}, delay_ns=delay,
+                      leakage_mw_each=leak, activity_key="noc",
+                      params={"ports": ROUTER_PORTS[topology], "flit_bits": flit_bits} if scalar else {}))
+    ln = wire("link", wire_tech, bits=flit_bits, length_mm=link_mm * (n if topology == "bus" else 1), kind="global",
               activity_key="noc")
-    ln.count = noc_links(topology, tx, ty)
+    links = noc_links(topology, tx, ty)
+    ln.count = links if scalar else np.where(has, links, 0)
     top.add(ln)
-    top.params = {"topology": topology, "flit_bits": flit_bits,
-                  "bisection_bits_per_cycle": bisection_bits_per_cycle(topology, tx, ty, flit_bits),
-                  "mean_hops": mean_hops(topology, tx, ty),
-                  "pj_per_bit_hop": e_bit + ln.energy_pj["transfer"] / flit_bits}
+    if scalar:
+        top.params = {"topology": topology, "flit_bits": flit_bits,
+                      "bisection_bits_per_cycle": bisection_bits_per_cycle(topology, tx, ty, flit_bits),
+                      "mean_hops": mean_hops(topology, tx, ty),
+                      "pj_per_bit_hop": e_bit + ln.energy_pj["transfer"] / flit_bits}
     return top
 
 
@@ -363,12 +382,9 @@ class FittedCompute:
                 raise ConfigError([(f"{path}.{p}" if p else path, m) for p, m in exc.problems]) from None
         for w in caught:
             warnings.warn(f"{path}: {w.message}", w.category, stacklevel=3)
-        vals = {k: float(np.asarray(v)) for k, v in out.items()}
         target = self.energy_target(model, path)
-        vals["energy_pj"] = vals[target]
-        steady = steady_state_energy(model, inputs, node_nm, target)
-        if steady is not None:
-            vals["energy_pj"] = float(np.asarray(steady[0]))
+        out, steady = with_energy(model, out, inputs, node_nm, target)
+        vals = {k: float(np.asarray(v)) for k, v in out.items()}
         trace = {"family": family, "model": model.name, "dtype": dtype, "model_file": model.source,
                  "inputs": {k: v for k, v in inputs.items()},
                  "fitted_range": {k: v.get("range", v.get("values")) for k, v in model.inputs.items()},
@@ -379,6 +395,17 @@ class FittedCompute:
         if target != "energy_pj":
             trace["energy_target"] = target
         return vals, trace
+
+
+def with_energy(model, out: dict, inputs: dict, node_nm, target: str = "energy_pj") -> tuple[dict, tuple | None]:
+    """``model``'s outputs ``out`` at ``inputs`` (floats, or numpy arrays of design points) with ``energy_pj`` the
+    energy per operation the estimator costs: the ``target`` one (:meth:`FittedCompute.energy_target`), in steady
+    state where the model's includes one array fill (:func:`steady_state_energy`, whose result is returned too)."""
+    out = {**out, "energy_pj": out[target]}
+    steady = steady_state_energy(model, inputs, node_nm, target)
+    if steady is not None:
+        out["energy_pj"] = steady[0]
+    return out, steady
 
 
 #: array dimensions clamped into the fitted range when the per-op energy includes one array fill/drain

@@ -26,27 +26,18 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .arch import Arch, Chip, Core, RegisterFile, load_arch, parse_arch
-from .components import Component, FittedCompute, wire
+from .components import Component, FittedCompute
 from . import relaxed
 from .pipelining import Choice, Unit, choose
 from .process import STD_CELL_UTILIZATION, TechNode, technology
+from .tree import DIE_WHITE_SPACE, add_white_space, assemble_chip, assemble_core, core_side_mm, supply_factors
 from .units import AnalyticalUnit, core_units, listed_units
 from .units.io import DramPhy, PCIe
 from .units.memory import MemoryUnit
-from .units.noc import NetworkOnChip
+from .units.noc import NetworkOnChip, noc_rows
 from .units.params import ScalarCore
 from .units.scalar import ScalarUnit
 from .units.vector import VectorRegisterFile
-
-#: Share of a die that its floorplan leaves to white space (channels, power grid, clock spines, decap and fill
-#: between the placed blocks): the 21% of TPU v1's die that no labelled category covers (Jouppi et al., ISCA 2017,
-#: Fig. 2 caption: data buffers 37%, compute 30%, I/O 10%, control 2%: 79% labelled). NeuroMeter (Tang et al.,
-#: HPCA 2021) keeps 21% white space for TPU v1 and v2 (per its validation as the issue describes it; its text was
-#: not available to check).
-#: ``white_space_fraction: die`` applies it; it is the only white-space rule of the shipped chips.
-DIE_WHITE_SPACE = 0.21
-#: a core's central data bus is as wide as its widest unit edge, at most this many bits
-MAX_BUS_BITS = 8192
 
 
 def fitted_component(fc: FittedCompute, family: str, params: dict, tech: TechNode, path: str, *, name: str,
@@ -62,13 +53,20 @@ def fitted_component(fc: FittedCompute, family: str, params: dict, tech: TechNod
     if mapping_ratio:   # the relaxed netlist (:mod:`.relaxed`): each target scaled by its measured ratio
         vals = relaxed.apply(vals, mapping_ratio, fc.energy_target(fc.model(family, path, dtype, variant), path))
         params = {**params, "mapping": "relaxed"}
-    # synthesized cell area -> placed area (standard-cell utilization, same for every chip)
+    return fitted_leaf(name, family, vals, count=count, actions_per_cycle=actions_per_cycle,
+                       ops_per_cycle=ops_per_cycle, activity_key=activity_key, params={**params, "dtype": dtype},
+                       trace={"model": trace["model"], "model_file": trace["model_file"]})
+
+
+def fitted_leaf(name: str, family: str, vals: dict, *, count, actions_per_cycle, ops_per_cycle, activity_key: str,
+                params: dict | None = None, trace: dict | None = None) -> Component:
+    """A compute unit's component from its fitted values (floats, or arrays of design points), its synthesized cell
+    area placed (standard-cell utilization, the same for every chip)."""
     return Component(name, family, count=count, area_um2_each=vals.get("area_um2", 0.0) / STD_CELL_UTILIZATION,
                      leakage_mw_each=vals.get("leakage_uw", 0.0) * 1e-3,
                      energy_pj={"op": vals.get("energy_pj", 0.0)}, actions_per_cycle={"op": actions_per_cycle},
                      delay_ns=vals.get("delay_ns", 0.0), ops_per_cycle_each=ops_per_cycle,
-                     activity_key=activity_key, params={**params, "dtype": dtype},
-                     trace={"model": trace["model"], "model_file": trace["model_file"]})
+                     activity_key=activity_key, params=params or {}, trace=trace or {})
 
 
 def compute_units(core: Core, base: str = "core") -> list[Unit]:
@@ -94,16 +92,15 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
     """The core's component tree; ``stages`` maps a unit's path to its ``{"mul_stages", "add_stages"}``
     (:mod:`accelgen.ppa.pipelining`; a unit left out is unpipelined), ``mapping`` a relaxed unit's path to its
     ratios (:mod:`accelgen.ppa.relaxed`; a unit left out is costed as mapped at 1 GHz)."""
-    c = Component("core", "core")
     eu = Component("execution_units", "group")
     widest = 1
     n_fu = 0
     stages = stages or {}
     for u in compute_units(core, base):
         comp = fitted_component(fc, u.family, {**u.params, **stages.get(u.path, {})}, tech, u.path, name=u.name,
-                       count=u.count, actions_per_cycle=u.actions_per_cycle, ops_per_cycle=u.ops_per_cycle,
-                       activity_key=u.activity_key, density=density, traces=traces, dtype=u.dtype,
-                       variant=u.variant, mapping_ratio=(mapping or {}).get(u.path))
+                                count=u.count, actions_per_cycle=u.actions_per_cycle, ops_per_cycle=u.ops_per_cycle,
+                                activity_key=u.activity_key, density=density, traces=traces, dtype=u.dtype,
+                                variant=u.variant, mapping_ratio=(mapping or {}).get(u.path))
         comp.params.update(u.extra)
         eu.add(comp)
         widest = max(widest, u.edge_bits)
@@ -111,23 +108,17 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
     if core.vector_unit:
         lanes = eu.params["vector_lanes"] = eu.children[-1].count   # the vector unit is the last compute unit
         eu.add(vector_regfile(core, lanes, n_fu, tech))
-    c.add(eu)
+    mem = None
     if core.memories:
         mem = Component("memories", "group")
         for i, m in enumerate(core.memories):
             mem.add(memory_component(m, tech, f"{base}.memories[{i}]", clock_mhz))
-        c.add(mem)
-    if core.scalar_unit:
-        c.add(ScalarUnit(ScalarCore(), tech=tech).component)
-    for i, cls, params in listed_units(core, base):
-        if issubclass(cls, AnalyticalUnit):   # die blocks listed in core.units: beside the units, off the data bus
-            c.add(cls(params, tech=tech, path=f"{base}.units[{i}]").component)
-    # central data bus: joins memories and execution units; length sqrt(area of what it joins)
-    joined_mm2 = (eu.area_um2 + sum(ch.area_um2 for ch in c.children if ch.name == "memories")) * 1e-6
-    bits = core.bus_bits or min(widest, MAX_BUS_BITS)
-    c.add(wire("data_bus", tech, bits=bits, length_mm=math.sqrt(joined_mm2), clock_mhz=clock_mhz,
-               activity_key="memory"))
-    return c
+    others = [ScalarUnit(ScalarCore(), tech=tech).component] if core.scalar_unit else []
+    # die blocks listed in core.units: beside the units, off the data bus
+    others += [cls(params, tech=tech, path=f"{base}.units[{i}]").component
+               for i, cls, params in listed_units(core, base) if issubclass(cls, AnalyticalUnit)]
+    return assemble_core(eu, mem, others, wire_tech=tech, widest_bits=widest, bus_bits=core.bus_bits,
+                         clock_mhz=clock_mhz)
 
 
 @dataclass
@@ -187,26 +178,19 @@ def _tree_dict(node: Component, clock_mhz: float, v_dyn: float, v_leak: float, a
 def noc_ty(arch: Arch) -> int:
     """The NoC's second dimension: the mesh's ``ty``; a ring or bus spans the cores (``cores / tx`` per row)."""
     nc = arch.chip.noc
-    return nc.ty if nc.topology == "mesh" else arch.cores // nc.tx or 1
+    return noc_rows(nc.topology, nc.tx, nc.ty, arch.cores)
 
 
 def _build_chip(arch: Arch, tech: TechNode, fc: FittedCompute, clock_mhz: float | None, traces: list,
                 choices: dict[str, Choice] | None = None) -> Component:
-    chip = Component(arch.name, "chip")
     choices = choices or {}
     core = build_core(arch.core, tech, fc, arch.density, clock_mhz, traces,
                       stages={p: c.stages for p, c in choices.items()},
                       mapping={p: c.mapping_ratio for p, c in choices.items() if c.mapping == "relaxed"})
     core.count = arch.cores
-    chip.add(core)
-    core_side_mm = math.sqrt(core.area_um2 / arch.cores * 1e-6)
-    net = NetworkOnChip(arch.chip.noc, tech=tech, ty=noc_ty(arch), clock_mhz=clock_mhz, link_mm=core_side_mm).component
-    if net.children:
-        chip.add(net)
-    io = io_group(arch.chip, tech, clock_mhz)
-    if io.children:
-        chip.add(io)
-    return chip
+    net = NetworkOnChip(arch.chip.noc, tech=tech, ty=noc_ty(arch), clock_mhz=clock_mhz,
+                        link_mm=core_side_mm(core)).component
+    return assemble_chip(arch.name, core, arch.cores, net, io_group(arch.chip, tech, clock_mhz))
 
 
 def io_group(chip: Chip, tech: TechNode, clock_mhz: float | None) -> Component:
@@ -290,13 +274,10 @@ def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
         msgs.append(f"clock_mhz {clock:g} exceeds the achievable {f_chosen:.0f} MHz ({critical_chosen})")
     for m in msgs:
         warnings.warn(m, UserWarning, stacklevel=2)
-    ws = DIE_WHITE_SPACE if arch.chip.white_space_fraction == "die" else arch.chip.white_space_fraction
-    if ws:
-        chip.add(Component("white_space", "white_space",
-                           area_um2_each=chip.area_um2 * ws / (1 - ws), params={"fraction": ws}))
-    vnom = tech.vdd_v
-    vdd = arch.vdd_v or vnom
-    v_dyn, v_leak = (vdd / vnom) ** 2, vdd / vnom
+    add_white_space(chip, DIE_WHITE_SPACE if arch.chip.white_space_fraction == "die"
+                    else arch.chip.white_space_fraction)
+    vdd = arch.vdd_v or tech.vdd_v
+    v_dyn, v_leak = supply_factors(vdd, tech.vdd_v)
     act = arch.activity.factors() if arch.activity else None
     tree = _tree_dict(chip, clock, v_dyn, v_leak, act)
     if arch.chip.die_budget_mm2 and tree["area_mm2"] > arch.chip.die_budget_mm2:

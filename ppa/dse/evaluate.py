@@ -16,7 +16,8 @@ from .. import perf
 from ..arch import Arch
 from ..batch import evaluate_batch
 from ..batch_rest import Rest
-from ..estimate import DIE_WHITE_SPACE, estimate
+from ..estimate import estimate
+from ..tree import DIE_WHITE_SPACE
 from .paths import with_values
 from .plan import BATCH_PATHS, CHIP_METRICS, RUN_METRICS, Constraint, Plan, Size, core_grid, py
 from .point import arch_for_point, expression, point_env, workloads_for_point

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..components import Component
 from ..process import TechNode
 from ..sram import MIN_WORDS, SRAM, dff_array
@@ -52,15 +54,25 @@ class MemoryUnit(AnalyticalUnit):
             area, leak, er, ew = r.area_mm2 * 1e6, r.leakage_mw, r.read_energy_pj, r.write_energy_pj
             delay = r.access_time_ns / 2.0  # accesses pipelined over two cycles (as NeuroMeter assumes)
             extra = {"cell": m.cell, "organization": r.organization, "access_time_ns": round(r.access_time_ns, 4)}
-        # full activity: every bank and port does one access per cycle, reads and writes equally; a stated bandwidth
-        # is what the memory serves, so at the clock it caps the accesses per cycle (banks chosen for a bandwidth
-        # round up, and an access time shorter than the cycle does not make the units ask for more)
-        apc = banks * m.ports * m.activity
-        if m.bandwidth_gbps and clock_mhz:
-            apc = min(apc, m.bandwidth_gbps * 1e3 / (clock_mhz * m.block_bytes))
-        self.component = Component(m.name, "memory", count=m.count, area_um2_each=area, leakage_mw_each=leak,
-                                   energy_pj={"read": er, "write": ew},
-                                   actions_per_cycle={"read": apc / 2, "write": apc / 2}, delay_ns=delay,
-                                   activity_key="pe_memory" if m.level == "pe" else "memory",
-                                   params={"capacity_bytes": m.capacity_bytes, "block_bytes": m.block_bytes,
-                                           "banks": banks, "ports": m.ports, "level": m.level, **extra})
+        self.component = memory_leaf(m, banks=banks, clock_mhz=clock_mhz, area_um2=area, leakage_mw=leak,
+                                     read_pj=er, write_pj=ew, delay_ns=delay,
+                                     params={"capacity_bytes": m.capacity_bytes, "block_bytes": m.block_bytes,
+                                             "banks": banks, "ports": m.ports, "level": m.level, **extra})
+
+
+def memory_leaf(m: Memory, *, banks, clock_mhz, area_um2, leakage_mw, read_pj, write_pj, delay_ns=0.0,
+                params: dict | None = None) -> Component:
+    """The component of memory ``m`` with ``banks`` banks whose macros have these figures (floats, or numpy arrays
+    of design points: the batch estimator's).
+
+    Full activity: every bank and port does one access per cycle, reads and writes equally; a stated bandwidth is
+    what the memory serves, so at the clock it caps the accesses per cycle (banks chosen for a bandwidth round up,
+    and an access time shorter than the cycle does not make the units ask for more)."""
+    apc = banks * m.ports * m.activity
+    if m.bandwidth_gbps and np.all(np.asarray(clock_mhz, dtype=float) > 0):
+        cap = m.bandwidth_gbps * 1e3 / (clock_mhz * m.block_bytes)
+        apc = min(apc, cap) if np.ndim(apc) == 0 and np.ndim(cap) == 0 else np.minimum(apc, cap)
+    return Component(m.name, "memory", count=m.count, area_um2_each=area_um2, leakage_mw_each=leakage_mw,
+                     energy_pj={"read": read_pj, "write": write_pj},
+                     actions_per_cycle={"read": apc / 2, "write": apc / 2}, delay_ns=delay_ns,
+                     activity_key="pe_memory" if m.level == "pe" else "memory", params=params or {})

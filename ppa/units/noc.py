@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..components import noc, noc_flit_bits
 from ..process import TechNode
 from .base import AnalyticalUnit, register
@@ -23,3 +25,11 @@ class NetworkOnChip(AnalyticalUnit):
                                        clock_mhz)
         self.component = noc(tech, topology=params.topology, tx=params.tx, ty=ty, flit_bits=self.flit_bits,
                              link_mm=link_mm)
+
+
+def noc_rows(topology: str, tx, ty, cores):
+    """The NoC's second dimension: the mesh's ``ty``; a ring or bus spans the cores (``cores / tx`` per row, at
+    least one). Scalars, or numpy arrays of design points."""
+    if topology == "mesh":
+        return ty
+    return np.maximum(cores // tx, 1) if np.ndim(cores) or np.ndim(tx) else cores // tx or 1

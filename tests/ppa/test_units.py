@@ -16,6 +16,8 @@ from accelgen.ppa.units import base, core_units, placeable_kinds, unit_class, un
 from accelgen.ppa.units.die_block import DieBlockUnit
 
 REDUCTION_KINDS = ("fan", "fan_linear", "adder_tree", "art", "linear_reduction")
+#: the datatype each reduction tree has a shipped fitted model for (fp32 where there is one)
+SHIPPED_DTYPE = {"fan": "fp32", "fan_linear": "int", "adder_tree": "int", "art": "fp32", "linear_reduction": "fp32"}
 
 
 def _arch(units, **core):
@@ -42,7 +44,7 @@ def test_unknown_kind_is_one_line_naming_the_field_and_the_kinds():
 
 
 def test_unit_parameters_are_checked_at_their_field():
-    with pytest.raises(ConfigError, match=r"core\.units\[0\]: inputs: 1 is not allowed"):
+    with pytest.raises(ConfigError, match=r"core\.units\[0\]\.inputs: 1 is not allowed"):
         parse_arch(_arch([{"kind": "art", "inputs": 1}]))
     with pytest.raises(ConfigError, match=r"core\.units\[0\]\.kind: missing required field"):
         parse_arch(_arch([{"inputs": 8}]))
@@ -58,10 +60,10 @@ def test_a_core_of_die_blocks_alone_has_no_compute():
 def test_every_reduction_tree_can_be_placed_in_an_architecture_file(kind):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = estimate(_arch([{"kind": kind, "inputs": 64, "dtype": "fp32"}]))
+        est = estimate(_arch([{"kind": kind, "inputs": 64, "dtype": SHIPPED_DTYPE[kind]}]))
     (choice,) = est.pipelining
     assert choice["component"] == "core.units[0]"
-    assert choice["model"] == f"{kind}-fp32"
+    assert choice["model"] == (kind if SHIPPED_DTYPE[kind] == "int" else f"{kind}-fp32")
     assert _node(est, f"{kind}0")["area_mm2"] > 0
 
 
@@ -123,7 +125,7 @@ def test_a_third_party_unit_is_found_through_the_entry_point_group(monkeypatch):
 
 
 def test_performance_model_asks_the_unit_for_its_cycles():
-    wl = {"name": "w", "layers": [{"type": "gemm", "M": 64, "N": 64, "K": 256, "compute": "reduction"}]}
+    wl = {"name": "w", "layers": [{"name": "g", "type": "gemm", "M": 64, "N": 64, "K": 256, "compute": "reduction"}]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         art = evaluate(_arch([{"kind": "art", "inputs": 64, "dtype": "fp32"}]), wl)
