@@ -47,6 +47,7 @@ from .estimate import fitted_leaf
 from .sram import MIN_WORDS, SRAM, sram_batch
 from .tree import add_white_space, assemble_chip, assemble_core, core_side_mm, supply_factors, totals
 from .units.memory import memory_leaf
+from .units.systolic import array_rates
 from .units.params import Memory
 
 
@@ -118,10 +119,11 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
     tu = {t: gather(np.broadcast_to(np.asarray(tu.get(t, 0.0), dtype=float), np.shape(tu["area_um2"])), tu_codes,
                     shape) for t in ("area_um2", "leakage_uw", "energy_pj", "delay_ns")}
     # mapped for each point's clock where its 1 GHz netlist leaves slack, as the estimator maps it
+    rates = array_rates(rows, cols, a_width, b_width)
     tensor = fitted_leaf("tensor_unit0", "systolic", relaxed.apply(tu, relaxed.for_clocks(model, tu["delay_ns"],
                                                                                           1e3 / clock_mhz)),
-                         count=units, actions_per_cycle=rows * cols, ops_per_cycle=2 * rows * cols,
-                         activity_key="tensor")
+                         count=units, actions_per_cycle=rates["actions_per_cycle"],
+                         ops_per_cycle=rates["ops_per_cycle"], activity_key="tensor")
 
     # on-chip SRAM: one organization search per distinct (capacity, block, banks, node)
     s_codes, (cap, blk, nbk, snd) = keys.codes(sram_bytes, block_bytes, sram_banks, node_nm)
@@ -137,7 +139,7 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
         tensor, *vector_leaves(rest, fc, keys, cols=cols, units=units))
     core = assemble_core(execution_units, Component("memories", "group").add(memory), scalar_leaves(rest, keys),
                          wire_tech=NodeColumns(keys, "semi_global"),
-                         widest_bits=np.maximum(cols * a_width, rows * b_width),
+                         widest_bits=rates["edge_bits"],
                          bus_bits=rest.core.bus_bits if rest.core is not None else None, clock_mhz=clock_mhz)
     core.count = cores
     net = noc_leaves(rest, keys, tx=tx, ty=ty, cores=cores, link_mm=core_side_mm(core), topology=topology)

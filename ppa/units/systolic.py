@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..mapping import row_stationary_map, systolic_map
 from ..pipelining import Unit
 from .base import FittedUnit, MapContext, register
 from .params import TensorUnit
+
+
+def array_rates(rows, cols, a_width, b_width) -> dict:
+    """An array's fitted-model operations per cycle (one per PE: a MAC), arithmetic ops per cycle (MAC = 2) and
+    widest data edge (A across the columns, B down the rows), for numbers or numpy arrays of design points."""
+    edge = (max if all(np.ndim(v) == 0 for v in (rows, cols, a_width, b_width)) else np.maximum)(
+        cols * a_width, rows * b_width)
+    return {"actions_per_cycle": rows * cols, "ops_per_cycle": 2 * rows * cols, "edge_bits": edge}
 
 
 @register
@@ -27,10 +37,10 @@ class Systolic(FittedUnit):
             params["flush_subnormals"] = tu.flush_subnormals
         if tu.sum_group > 1:    # grouped columns have their own model (fit/sweeps/systolic-grouped_bf16.yaml)
             params["sum_group"] = tu.sum_group
-        return Unit(self.path, self.name, self.family, params, tu.dtype, tu.pipeline, count=tu.count,
-                    actions_per_cycle=tu.rows * tu.cols, ops_per_cycle=2 * tu.rows * tu.cols,
-                    edge_bits=max(tu.cols * tu.a_width, tu.rows * tu.b_width), functional_units=tu.count,
-                    extra={"interconnect": tu.interconnect}, variant="grouped" if tu.sum_group > 1 else "")
+        rates = array_rates(tu.rows, tu.cols, tu.a_width, tu.b_width)
+        return Unit(self.path, self.name, self.family, params, tu.dtype, tu.pipeline, count=tu.count, **rates,
+                    functional_units=tu.count, extra={"interconnect": tu.interconnect},
+                    variant="grouped" if tu.sum_group > 1 else "")
 
     def macs_per_cycle(self) -> int:
         return self.params.rows * self.params.cols * self.params.count
