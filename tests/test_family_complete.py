@@ -20,6 +20,7 @@ import yaml
 from amaranth.hdl import Elaboratable
 
 from accelgen.cosim.coverage import Coverage
+from accelgen.ppa.units.base import unit_kinds
 from accelgen.registry import FAMILIES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,6 +124,8 @@ def missing_pieces(fam, *, sweeps: Path = SWEEPS, models: Path = MODELS,
         out.append(f"golden module {fam.golden!r} cannot be imported")
     if not isinstance(fam.ppa_unit, str) or not fam.ppa_unit:
         out.append("no PPA unit (ppa_unit)")
+    elif fam.ppa_unit not in unit_kinds():
+        out.append(f"ppa_unit {fam.ppa_unit!r} is not a PPA unit kind (accelgen.ppa.units): {', '.join(unit_kinds())}")
     if not fam.summary:
         out.append("no summary")
     out += _host_problems(fam)
@@ -155,6 +158,7 @@ BROKEN = {
     "fp_rules_elsewhere": ({"fp_unreachable": _elsewhere}, "fp_unreachable is in"),
     "golden": ({"golden": "accelgen.golden.no_such_model"}, "cannot be imported"),
     "ppa_unit": ({"ppa_unit": ""}, "no PPA unit"),
+    "ppa_unit_unknown": ({"ppa_unit": "no_such_unit"}, "'no_such_unit' is not a PPA unit kind"),
     "sweep_variant": ({"sweep_variants": ("fp32", "int4")}, "no sweep file fit/sweeps/art-int4.yaml"),
     "params": ({"params_model": dict}, "is not a pydantic schema"),
 }
