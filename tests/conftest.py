@@ -8,16 +8,26 @@ family's default name, or the name another test already uses) so that they share
 build. The terminal summary counts this session's builds and names every design that
 was built more than once under different module names, so a new test that misses a
 shared build shows up.
+
+``accelgen_main`` runs a command in the test process (a ``python -m accelgen`` subprocess costs about
+1 s of CPU in its imports alone): for tests of what a command does, not of the process.
 """
 
+import contextlib
 import hashlib
+import io
+import os
 import re
 import shutil
 import time
+import warnings
 from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
+from accelgen.cli import main
 from accelgen.cosim.simulators import available_simulators
 from accelgen.util import cache_dir
 
@@ -31,6 +41,34 @@ def pytest_report_header(config):
 @pytest.fixture(scope="session")
 def has_icarus():
     return shutil.which("iverilog") is not None
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What a finished ``accelgen`` command left: its exit code and what it wrote (as ``subprocess.run`` gives)."""
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_accelgen(*args, cwd=None) -> Ran:
+    """``accelgen ARGS`` run by :func:`accelgen.cli.main` (what ``python -m accelgen`` calls) in this process."""
+    out, err = io.StringIO(), io.StringIO()
+    here, showwarning = Path.cwd(), warnings.showwarning   # main() installs its one-line warning printer
+    try:
+        os.chdir(cwd or here)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            returncode = main([str(a) for a in args])
+    finally:
+        os.chdir(here)
+        warnings.showwarning = showwarning
+    return Ran(returncode, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture(scope="session")
+def accelgen_main():
+    """:func:`run_accelgen`: ``accelgen_main("gen", "mac", cwd=tmp_path)`` has ``returncode``, ``stdout``, ``stderr``."""
+    return run_accelgen
 
 
 def _session_builds(since: float) -> list[tuple[str, str, bool, str]]:

@@ -1,48 +1,25 @@
 """The command line end to end, including every kind of bad input (exit 2, one line, nothing written).
 
-The commands run in this process through :func:`accelgen.cli.main`, the function ``python -m accelgen`` and the
-console script call (a ``python -m accelgen`` subprocess costs about 1 s of CPU in its imports alone);
-``test_gen_writes_verilog_and_manifest`` and ``test_missing_simulator`` start the real process, and
-tests/cli/test_installed_wheel.py runs the installed console script.
+The commands run in this process through :func:`accelgen.cli.main` (tests/conftest.py's ``accelgen_main``), the
+function ``python -m accelgen`` and the console script call (a ``python -m accelgen`` subprocess costs about 1 s of
+CPU in its imports alone); ``test_gen_writes_verilog_and_manifest`` and ``test_missing_simulator`` start the real
+process, and tests/cli/test_installed_wheel.py runs the installed console script.
 """
 
-import contextlib
-import io
 import json
-import os
 import subprocess
 import sys
-import warnings
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from accelgen.cli import main
-
 REPO = Path(__file__).resolve().parents[2]
 
 
-@dataclass(frozen=True)
-class Ran:
-    """What a finished ``accelgen`` command left: its exit code and what it wrote (as ``subprocess.run`` gives)."""
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-def accelgen(*args, cwd=None):
-    """``accelgen ARGS`` run by :func:`accelgen.cli.main` in this process, from ``cwd``."""
-    out, err = io.StringIO(), io.StringIO()
-    here, showwarning = Path.cwd(), warnings.showwarning   # main() installs its one-line warning printer
-    try:
-        os.chdir(cwd or here)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            returncode = main([str(a) for a in args])
-    finally:
-        os.chdir(here)
-        warnings.showwarning = showwarning
-    return Ran(returncode, out.getvalue(), err.getvalue())
+@pytest.fixture
+def accelgen(accelgen_main):
+    """``accelgen ARGS`` in this process (tests/conftest.py)."""
+    return accelgen_main
 
 
 def accelgen_process(*args, cwd=None):
@@ -69,7 +46,7 @@ def test_gen_writes_verilog_and_manifest(tmp_path):
     assert man["params"]["acc_width"] == 32
 
 
-def test_gen_with_config(tmp_path):
+def test_gen_with_config(tmp_path, accelgen):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("blocks:\n  - {name: x1, block: mac, params: {a_width: 4, b_width: 4, acc_width: 8}}\n"
                    "  - {name: x2, block: mac, params: {signed: false}}\n")
@@ -78,14 +55,14 @@ def test_gen_with_config(tmp_path):
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["x1.json", "x1.v", "x2.json", "x2.v"]
 
 
-def test_gen_name_and_flags(tmp_path):
+def test_gen_name_and_flags(tmp_path, accelgen):
     proc = accelgen("gen", "mac", "--unsigned", "--input-reg", "--zero-gating", "--name", "g", "-o", tmp_path)
     assert proc.returncode == 0, proc.stderr
     man = json.loads((tmp_path / "g.json").read_text())
     assert man["params"]["signed"] is False and man["params"]["zero_gating"] is True and man["latency"] == 2
 
 
-def test_blocks_lists_parameters():
+def test_blocks_lists_parameters(accelgen):
     proc = accelgen("blocks")
     assert proc.returncode == 0 and "acc_width" in proc.stdout and "1..32" in proc.stdout
 
@@ -106,14 +83,14 @@ def test_blocks_lists_parameters():
     (["build", "does-not-exist.yaml"], ["does-not-exist.yaml: file not found"]),
     (["nonsense"], ["No such command 'nonsense'"]),
 ])
-def test_bad_input_is_one_line_exit_2(tmp_path, args, fragments):
+def test_bad_input_is_one_line_exit_2(tmp_path, args, fragments, accelgen):
     out = tmp_path / "out"
     proc = accelgen(*args, *(["-o", out] if args[0] == "gen" and len(args) > 1 else []), cwd=tmp_path)
     assert_usage_error(proc, *fragments)
     assert not out.exists() or list(out.iterdir()) == []
 
 
-def test_malformed_yaml_config(tmp_path):
+def test_malformed_yaml_config(tmp_path, accelgen):
     cfg = tmp_path / "bad.yaml"
     cfg.write_text("blocks: [\n")
     out = tmp_path / "o"
@@ -121,14 +98,14 @@ def test_malformed_yaml_config(tmp_path):
     assert not out.exists()
 
 
-def test_invalid_config_lists_every_problem(tmp_path):
+def test_invalid_config_lists_every_problem(tmp_path, accelgen):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("blocks:\n  - {block: mac, params: {a_width: 0}}\n  - {block: fan0}\n")
     proc = accelgen("gen", "--config", cfg, "-o", tmp_path / "o")
     assert_usage_error(proc, "blocks[0].params.a_width", "blocks[1].block: unknown block 'fan0'")
 
 
-def test_unwritable_output_dir(tmp_path):
+def test_unwritable_output_dir(tmp_path, accelgen):
     blocker = tmp_path / "file"
     blocker.write_text("")
     assert_usage_error(accelgen("gen", "mac", "-o", blocker), "--out", "is a file")
@@ -143,7 +120,7 @@ def test_missing_simulator(tmp_path, monkeypatch):
     assert_usage_error(proc, "simulator 'icarus' not found")
 
 
-def test_help_and_version():
+def test_help_and_version(accelgen):
     assert accelgen("--help").returncode == 0
     assert "a-width" in accelgen("gen", "mac", "--help").stdout
     proc = accelgen("--version")
@@ -151,7 +128,7 @@ def test_help_and_version():
 
 
 @pytest.mark.synth
-def test_synth_json(tmp_path):
+def test_synth_json(tmp_path, accelgen):
     proc = accelgen("synth", "mac", "--a-width", 4, "--b-width", 4, "--acc-width", 8, "--json")
     assert proc.returncode == 0, proc.stderr
     stats = json.loads(proc.stdout)
@@ -159,7 +136,7 @@ def test_synth_json(tmp_path):
     assert stats["cells"] == sum(stats["cells_by_type"].values())
 
 
-def test_a_shipped_name_wins_over_a_directory_of_that_name(tmp_path):
+def test_a_shipped_name_wins_over_a_directory_of_that_name(tmp_path, accelgen):
     """``accelgen estimate tpu_v1`` (and regress, dse, perf) from a directory holding a ``tpu_v1/`` (an earlier
     run's output, say) reads the shipped file; a directory that names nothing shipped is the one-line error."""
     (tmp_path / "tpu_v1").mkdir()

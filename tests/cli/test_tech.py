@@ -1,20 +1,21 @@
-"""``accelgen tech show``: every node with its sources, one node against generic45.yaml, bad nodes."""
+"""``accelgen tech show``: every node with its sources, one node against generic45.yaml, bad nodes.
+
+The commands run in the test process (tests/conftest.py's ``accelgen_main``).
+"""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 NODES = ["180", "130", "90", "65", "45", "32", "28", "22", "16", "14", "12", "7"]
 
 
-def accelgen(*args):
-    return subprocess.run([sys.executable, "-m", "accelgen", *map(str, args)], capture_output=True, text=True,
-                          check=False)
+@pytest.fixture
+def accelgen(accelgen_main):
+    return accelgen_main
 
 
-def test_show_prints_every_node_and_the_sources():
+def test_show_prints_every_node_and_the_sources(accelgen):
     proc = accelgen("tech", "show")
     assert proc.returncode == 0, proc.stderr
     rows = [line for line in proc.stdout.splitlines() if line.startswith("│")]
@@ -25,7 +26,7 @@ def test_show_prints_every_node_and_the_sources():
     assert proc.stdout.count("cpp_nm = ") == len(NODES)
 
 
-def test_show_json_has_every_node_figure_and_source():
+def test_show_json_has_every_node_figure_and_source(accelgen):
     proc = accelgen("tech", "show", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
@@ -37,7 +38,7 @@ def test_show_json_has_every_node_figure_and_source():
     assert "sb17" in data["sources"]
 
 
-def test_show_one_node_against_generic45():
+def test_show_one_node_against_generic45(accelgen):
     proc = accelgen("tech", "show", "--node", "16", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
@@ -53,7 +54,7 @@ def test_show_one_node_against_generic45():
     assert "off-current of the nearest larger node" in " ".join(text.stdout.split())
 
 
-def test_node_outside_generic45_shows_no_old_factor():
+def test_node_outside_generic45_shows_no_old_factor(accelgen):
     data = json.loads(accelgen("tech", "show", "--node", "180", "--json").stdout)
     assert data["generic45_scaling"]["logic_area"] is None and data["scaling"]["logic_area"] > 1
 
@@ -61,7 +62,7 @@ def test_node_outside_generic45_shows_no_old_factor():
 @pytest.mark.parametrize("value,fragment", [("3", "--node: 3 is outside the technology table; allowed: 7..180 nm"),
                                             ("500", "500 is outside"),
                                             ("abc", "is not a valid float")])
-def test_bad_node_is_a_one_line_error(value, fragment):
+def test_bad_node_is_a_one_line_error(value, fragment, accelgen):
     proc = accelgen("tech", "show", "--node", value)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     lines = proc.stderr.strip().splitlines()
