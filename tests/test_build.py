@@ -5,15 +5,13 @@ The blocks are named and parametrized like tests/cosim/test_mac.py's ``s4`` (``m
 """
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 pytestmark = [pytest.mark.cosim, pytest.mark.synth]
 
 
-def test_build_generates_checks_and_synthesizes(tmp_path):
+def test_build_generates_checks_and_synthesizes(tmp_path, accelgen_main):
     cfg = tmp_path / "small.yaml"
     cfg.write_text(
         "cosim: {vectors: 1500, seed: 4}\n"
@@ -22,8 +20,7 @@ def test_build_generates_checks_and_synthesizes(tmp_path):
         "  - {name: mac_u4_pipe, block: mac, params: {a_width: 4, b_width: 4, acc_width: 9, signed: false,"
         " input_reg: true, product_reg: true}}\n")
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "accelgen", "build", str(cfg), "-o", str(out)],
-                          capture_output=True, text=True)
+    proc = accelgen_main("build", cfg, "-o", out)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for col in ("cosim", "cycles checked", "cells", "transistors", "depth"):
         assert col in proc.stdout
@@ -37,12 +34,11 @@ def test_build_generates_checks_and_synthesizes(tmp_path):
     assert report["blocks"][1]["synth"]["flip_flops"] == 9 + 10 + 10
 
 
-def test_build_json_output(tmp_path):
+def test_build_json_output(tmp_path, accelgen_main):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("synth: false\ncosim: {vectors: 300}\nblocks:\n  - {name: mac, block: mac,"
                    " params: {a_width: 4, b_width: 4, acc_width: 10}}\n")
-    proc = subprocess.run([sys.executable, "-m", "accelgen", "build", str(cfg), "-o", str(tmp_path / "o"), "--json"],
-                          capture_output=True, text=True)
+    proc = accelgen_main("build", cfg, "-o", tmp_path / "o", "--json")
     assert proc.returncode == 0, proc.stderr
     (blk,) = json.loads(proc.stdout)
     assert blk["cosim"]["passed"] and blk["synth"] is None

@@ -5,8 +5,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -119,10 +117,9 @@ def test_merge_matches_verilator_coverage(tmp_path, monkeypatch):
     assert cc.parse_dat(theirs.read_text()) == cc.parse_dat(ours.read_text())
 
 
-def test_regress_code_coverage_on_icarus_is_a_usage_error(tmp_path):
+def test_regress_code_coverage_on_icarus_is_a_usage_error(tmp_path, accelgen_main):
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "accelgen", "regress", "default", "--sim", "icarus",
-                           "--code-coverage", "--report", str(out)], capture_output=True, text=True)
+    proc = accelgen_main("regress", "default", "--sim", "icarus", "--code-coverage", "--report", out)
     assert proc.returncode == 2
     assert "--code-coverage" in proc.stderr and "icarus" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1

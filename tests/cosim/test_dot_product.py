@@ -9,7 +9,6 @@ and both mutants), n = 64 signed with stages at small widths. Larger ones are sl
 """
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -57,10 +56,9 @@ def test_dot_product_exact_and_cycle_exact(tmp_path, params, vectors):
     assert {"extremes", "zeros", "corners", "one_hot", "idle", "random"} <= set(table.info["sections"])
 
 
-def test_cli_cosim_at_n16(tmp_path):
+def test_cli_cosim_at_n16(tmp_path, accelgen_main):
     """``accelgen cosim dot_product --n 16`` runs the family's table on the design emitted under its default name."""
-    proc = subprocess.run([sys.executable, "-m", "accelgen", "cosim", "dot_product", "--n", "16", "--vectors", "200",
-                           "--json"], check=False, capture_output=True, text=True, cwd=tmp_path)
+    proc = accelgen_main("cosim", "dot_product", "--n", "16", "--vectors", "200", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout[proc.stdout.index("{"):])
     assert out["passed"] is True and out["mismatches"] == 0 and out["checks"] > 200

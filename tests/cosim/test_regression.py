@@ -27,10 +27,6 @@ REPO = Path(__file__).resolve().parents[2]
 MAC_SMALL = {"a_width": 4, "b_width": 4, "acc_width": 10}
 
 
-def accelgen(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "accelgen", *map(str, args)], capture_output=True, text=True, **kw)
-
-
 # --------------------------------------------------------------------------- description (no simulator)
 
 def test_regress_matrix_expands_modes_seeds_and_sims():
@@ -75,18 +71,18 @@ def test_regress_bad_description_lists_every_problem_with_its_path():
     assert "blocks[0].typo: unknown field" in msg and "seeds: " in msg
 
 
-def test_regress_cli_bad_input_is_one_line_exit_2(tmp_path):
+def test_regress_cli_bad_input_is_one_line_exit_2(tmp_path, accelgen_main):
     reg = tmp_path / "r.yaml"
     reg.write_text("blocks:\n  - {block: mac, matrix: {a_width: [0]}}\n")
-    proc = accelgen("regress", reg, "--report", tmp_path / "out")
+    proc = accelgen_main("regress", reg, "--report", tmp_path / "out")
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().count("\n") == 0 and "blocks[0].matrix[0].a_width: 0 is not allowed" in proc.stderr
     assert not (tmp_path / "out").exists()
-    proc = accelgen("regress", tmp_path / "missing.yaml")
+    proc = accelgen_main("regress", tmp_path / "missing.yaml")
     assert proc.returncode == 2 and "file not found" in proc.stderr
     for args, fragment in ((("--max-tests", "5"), "--max-tests is not allowed without --until-covered"),
                            (("--until-covered", "--rerun-failed"), "--until-covered is not allowed with")):
-        proc = accelgen("regress", "default", "--report", tmp_path / "out2", *args)
+        proc = accelgen_main("regress", "default", "--report", tmp_path / "out2", *args)
         assert proc.returncode == 2 and fragment in proc.stderr, proc.stderr
         assert not (tmp_path / "out2").exists()
 

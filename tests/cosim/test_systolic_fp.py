@@ -51,9 +51,8 @@ def test_contradictory_widths_are_rejected(kw, frag):
         SystolicArray(**kw)
 
 
-def test_cli_rejects_fp16_with_integer_accumulator(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "accelgen", "gen", "systolic", "--dtype", "fp16", "--acc-width",
-                           "24", "-o", tmp_path], capture_output=True, text=True)
+def test_cli_rejects_fp16_with_integer_accumulator(tmp_path, accelgen_main):
+    proc = accelgen_main("gen", "systolic", "--dtype", "fp16", "--acc-width", "24", "-o", tmp_path)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "acc_width: 24 is not allowed with dtype='fp16'" in lines[0], proc.stderr
@@ -101,9 +100,8 @@ def test_driver_tables_reassemble_to_the_golden(dtype, dataflow):
                for r in runs), "no GEMM whose result depends on the association order"
 
 
-def test_cli_rejects_sum_group_that_does_not_divide_rows(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "accelgen", "gen", "systolic", "--dtype", "bf16", "--rows", "6",
-                           "--sum-group", "4", "-o", tmp_path], capture_output=True, text=True)
+def test_cli_rejects_sum_group_that_does_not_divide_rows(tmp_path, accelgen_main):
+    proc = accelgen_main("gen", "systolic", "--dtype", "bf16", "--rows", "6", "--sum-group", "4", "-o", tmp_path)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "sum_group: 4 is not allowed with rows=6" in lines[0], proc.stderr

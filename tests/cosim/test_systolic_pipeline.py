@@ -62,9 +62,8 @@ def test_bad_parameters(kw, match):
         SystolicArray(**kw)
 
 
-def test_cli_rejects_double_buffered_os(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "accelgen", "gen", "systolic", "--dataflow", "os", "--weight-load",
-                           "double", "-o", tmp_path], capture_output=True, text=True)
+def test_cli_rejects_double_buffered_os(tmp_path, accelgen_main):
+    proc = accelgen_main("gen", "systolic", "--dataflow", "os", "--weight-load", "double", "-o", tmp_path)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "weight_load" in proc.stderr and "'double'" in proc.stderr
     assert not list(tmp_path.iterdir())
