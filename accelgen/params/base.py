@@ -34,6 +34,23 @@ def ceil_log2(n) -> int:
     return math.ceil(math.log2(n))
 
 
+def is_power_of_two(n: int) -> bool:
+    """``n`` is 1, 2, 4, 8, ...: the sizes the Benes networks and reduction trees are built for."""
+    return n >= 1 and n & (n - 1) == 0
+
+
+def exact_log2(n: int) -> int:
+    """``log2 n`` of a power of two (the stage and level counts of the networks built on it)."""
+    return n.bit_length() - 1
+
+
+def check_power_of_two(field: str, value: int, allowed: str) -> None:
+    """The one message for a size that must be a power of two:
+    ``ValueError("<field>=<value> is not a power of two; allowed: <allowed>")``."""
+    if not is_power_of_two(value):
+        raise ValueError(f"{field}={value} is not a power of two; allowed: {allowed}")
+
+
 class BlockParams(BaseModel):
     """Base class of generator parameter sets (strict types, unknown keys rejected)."""
 
@@ -74,8 +91,9 @@ class BlockParams(BaseModel):
         """Cycles ``mul_stages`` registers inside each multiplier and ``add_stages`` inside each adder add to
         one result of the block: the stage part of its ``latency``. ``params`` are the other parameters as a
         plain mapping (the estimator's model inputs: only the sizes the formula needs are read, and they need
-        not pass validation). 0 for a block without arithmetic stages."""
-        return 0
+        not pass validation). The default, ``mul_stages + add_stages``, is a result passing one multiplier and
+        one adder (a MAC, a systolic PE); a block without arithmetic stages is only ever given 0 and 0."""
+        return mul_stages + add_stages
 
     @property
     def pipeline_latency(self) -> int:

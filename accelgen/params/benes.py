@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from .base import BlockParams
+from .base import BlockParams, check_power_of_two, exact_log2
 
 __all__ = ["BenesParams", "CTRL_WORD_SWITCHES"]
 
 #: switches per word of the ``ctrl`` port array (2 bits each, so words are at most 64 bits)
 CTRL_WORD_SWITCHES = 32
-
-
-def _is_pow2(n: int) -> bool:
-    return n >= 2 and n & (n - 1) == 0
 
 
 class BenesParams(BlockParams):
@@ -31,8 +27,7 @@ class BenesParams(BlockParams):
 
     @model_validator(mode="after")
     def _check_cross_fields(self) -> "BenesParams":
-        if not _is_pow2(self.n):
-            raise ValueError(f"n={self.n} is not a power of two; allowed: 2, 4, 8, 16, 32, 64, 128, 256")
+        check_power_of_two("n", self.n, "2, 4, 8, 16, 32, 64, 128, 256")
         if self.pipeline_every > self.stages:
             raise ValueError(f"pipeline_every={self.pipeline_every} exceeds the {self.stages} stages of an "
                              f"n={self.n} network; allowed: 0..{self.stages}")
@@ -40,7 +35,7 @@ class BenesParams(BlockParams):
 
     @property
     def log2n(self) -> int:
-        return self.n.bit_length() - 1
+        return exact_log2(self.n)
 
     @property
     def stages(self) -> int:

@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from .base import MAX_WIDTH, AddStages, AWidth, BlockParams, BWidth, MulStages, ceil_log2
+from .base import (MAX_WIDTH, AddStages, AWidth, BlockParams, BWidth, MulStages, ceil_log2, check_power_of_two,
+                   exact_log2)
 
 __all__ = ["DotProductParams"]
 
@@ -31,8 +32,7 @@ class DotProductParams(BlockParams):
 
     @model_validator(mode="after")
     def _check_shape(self) -> DotProductParams:
-        if self.n & (self.n - 1):
-            raise ValueError(f"n={self.n} is not a power of two; allowed: 2, 4, 8, ..., 256")
+        check_power_of_two("n", self.n, "2, 4, 8, ..., 256")
         if self.sum_width > MAX_WIDTH:
             raise ValueError(f"a_width + b_width + log2(n) = {self.sum_width} is too wide for the sum "
                              f"(a_width={self.a_width}, b_width={self.b_width}, n={self.n}); "
@@ -42,7 +42,7 @@ class DotProductParams(BlockParams):
     @property
     def log2n(self) -> int:
         """Levels of the adder tree."""
-        return self.n.bit_length() - 1
+        return exact_log2(self.n)
 
     @property
     def product_width(self) -> int:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from .base import AddStages, BlockParams, ceil_log2, fill_implied
+from .base import AddStages, BlockParams, ceil_log2, check_power_of_two, exact_log2, fill_implied
 
 __all__ = ["ReductionParams", "FANParams", "AdderTreeParams", "FanLinearParams"]
 
@@ -42,8 +42,7 @@ class ReductionParams(BlockParams):
 
     @model_validator(mode="after")
     def _check_pow2(self):
-        if self.n & (self.n - 1):
-            raise ValueError(f"n={self.n} is not a power of two; allowed: 2, 4, 8, ..., 512")
+        check_power_of_two("n", self.n, "2, 4, 8, ..., 512")
         return self
 
     @property
@@ -52,7 +51,7 @@ class ReductionParams(BlockParams):
 
     @property
     def log2n(self) -> int:
-        return self.n.bit_length() - 1
+        return exact_log2(self.n)
 
     @property
     def sum_width(self) -> int:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from .base import AddStages, FPOperandParams, MacDtype, MulStages
+from .base import AddStages, FPOperandParams, MacDtype, MulStages, check_power_of_two, exact_log2
 
 __all__ = ["FlexDPEParams", "MASK_WORD_BITS", "flexdpe_latency"]
 
@@ -19,7 +19,7 @@ MASK_WORD_BITS = 64
 def flexdpe_latency(k: int, benes_pipeline_every: int = 0, mul_stages: int = 0, add_stages: int = 0) -> int:
     """Cycles from a streamed vector to its sums:
     ``log2 k + 4 + (2 log2 k - 1) // benes_pipeline_every + mul_stages + log2 k * add_stages``."""
-    log2k = k.bit_length() - 1
+    log2k = exact_log2(k)
     benes = (2 * log2k - 1) // benes_pipeline_every if benes_pipeline_every else 0
     return log2k + 4 + benes + FlexDPEParams.stage_latency({"k": k}, mul_stages, add_stages)
 
@@ -52,8 +52,7 @@ class FlexDPEParams(FPOperandParams):
         if self.dtype == "int" and self.width > 16:
             raise ValueError(f"width={self.width} is not allowed with dtype='int'; allowed: 1..16 "
                              "(products are 2*width bits)")
-        if self.k & (self.k - 1):
-            raise ValueError(f"k={self.k} is not a power of two; allowed: 4, 8, 16, 32, 64, 128, 256")
+        check_power_of_two("k", self.k, "4, 8, 16, 32, 64, 128, 256")
         if self.benes_pipeline_every > self.benes_stages:
             raise ValueError(f"benes_pipeline_every={self.benes_pipeline_every} exceeds the {self.benes_stages} "
                              f"Benes stages of k={self.k}; allowed: 0..{self.benes_stages}")
@@ -61,7 +60,7 @@ class FlexDPEParams(FPOperandParams):
 
     @property
     def log2k(self) -> int:
-        return self.k.bit_length() - 1
+        return exact_log2(self.k)
 
     @property
     def benes_stages(self) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -103,11 +102,6 @@ class MACParams(FPOperandParams):
                 "zero_gating=true requires input_reg=true: the held multiplier operands are the input registers"
             )
         return self
-
-    @classmethod
-    def stage_latency(cls, params: Mapping[str, Any], mul_stages: int, add_stages: int) -> int:
-        """``mul_stages + add_stages``: a pair passes the multiplier's and the accumulator adder's registers."""
-        return mul_stages + add_stages
 
     @property
     def latency(self) -> int:

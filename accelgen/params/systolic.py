@@ -3,8 +3,7 @@ that every description of an array (generator, architecture file, command line, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from pydantic import Field, model_validator
 
@@ -119,11 +118,6 @@ class SystolicParams(FPOperandParams):
         if timing:
             raise ValueError(timing[0])
         return self
-
-    @classmethod
-    def stage_latency(cls, params: Mapping[str, Any], mul_stages: int, add_stages: int) -> int:
-        """``mul_stages + add_stages``: what the stages add to one PE's multiply-accumulate."""
-        return mul_stages + add_stages
 
     @property
     def latency(self) -> int:
