@@ -13,59 +13,67 @@ estimator evaluates an fp unit with the fitted model variant ``<family>-<dtype>`
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import ClassVar, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ...fpformat import ACC_WIDTH, FORMATS, FP_DTYPES
+from ...fpformat import ACC_WIDTH, FORMATS, FP_DTYPES, is_fp
+from ...params import base as block
+from ...params.base import MAX_STAGES, MAX_WIDTH, check_flush_subnormals, fill_implied, is_power_of_two
 from ...params.systolic import systolic_timing_problems
 from ..components import DRAM_TYPES
 
+# Field types, bounds and rules shared with the block families' schemas come from :mod:`accelgen.params.base`
+# (declared once there); what is the architecture file's own (counts, sizes a unit allows) is declared here.
 _STRICT = ConfigDict(extra="forbid", frozen=True)
-Width = Field(default=8, ge=1, le=32)
 
 DTYPES = ("int", *FP_DTYPES)
-DType = Literal["int", "fp16", "bf16", "fp32"]  # static for pydantic; tests/test_fpformat.py checks it is DTYPES
+#: the datatypes of a multiply-accumulate block (:data:`accelgen.params.base.MacDtype`)
+DType = block.MacDtype
 #: operand width in bits of each floating-point format (products and sums are fp32): :mod:`accelgen.fpformat`'s
 FP_WIDTH = {name: fmt.width for name, fmt in FORMATS.items()}
 FP_ACC_WIDTH = ACC_WIDTH
 
 
 def _implied_widths(data, operand_fields: tuple[str, ...], acc_fields: tuple[str, ...]):
-    """``model_validator(mode="before")`` body: with an fp ``dtype`` fill the implied widths, reject others."""
-    if not isinstance(data, dict):
-        return data
-    dtype = data.get("dtype", "int")
-    if dtype not in FP_WIDTH:
+    """``model_validator(mode="before")`` body: with an fp ``dtype`` fill the implied widths, reject others
+    (:func:`accelgen.params.base.fill_implied`, the block schemas' rule and message)."""
+    if not isinstance(data, dict) or not is_fp(data.get("dtype")):
         return data   # "int" (widths as given) or an invalid dtype (reported by the Literal check)
-    out = dict(data)
-    implied = {**{f: FP_WIDTH[dtype] for f in operand_fields}, **{f: FP_ACC_WIDTH for f in acc_fields}}
-    for f, want in implied.items():
-        if f in out and out[f] != want:
-            kind = "operands are" if f in operand_fields else "products and sums are"
-            raise ValueError(f"{f}: {out[f]!r} is not allowed with dtype={dtype!r}; {dtype} {kind} {want} bits "
-                             f"({f} {want}, or leave it out)")
-        out[f] = want
-    return out
+    dtype = data["dtype"]
+    implied = {f: (FP_WIDTH[dtype], "operands are") for f in operand_fields}
+    implied |= {f: (FP_ACC_WIDTH, "products and sums are") for f in acc_fields}
+    return fill_implied(data, dtype, {f: (want, f"{dtype} {kind} {want} bits ({f} {want}, or leave it out)")
+                                      for f, (want, kind) in implied.items()})
 
 
-#: most register stages a multiplier or adder of a generated block takes (``accelgen.rtl.intarith.MAX_STAGES``)
-MAX_STAGES = 3
+class DatatypeUnit(BaseModel):
+    """A unit with a ``dtype``: a floating-point one implies the widths of its ``fp_operand_fields`` (the format's)
+    and of its ``fp_sum_fields`` (fp32), filled in when left out, rejected naming the field when contradicted."""
+
+    model_config = _STRICT
+    fp_operand_fields: ClassVar[tuple[str, ...]] = ()
+    fp_sum_fields: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fp_widths(cls, data):
+        return _implied_widths(data, cls.fp_operand_fields, cls.fp_sum_fields)
 
 
 class Stages(BaseModel):
     """Explicit pipelining of a unit: register stages inside its multipliers and its adders."""
 
     model_config = _STRICT
-    mul_stages: int = Field(0, ge=0, le=MAX_STAGES)
-    add_stages: int = Field(0, ge=0, le=MAX_STAGES)
+    mul_stages: block.MulStages = 0
+    add_stages: block.AddStages = 0
 
 
 class AddStages(BaseModel):
     """Explicit pipelining of a unit without multipliers (a reduction tree): stages inside its adders."""
 
     model_config = _STRICT
-    add_stages: int = Field(0, ge=0, le=MAX_STAGES)
+    add_stages: block.AddStages = 0
 
 
 #: ``auto`` (the default): the estimator picks the least pipelining whose fitted delay meets the clock
@@ -73,21 +81,20 @@ class AddStages(BaseModel):
 Pipeline = Literal["auto"] | Stages
 
 
-class TensorUnit(BaseModel):
-    model_config = _STRICT
+class TensorUnit(DatatypeUnit):
     count: int = Field(1, ge=1)
     rows: int = Field(ge=1, le=1024)
     cols: int = Field(ge=1, le=1024)
     dataflow: Literal["ws", "os", "is"] = "ws"
     #: WS/IS weight loading: "shift" between folds, or "double" (shadow registers, the TPU's arrangement)
     weight_load: Literal["shift", "double"] = "shift"
-    a_width: int = Width
-    b_width: int = Width
-    acc_width: int = Field(default=32, ge=2, le=64)
+    a_width: block.AWidth = 8
+    b_width: block.BWidth = 8
+    acc_width: block.AccWidth = 32
     interconnect: Literal["unicast", "multicast"] = "unicast"
     dtype: DType = "int"
     #: fp dtypes: DAZ + FTZ in every PE (subnormal operands and results are zeros), as the systolic generator's option
-    flush_subnormals: bool = False
+    flush_subnormals: block.FlushSubnormals = False
     #: what zeros save in time. "none": every MAC is clocked, zeros included: the systolic generator's array (its
     #: fitted model), the TPUs, and Eyeriss, whose data gating skips the MAC and the filter read of a zero ifmap to
     #: save energy, not cycles (Chen et al., JSSC 2017, sect. V). "block": a WS/IS fold whose stationary tile is all
@@ -103,10 +110,8 @@ class TensorUnit(BaseModel):
     schedule: Literal["systolic", "row_stationary"] = "systolic"
     pipeline: Pipeline = "auto"
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fp_widths(cls, data):
-        return _implied_widths(data, ("a_width", "b_width"), ("acc_width",))
+    fp_operand_fields = ("a_width", "b_width")
+    fp_sum_fields = ("acc_width",)
 
     @model_validator(mode="after")
     def _double_needs_stationary(self):
@@ -120,9 +125,7 @@ class TensorUnit(BaseModel):
         if self.schedule == "row_stationary" and self.zero_skipping != "none":
             raise ValueError("schedule: 'row_stationary' is not allowed with zero_skipping='block' (the schedule "
                              "clocks every MAC); allowed: zero_skipping 'none', or schedule 'systolic'")
-        if self.flush_subnormals and self.dtype == "int":
-            raise ValueError("flush_subnormals: true is not allowed with dtype='int'; allowed with a floating-point "
-                             "dtype ('fp16', 'bf16' or 'fp32')")
+        check_flush_subnormals(self)
         if timing:
             raise ValueError(timing[0])
         return self
@@ -130,20 +133,15 @@ class TensorUnit(BaseModel):
 
 
 
-class ReductionTreeParams(BaseModel):
+class ReductionTreeParams(DatatypeUnit):
     """A reduction tree of any kind (:mod:`accelgen.ppa.units.reduction`): ``inputs`` products reduced per pass."""
-
-    model_config = _STRICT
     count: int = Field(1, ge=1)
     inputs: int = Field(ge=2, le=4096)
-    width: int = Field(default=32, ge=1, le=64)
+    width: int = Field(default=32, ge=1, le=MAX_WIDTH)
     dtype: DType = "int"        # format of the products it reduces; an fp tree adds in fp32 (width 32)
     pipeline: Literal["auto"] | AddStages = "auto"
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fp_widths(cls, data):
-        return _implied_widths(data, (), ("width",))
+    fp_sum_fields = ("width",)
 
 
 class ReductionTree(ReductionTreeParams):
@@ -161,63 +159,52 @@ class DotProducts(BaseModel):
     model_config = _STRICT
     count: int = Field(1, ge=1)
     inputs: int = Field(ge=2, le=256)
-    a_width: int = Width
-    b_width: int = Width
+    a_width: block.AWidth = 8
+    b_width: block.BWidth = 8
     pipeline: Pipeline = "auto"
 
     @model_validator(mode="after")
     def _power_of_two(self):
-        if self.inputs & (self.inputs - 1):
+        if not is_power_of_two(self.inputs):
             raise ValueError(f"inputs: {self.inputs} is not allowed; expected a power of two (2..256)")
         return self
 
 
-class FlexDPEs(BaseModel):
-    model_config = _STRICT
+class FlexDPEs(DatatypeUnit):
     count: int = Field(ge=1)
     k: int = Field(ge=2, le=1024)
-    width: int = Field(default=16, ge=1, le=64)     # operand width
+    width: int = Field(default=16, ge=1, le=MAX_WIDTH)     # operand width
     dtype: DType = "int"
     pipeline: Pipeline = "auto"
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fp_widths(cls, data):
-        return _implied_widths(data, ("width",), ())
+    fp_operand_fields = ("width",)
 
 
-class TensorDash(BaseModel):
-    model_config = _STRICT
+class TensorDash(DatatypeUnit):
     count: int = Field(ge=1)
     lanes: int = Field(4, ge=2, le=16)
     depth: int = Field(4, ge=1, le=5)       # 1: the dense baseline (no staging, scheduler or operand muxes)
     rows: int = Field(1, ge=1, le=64)       # tile rows R sharing one B-side schedule (1: single PEs)
     cols: int = Field(1, ge=1, le=64)       # PEs per tile row C
-    a_width: int = Width
-    b_width: int = Width
-    acc_width: int = Field(default=32, ge=2, le=64)
+    a_width: block.AWidth = 8
+    b_width: block.BWidth = 8
+    acc_width: block.AccWidth = 32
     dtype: DType = "int"
     pipeline: Pipeline = "auto"
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fp_widths(cls, data):
-        return _implied_widths(data, ("a_width", "b_width"), ("acc_width",))
+    fp_operand_fields = ("a_width", "b_width")
+    fp_sum_fields = ("acc_width",)
 
 
-class VectorUnit(BaseModel):
-    model_config = _STRICT
+class VectorUnit(DatatypeUnit):
     lanes: Optional[int] = Field(None, ge=1, le=4096)   # default: widest tensor unit
-    width: int = Field(default=32, ge=1, le=64)
+    width: int = Field(default=32, ge=1, le=MAX_WIDTH)
     #: each lane is a MAC cell of this type: "int" (``width``-bit operands) or a floating-point format (its
     #: width implied, the sum in fp32: the fitted ``mac-<dtype>`` model)
     dtype: DType = "int"
     pipeline: Pipeline = "auto"
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fp_width(cls, data):
-        return _implied_widths(data, ("width",), ())
+    fp_operand_fields = ("width",)
 
 
 class RegisterFile(BaseModel):
