@@ -119,8 +119,10 @@ class FittedUnit(PPAUnit):
         return None
 
     def operand_widths(self) -> tuple[int, int] | None:
-        """The widest A and B operands a layer may bring to it (None: not checked)."""
-        return None
+        """The widest A and B operands a layer may bring to it: its parameters' ``a_width`` and ``b_width``
+        (None, not checked, for a unit whose parameters have no such fields)."""
+        params = self.params
+        return (params.a_width, params.b_width) if hasattr(params, "a_width") else None
 
     def map(self, gemms, ctx: MapContext):
         """The performance model's mapping of ``gemms`` on every such unit of the chip

@@ -25,9 +25,6 @@ class DotProduct(FittedUnit):
     def macs_per_cycle(self) -> int:
         return self.params.inputs * self.params.count
 
-    def operand_widths(self) -> tuple[int, int]:
-        return self.params.a_width, self.params.b_width
-
     def map(self, gemms, ctx: MapContext):
         # it maps as a plain tree whose products are made in the unit
         return reduction_map(gemms, inputs=self.params.inputs, kind="tree", trees=self.params.count * ctx.cores)

@@ -19,11 +19,12 @@ TREE_KINDS = {"fan": "fan", "linear": "fan_linear", "tree": "adder_tree", "art":
 
 
 class ReductionUnit(FittedUnit):
+    """A reduction network's unit; one subclass per network (:data:`NETWORK_UNITS`), registered under its family."""
+
     params_schema = ReductionTreeParams
     compute_type = "reduction"
     placeable = True
-    #: how the performance model passes vectors through it (:func:`accelgen.ppa.mapping.reduction_map`'s kind):
-    #: ``fan`` packs short vectors into one pass, ``linear`` drains in ``n`` cycles, ``tree`` in ``log2 n + 1``
+    #: how the performance model passes vectors through it (:func:`accelgen.ppa.mapping.reduction_map`'s kind)
     passes: str = "tree"
 
     def spec(self) -> Unit:
@@ -39,30 +40,12 @@ class ReductionUnit(FittedUnit):
         return reduction_map(gemms, inputs=self.params.inputs, kind=self.passes, trees=self.params.count * ctx.cores)
 
 
-@register
-class FAN(ReductionUnit):
-    kind = family = "fan"
-    passes = "fan"
+#: each network's unit class name, its kind (the block family) and how vectors pass through it: ``fan`` packs short
+#: vectors into one pass (FAN, ART: their clusters), ``linear`` drains in ``n`` cycles, ``tree`` in ``log2 n + 1``
+_NETWORKS = (("FAN", "fan", "fan"), ("FANLinear", "fan_linear", "linear"), ("AdderTree", "adder_tree", "tree"),
+             ("ART", "art", "fan"), ("LinearReduction", "linear_reduction", "linear"))
 
-
-@register
-class FANLinear(ReductionUnit):
-    kind = family = "fan_linear"
-    passes = "linear"
-
-
-@register
-class AdderTree(ReductionUnit):
-    kind = family = "adder_tree"
-
-
-@register
-class ART(ReductionUnit):
-    kind = family = "art"
-    passes = "fan"
-
-
-@register
-class LinearReduction(ReductionUnit):
-    kind = family = "linear_reduction"
-    passes = "linear"
+#: kind -> its registered unit class; the networks differ only in their family and how vectors pass
+NETWORK_UNITS = {kind: register(type(name, (ReductionUnit,), {"kind": kind, "family": kind, "passes": passes,
+                                                                "__module__": __name__}))
+                 for name, kind, passes in _NETWORKS}

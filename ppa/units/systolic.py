@@ -51,9 +51,6 @@ class Systolic(FittedUnit):
     def vector_lanes(self) -> int:
         return self.params.cols
 
-    def operand_widths(self) -> tuple[int, int]:
-        return self.params.a_width, self.params.b_width
-
     def map(self, gemms, ctx: MapContext):
         tu = self.params
         timing = dict(weight_load=tu.weight_load, sum_group=tu.sum_group, skip_zeros=tu.zero_skipping == "block",

@@ -38,9 +38,6 @@ class TensorDashTiles(FittedUnit):
     def vector_lanes(self) -> int:
         return self.params.cols * self.params.lanes
 
-    def operand_widths(self) -> tuple[int, int]:
-        return self.params.a_width, self.params.b_width
-
     def map(self, gemms, ctx: MapContext):
         t = self.params
         return tensordash_map(gemms, lanes=t.lanes, depth=t.depth, rows=t.rows, cols=t.cols,
