@@ -30,7 +30,7 @@ import numpy as np
 from ..util import cache_dir, canonical_json, sha256_hex
 from . import simulators
 from .code_coverage import COVERAGE_ARGS
-from .run import CosimResult, _describe_mismatches, run_cosim, save_coverage
+from .run import CosimResult, fail_host_check, judge, run_cosim, save_coverage
 from .vectors import CycleTable
 
 HARNESS_VERSION = 2
@@ -250,26 +250,15 @@ def run_native(verilog_path: Path, manifest: dict, table: CycleTable, *, seed: i
     result.log = str(log)
 
     data = json.loads((run_dir / "result.json").read_text()) if (run_dir / "result.json").exists() else {}
-    result.cycles = int(data.get("cycles", 0))
-    result.checks = int(data.get("checks", 0))
-    result.mismatches = int(data.get("mismatches", 0))
-    result.first_mismatches = _describe_mismatches(data, manifest)
     rec_ports = [p for p in outs if p in record]
     if rec_ports and (run_dir / "recorded.bin").exists():
         arr = np.fromfile(run_dir / "recorded.bin", dtype=np.uint64).reshape(len(rec_ports), T) if T else \
             np.zeros((len(rec_ports), 0), np.uint64)
         result.recorded = {p: arr[i] for i, p in enumerate(rec_ports)}
-    result.passed = proc.returncode in (0, 1) and bool(data) and result.checks == table.checks \
-        and result.mismatches == 0
-    if not data:
-        result.error = f"simulation ended without a result (exit {proc.returncode}; see {log})"
-    elif result.checks != table.checks:
-        result.error = f"only {result.checks} of {table.checks} checks were made"
-    elif host_check is not None and result.passed:
-        problems = host_check(result.recorded)
-        if problems:
-            result.passed = False
-            result.error = "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
+    judge(result, data, table, manifest, simulator_ok=proc.returncode in (0, 1),
+          no_result=f"exit {proc.returncode}; see {log}")
+    if host_check is not None and result.passed:
+        fail_host_check(result, host_check)
     if coverage_dat is not None:
         save_coverage(result, run_dir / "coverage.dat", coverage_dat)
     if not result.passed and waves_on_failure:

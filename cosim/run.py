@@ -89,6 +89,30 @@ def _port_signedness(manifest: dict) -> dict[str, tuple[int, bool]]:
     return {p["name"]: (p["width"], p["signed"]) for p in manifest["ports"]}
 
 
+def judge(result: CosimResult, data: dict, table: CycleTable, manifest: dict, *, simulator_ok: bool,
+          no_result: str) -> None:
+    """Fill ``result``'s cycles, checks, mismatches and verdict from the testbench's ``data`` (its result JSON).
+    A pass needs the simulator's verdict *and* every requested comparison made; no data is an error saying
+    ``no_result`` (where to look), too few checks one counting them."""
+    result.cycles = int(data.get("cycles", 0))
+    result.checks = int(data.get("checks", 0))
+    result.mismatches = int(data.get("mismatches", 0))
+    result.first_mismatches = _describe_mismatches(data, manifest)
+    result.passed = simulator_ok and bool(data) and result.checks == table.checks and result.mismatches == 0
+    if not data:
+        result.error = f"simulation ended without a result ({no_result})"
+    elif result.checks != table.checks:
+        result.error = f"only {result.checks} of {table.checks} checks were made"
+
+
+def fail_host_check(result: CosimResult, host_check) -> None:
+    """Fail ``result`` with the first problems ``host_check`` finds in its recorded outputs (none: unchanged)."""
+    problems = host_check(result.recorded)
+    if problems:
+        result.passed = False
+        result.error = "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
+
+
 def _describe_mismatches(result: dict, manifest: dict) -> list[dict]:
     ports = _port_signedness(manifest)
     out = []
@@ -165,21 +189,9 @@ def run_cosim(verilog_path: Path, manifest: dict, table: CycleTable, *, sim: str
     t1 = time.monotonic()
     ok, data = attempt(run_dir, build_dir, waves=False)
     result.run_s = time.monotonic() - t1
-    result.cycles = int(data.get("cycles", 0))
-    result.checks = int(data.get("checks", 0))
-    result.mismatches = int(data.get("mismatches", 0))
-    result.first_mismatches = _describe_mismatches(data, manifest)
-    # A pass needs the simulator's verdict *and* every requested comparison made.
-    result.passed = ok and bool(data) and result.checks == table.checks and result.mismatches == 0
-    if not data:
-        result.error = f"simulation ended without a result (see {result.log})"
-    elif result.checks != table.checks:
-        result.error = f"only {result.checks} of {table.checks} checks were made"
-    elif host_check is not None:
-        problems = host_check(result.recorded)
-        if problems:
-            result.passed = False
-            result.error = "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
+    judge(result, data, table, manifest, simulator_ok=ok, no_result=f"see {result.log}")
+    if host_check is not None and result.error is None:
+        fail_host_check(result, host_check)
 
     if coverage_dat is not None:
         save_coverage(result, run_dir / "coverage.dat", coverage_dat)
