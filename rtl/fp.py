@@ -298,12 +298,8 @@ class FPAdder(wiring.Component):
         DAZ + FTZ: subnormal operands count as zeros of their sign; a sum that
         is subnormal after rounding becomes a zero of its sign. (Without
         flushing, sums of subnormals are exact.)
-    stages : int
-        Pipeline registers, 0..:attr:`MAX_STAGES` (keyword only); 0 is the combinational unit.
-    input_registered, output_registered : bool
-        Whether the block registers the unit's operands and its result (keyword only; default both, a unit
-        alone). An end left unregistered, e.g. a multiplier fed by a mux and feeding an adder, takes one of the
-        ``stages`` registers when there are enough (:func:`context_cuts`); latency and results are the same.
+    stages, input_registered, output_registered
+        The pipeline registers and the registered ends, as :class:`FPMultiplier`'s (keyword only).
 
     Ports
     -----
