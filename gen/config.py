@@ -22,6 +22,7 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,13 +96,7 @@ def parse_build_config(data: Any, families: dict[str, BlockFamily], source: str 
     problems: list[tuple[str, str]] = []
     blocks: list[BlockConfig] = []
     seen: dict[str, int] = {}
-    for i, entry in enumerate(schema.blocks):
-        where = f"blocks[{i}]"
-        try:
-            fam = find_family(families, entry.block, f"{where}.block")
-        except ConfigError as exc:
-            problems += exc.problems
-            continue
+    for i, where, entry, fam in listed_families(families, schema.blocks, problems):
         try:
             params = fam.validate(entry.params, f"{where}.params")
         except ConfigError as exc:
@@ -133,6 +128,19 @@ def parse_build_config(data: Any, families: dict[str, BlockFamily], source: str 
     if problems:
         raise ConfigError(problems, source)
     return BuildConfig(sim=schema.sim, synth=schema.synth, blocks=blocks, source=source)
+
+
+def listed_families(families, blocks, problems: list) -> Iterator[tuple[int, str, Any, BlockFamily]]:
+    """``(index, field path, entry, its family)`` of each entry of a config's ``blocks`` list whose ``block`` names a
+    family; an unknown name's problem is added to ``problems`` and its entry skipped."""
+    for i, entry in enumerate(blocks):
+        where = f"blocks[{i}]"
+        try:
+            fam = find_family(families, entry.block, f"{where}.block")
+        except ConfigError as exc:
+            problems += exc.problems
+            continue
+        yield i, where, entry, fam
 
 
 def parse_cosim_options(fam: BlockFamily, options: dict[str, Any], path: str = "options") -> dict[str, Any]:

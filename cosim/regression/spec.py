@@ -35,8 +35,8 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import ConfigError
-from ...family import BlockFamily, find_family
-from ...gen.config import parse_cosim_options
+from ...family import BlockFamily
+from ...gen.config import listed_families, parse_cosim_options
 from ...problems import schema_problems
 from ...util import canonical_json, read_yaml, sha256_hex
 
@@ -168,13 +168,7 @@ def parse_regression(data: Any, families: dict[str, BlockFamily], source: str | 
             problems.append(("--seed", f"{s} is not allowed; expected an integer in 0..4294967295"))
     tests: list[TestSpec] = []
     seen: set[str] = set()
-    for i, entry in enumerate(schema.blocks):
-        where = f"blocks[{i}]"
-        try:
-            fam = find_family(families, entry.block, f"{where}.block")
-        except ConfigError as exc:
-            problems += exc.problems
-            continue
+    for _, where, entry, fam in listed_families(families, schema.blocks, problems):
         for key, values in entry.matrix.items():
             if not values:
                 problems.append((f"{where}.matrix.{key}", "empty list; give at least one value"))
