@@ -3,19 +3,12 @@ build/run split that a cosim result reports."""
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from accelgen.cosim import simulators
 from accelgen.cosim.simulators import OPT_LEVELS, build_jobs, build_key, check_opt, long_run_opt, resolve_opt
 from accelgen.errors import ConfigError
-
-
-def accelgen(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "accelgen", *map(str, args)], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, check=False)
 
 
 def one_line_usage_error(proc) -> str:
@@ -80,28 +73,29 @@ def test_build_jobs(monkeypatch):
 
 # ---- the command line
 
-def test_cli_rejects_a_bad_level():
-    line = one_line_usage_error(accelgen("cosim", "mac", "--opt", "-O9"))
+def test_cli_rejects_a_bad_level(accelgen_main):
+    line = one_line_usage_error(accelgen_main("cosim", "mac", "--opt", "-O9"))
     assert "'-O9' is not one of '-O0', '-O1', '-O2', '-O3'" in line
-    line = one_line_usage_error(accelgen("regress", "default", "--opt", "fast"))
+    line = one_line_usage_error(accelgen_main("regress", "default", "--opt", "fast"))
     assert "--opt" in line and "'fast' is not one of" in line
 
 
-def test_cli_rejects_a_bad_level_from_the_environment_before_rendering():
-    line = one_line_usage_error(accelgen("cosim", "mac", env={"ACCELGEN_VERILATOR_OPT": "-O"}))
+def test_cli_rejects_a_bad_level_from_the_environment_before_rendering(accelgen_main, monkeypatch):
+    monkeypatch.setenv("ACCELGEN_VERILATOR_OPT", "-O")
+    line = one_line_usage_error(accelgen_main("cosim", "mac"))
     assert line == "accelgen: error: ACCELGEN_VERILATOR_OPT: '-O' is not allowed; allowed: -O0, -O1, -O2, -O3"
 
 
 @pytest.mark.cosim
-def test_cosim_reports_level_and_build_run_split():
+def test_cosim_reports_level_and_build_run_split(accelgen_main, monkeypatch):
     """An explicit --opt wins over the environment; the second run finds the build in the cache."""
     args = ("cosim", "mac", "--a-width", 5, "--b-width", 3, "--acc-width", 13, "--vectors", 40, "--opt", "-O0")
-    env = {"ACCELGEN_VERILATOR_OPT": "-O2"}
-    first = accelgen(*args, "--json", env=env)
+    monkeypatch.setenv("ACCELGEN_VERILATOR_OPT", "-O2")
+    first = accelgen_main(*args, "--json")
     assert first.returncode == 0, first.stderr
     res = json.loads(first.stdout)
     assert res["passed"] and res["opt"] == "-O0" and res["build_s"] > 0 and res["run_s"] > 0
-    second = accelgen(*args, env=env)
+    second = accelgen_main(*args)
     assert second.returncode == 0, second.stderr
     assert "(cached) at -O0, run " in second.stdout.splitlines()[0], second.stdout
 
