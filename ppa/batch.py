@@ -41,7 +41,7 @@ from ..fpformat import width as fp_width
 from . import relaxed
 from .arch import DTYPES, mesh_mismatch
 from .batch_keys import Factors, Keys, gather
-from .batch_rest import NodeColumns, Rest, io_leaves, noc_leaves, scalar_leaves, vector_leaves
+from .batch_rest import Rest, io_leaves, noc_leaves, scalar_leaves, vector_leaves
 from .components import Component, FittedCompute, with_energy
 from .estimate import fitted_leaf
 from .sram import MIN_WORDS, SRAM, sram_batch
@@ -138,7 +138,7 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
     execution_units = Component("execution_units", "group").add(
         tensor, *vector_leaves(rest, fc, keys, cols=cols, units=units))
     core = assemble_core(execution_units, Component("memories", "group").add(memory), scalar_leaves(rest, keys),
-                         wire_tech=NodeColumns(keys, "semi_global"),
+                         wire_tech=keys.tech,
                          widest_bits=rates["edge_bits"],
                          bus_bits=rest.core.bus_bits if rest.core is not None else None, clock_mhz=clock_mhz)
     core.count = cores
@@ -189,5 +189,4 @@ def _supply(vdd_v: float | None, keys: Keys) -> tuple[np.ndarray | float, np.nda
     """Dynamic and leakage power factors of the supply ``vdd_v`` against each point's node's nominal (1 without)."""
     if not vdd_v:
         return 1.0, 1.0
-    (vnom,) = keys.per_node(lambda t: (t.vdd_v,))
-    return supply_factors(vdd_v, vnom)
+    return supply_factors(vdd_v, keys.tech.vdd_v)

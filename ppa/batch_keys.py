@@ -8,6 +8,7 @@ rounding of float keys.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Callable
 
 import numpy as np
@@ -72,20 +73,17 @@ class Factors:
 
 
 class Keys(Factors):
-    """The points' nodes and clocks beside their other inputs: a component evaluated once per node, or once per
-    distinct tuple of the inputs it depends on, and gathered back to the points."""
+    """The points' nodes and clocks beside their other inputs: a model evaluated once per distinct tuple of the
+    inputs it depends on and gathered back to the points, and each point's node figures (:attr:`tech`)."""
 
     def __init__(self, node_nm: np.ndarray, clock_mhz: np.ndarray):
         super().__init__(node_nm.shape)
         self.node_nm, self.clock_mhz = node_nm, clock_mhz
         self.techs = [technology(float(n)) for n in self._factor(node_nm)[1]]
+        self.tech = TechColumns(self.techs, self._factor(node_nm)[0], self.shape)
 
     def _gather(self, table: np.ndarray, codes: np.ndarray | None) -> tuple[np.ndarray, ...]:
         return tuple(gather(table[:, i], codes, self.shape) for i in range(table.shape[1]))
-
-    def per_node(self, fn: Callable[[TechNode], tuple]) -> tuple[np.ndarray, ...]:
-        """``fn(tech)`` once per node, gathered to the points (one array per element of its result)."""
-        return self._gather(np.array([fn(t) for t in self.techs], dtype=float), self._factor(self.node_nm)[0])
 
     def per_distinct(self, fn: Callable, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
         """``fn(*values)`` once per distinct tuple of ``arrays`` that occurs, gathered to the points."""
@@ -93,3 +91,38 @@ class Keys(Factors):
         k = 1 if codes is None else int(codes.max()) + 1
         cols = [np.broadcast_to(np.asarray(v), (k,)) for v in values]
         return self._gather(np.array([fn(*(c[i] for c in cols)) for i in range(k)], dtype=float), codes)
+
+
+class TechColumns:
+    """The points' :class:`~accelgen.ppa.process.TechNode`: each field and wire figure an array of each point's
+    node's value (a scalar when every point is at one node), looked up once per node and gathered to the points the
+    first time it is read. The analytical components take it where they take a node's ``TechNode`` (their
+    arithmetic is numpy's), so one function costs one node or many points."""
+
+    def __init__(self, techs: list[TechNode], codes: np.ndarray | None, shape):
+        """``techs``: the distinct nodes; ``codes``: each point's (None: one node)."""
+        self._techs, self._codes, self._shape = techs, codes, shape
+        self._columns: dict[str, np.ndarray] = {}
+
+    def _column(self, name: str, value: Callable[[TechNode], float]):
+        if name not in self._columns:
+            per_node = np.array([value(t) for t in self._techs], dtype=float)
+            self._columns[name] = per_node[0] if self._codes is None else gather(per_node, self._codes, self._shape)
+        return self._columns[name]
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name not in _TECH_FIELDS:
+            raise AttributeError(name)
+        return self._column(name, lambda t: getattr(t, name))
+
+    def wire_pitch_um(self, kind: str = "semi_global"):
+        return self._column(f"pitch:{kind}", lambda t: t.wire_pitch_um(kind))
+
+    def repeated_wire_delay_ps_per_mm(self, kind: str = "semi_global"):
+        return self._column(f"delay:{kind}", lambda t: t.repeated_wire_delay_ps_per_mm(kind))
+
+    def wire_energy_pj_per_bit_mm(self, activity: float = 0.5):
+        return self._column(f"energy:{activity!r}", lambda t: t.wire_energy_pj_per_bit_mm(activity))
+
+
+_TECH_FIELDS = {f.name for f in fields(TechNode)} | {"feature_um", "r0c0_ps"}

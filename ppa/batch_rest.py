@@ -3,11 +3,14 @@
 :func:`accelgen.ppa.batch.evaluate_batch` assembles the estimator's component tree (:mod:`accelgen.ppa.tree`) with
 numpy arrays at its leaves; this module gives the leaves of the rest of the base description: per core the vector
 unit and its register file and the scalar core; per chip the NoC and the off-chip and host interfaces. Each is the
-estimator's own unit (:mod:`accelgen.ppa.units`), built once per distinct value of what it depends on
-(:class:`accelgen.ppa.batch_keys.Keys`): the vector lanes on the node and the clock (their pipelining and mapping),
-the register file on the lanes, the units and the node, the I/O and the scalar core on the node, the router on the
-node and the flit width. The wires, whose lengths follow each point's area, are the tree's own (evaluated on
-arrays, with each point's node figures: :class:`NodeColumns`).
+estimator's own unit (:mod:`accelgen.ppa.units`). The analytical ones (the scalar core, the interfaces, the NoC's
+routers and links, flits widened for each point's clock) are evaluated on the points' arrays, with each point's
+node figures (:class:`accelgen.ppa.batch_keys.TechColumns`). Two are built once per distinct value of what they
+depend on (:class:`accelgen.ppa.batch_keys.Keys`) and gathered, like the tensor units and the SRAM: the vector
+lanes, a fitted model whose pipelining and mapping are chosen for each node and clock (a search over netlists,
+:func:`accelgen.ppa.estimate.choose_netlist`), and the register file, the SRAM model's flip-flop array
+(:func:`accelgen.ppa.sram.dff_array`, whose word count sets a mux tree's depth), on the lanes, the units and the
+node.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from .units.noc import noc_rows
 from .units.params import ScalarCore
 from .units.scalar import ScalarUnit
 
-#: the clock (MHz) a component is evaluated at when its dynamic power is scaled to each point's clock afterwards
+#: the clock (MHz) the vector lanes and register file are evaluated at; their dynamic power, per cycle, is every
+#: clock's
 _REF_MHZ = 1000.0
 
 
@@ -45,26 +49,6 @@ class Rest:
     @classmethod
     def of(cls, arch: Arch) -> "Rest":
         return cls(core=arch.core, noc=arch.chip.noc, chip=arch.chip, vdd_v=arch.vdd_v, density=arch.density)
-
-
-class NodeColumns:
-    """The wire figures of :class:`~accelgen.ppa.process.TechNode` with each point's node, for
-    :func:`~accelgen.ppa.components.wire_figures` over points of several nodes at once."""
-
-    def __init__(self, keys: Keys, kind: str):
-        self.kind = kind
-        (self._delay, self._pitch, self._energy, self.logic_area_factor) = keys.per_node(
-            lambda t: (t.repeated_wire_delay_ps_per_mm(kind), t.wire_pitch_um(kind), t.wire_energy_pj_per_bit_mm(1.0),
-                       t.logic_area_factor))
-
-    def repeated_wire_delay_ps_per_mm(self, kind):
-        return self._delay
-
-    def wire_pitch_um(self, kind):
-        return self._pitch
-
-    def wire_energy_pj_per_bit_mm(self, activity):
-        return self._energy
 
 
 def _per_ghz(comp: Component) -> tuple[float, float, float]:
@@ -111,22 +95,15 @@ def vector_leaves(rest: Rest, fc: FittedCompute, keys: Keys, *, cols, units) -> 
 
 
 def scalar_leaves(rest: Rest, keys: Keys) -> list[Component]:
-    """Per core: the scalar core, if the base has one."""
+    """Per core: the scalar core, if the base has one (the estimator's unit, on each point's node)."""
     if rest.core is None or not rest.core.scalar_unit:
         return []
-    return [_leaf("scalar_core", "scalar_core",
-                  keys.per_node(lambda t: _per_ghz(ScalarUnit(ScalarCore(), tech=t).component)), activity_key="scalar")]
+    return [ScalarUnit(ScalarCore(), tech=keys.tech).component]
 
 
 def io_leaves(rest: Rest, keys: Keys) -> Component:
-    """Per chip: the off-chip and host interfaces (they move their bandwidth whatever the clock: evaluated at one
-    clock, their power is every clock's)."""
-    io = Component("io", "group")
-    if rest.chip.offchip or rest.chip.host:
-        leaf = _leaf("interfaces", "io", keys.per_node(lambda t: _per_ghz(io_group(rest.chip, t, _REF_MHZ))))
-        leaf.actions_per_cycle = {"cycle": _REF_MHZ / keys.clock_mhz}   # its bits per cycle at each point's clock
-        io.add(leaf)
-    return io
+    """Per chip: the off-chip and host interfaces (the estimator's, on each point's node and at its clock)."""
+    return io_group(rest.chip, keys.tech, keys.clock_mhz)
 
 
 def noc_leaves(rest: Rest, keys: Keys, *, tx, ty, cores, link_mm, topology=None) -> Component:
@@ -138,13 +115,9 @@ def noc_leaves(rest: Rest, keys: Keys, *, tx, ty, cores, link_mm, topology=None)
     net = Component("noc", "noc")
     for kind in kinds:
         rows = noc_rows(kind, tx, ty, cores)
-        (flit,) = keys.per_distinct(lambda x, y, clk: (noc_flit_bits(kind, int(x), int(y), rest.noc.flit_bits,
-                                                                     rest.noc.bisection_gbps, float(clk)),),
-                                    tx, rows, keys.clock_mhz)
-        router = keys.per_distinct(lambda nd, f: router_figures(technology(float(nd)), ROUTER_PORTS[kind], int(f)),
-                                   keys.node_nm, flit)
-        part = noc_tree(topology=kind, tx=tx, ty=rows, flit_bits=flit, link_mm=link_mm,
-                        wire_tech=NodeColumns(keys, "global"), router=router)
+        flit = noc_flit_bits(kind, tx, rows, rest.noc.flit_bits, rest.noc.bisection_gbps, keys.clock_mhz)
+        part = noc_tree(topology=kind, tx=tx, ty=rows, flit_bits=flit, link_mm=link_mm, wire_tech=keys.tech,
+                        router=router_figures(keys.tech, ROUTER_PORTS[kind], flit))
         if len(kinds) > 1:
             for c in part.children:
                 c.count = np.where(topology == kind, c.count, 0)

@@ -40,63 +40,13 @@ blocks use the fitted models through :class:`FittedCompute`):
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import ConfigError
 from ..fit.model import load_model
+from .component_node import Component
 from .process import TechNode, area_ratio, energy_ratio, technology
-
-
-@dataclass
-class Component:
-    """A node of the architecture tree (units in names; totals include children)."""
-
-    name: str
-    kind: str
-    count: int = 1                       # identical instances represented by this node
-    area_um2_each: float = 0.0           # own area of one instance (excluding children)
-    leakage_mw_each: float = 0.0
-    energy_pj: dict = field(default_factory=dict)          # action -> pJ, one instance
-    actions_per_cycle: dict = field(default_factory=dict)  # action -> per instance per cycle at full activity
-    delay_ns: float = 0.0                # own critical delay (0: not timing relevant)
-    ops_per_cycle_each: float = 0.0      # arithmetic ops (MAC = 2) per instance per cycle
-    activity_key: str = ""               # which activity factor applies to its dynamic power
-    params: dict = field(default_factory=dict)
-    trace: dict = field(default_factory=dict)
-    children: list = field(default_factory=list)
-
-    def add(self, *children: "Component") -> "Component":
-        self.children.extend(children)
-        return self
-
-    # totals (this node x count, children included)
-    @property
-    def area_um2(self) -> float:
-        return self.count * (self.area_um2_each + sum(c.area_um2 for c in self.children))
-
-    @property
-    def leakage_mw(self) -> float:
-        return self.count * (self.leakage_mw_each + sum(c.leakage_mw for c in self.children))
-
-    def dynamic_mw(self, clock_mhz: float, activity: dict | None = None) -> float:
-        act = 1.0
-        if activity is not None:
-            act = activity.get(self.activity_key, activity.get("default", 1.0)) if self.activity_key else \
-                activity.get("default", 1.0)
-        own = sum(e * self.actions_per_cycle.get(a, 0.0) for a, e in self.energy_pj.items()) * clock_mhz * 1e-3 * act
-        return self.count * (own + sum(c.dynamic_mw(clock_mhz, activity) for c in self.children))
-
-    @property
-    def ops_per_cycle(self) -> float:
-        return self.count * (self.ops_per_cycle_each + sum(c.ops_per_cycle for c in self.children))
-
-    def walk(self, path: str = ""):
-        here = f"{path}/{self.name}" if path else self.name
-        yield here, self
-        for c in self.children:
-            yield from c.walk(here)
 
 
 # --------------------------------------------------------------------------- wires
@@ -224,21 +174,29 @@ def noc_tree(*, topology: str, tx, ty, flit_bits, link_mm, wire_tech, router) ->
 def bisection_bits_per_cycle(topology: str, tx: int, ty: int, flit_bits: int) -> int:
     """Bisection width in bits per cycle (both directions) of the topology."""
     if topology == "mesh":
-        return 2 * min(tx, ty) * flit_bits
+        return 2 * (min(tx, ty) if np.ndim(tx) == 0 and np.ndim(ty) == 0 else np.minimum(tx, ty)) * flit_bits
     if topology == "ring":
         return 4 * flit_bits
     return flit_bits
 
 
-def noc_flit_bits(topology: str, tx: int, ty: int, flit_bits: int, bisection_gbps: float | None,
-                  clock_mhz: float | None) -> int:
-    """The flit width: ``flit_bits`` doubled until the bisection meets ``bisection_gbps`` (at most 4096 bits)."""
-    flit = flit_bits
-    if bisection_gbps and clock_mhz:
-        need = bisection_gbps * 8e3 / clock_mhz  # bits per cycle
-        while bisection_bits_per_cycle(topology, tx, ty, flit) < need and flit < 4096:
-            flit *= 2
-    return flit
+def noc_flit_bits(topology: str, tx, ty, flit_bits: int, bisection_gbps: float | None, clock_mhz):
+    """The flit width: ``flit_bits`` doubled until the bisection meets ``bisection_gbps`` at ``clock_mhz`` (at most
+    4096 bits). Numbers, or numpy arrays of design points (``tx``, ``ty``, ``clock_mhz``)."""
+    if not bisection_gbps or (np.ndim(clock_mhz) == 0 and not clock_mhz):
+        return flit_bits
+    need = bisection_gbps * 8e3 / clock_mhz  # bits per cycle
+    per_flit = bisection_bits_per_cycle(topology, tx, ty, flit_bits)
+    # the fewest doublings that meet the need: 2**m >= need / per_flit, m from the exponent of the ratio (exact),
+    # one more where the ratio's rounding left it short
+    mantissa, exponent = np.frexp(need / per_flit)
+    m = np.maximum(exponent - (mantissa == 0.5), 0)
+    m = m + (np.ldexp(np.asarray(per_flit, dtype=float), m) < need)
+    cap = 0
+    while flit_bits << cap < 4096:
+        cap += 1
+    m = np.minimum(m, cap)
+    return flit_bits << int(m) if np.ndim(m) == 0 else np.ldexp(float(flit_bits), m)
 
 
 def mean_hops(topology: str, tx: int, ty: int) -> float:

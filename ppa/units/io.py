@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..components import dram_phy, pcie
 from ..process import TechNode
 from .base import AnalyticalUnit, register
@@ -19,7 +21,7 @@ class DramPhy(AnalyticalUnit):
         super().__init__(params, path=path, name=f"{params.type}_phy")
         self.component = dram_phy(tech, kind=params.type, bandwidth_gbps=params.bandwidth_gbps,
                                   channels=params.channels)
-        if clock_mhz:
+        if np.ndim(clock_mhz) or clock_mhz:   # a clock per design point (the batch estimator's), or one
             self.component.actions_per_cycle["bit"] = params.bandwidth_gbps * 8e3 / clock_mhz
 
 
@@ -33,5 +35,5 @@ class PCIe(AnalyticalUnit):
     def __init__(self, params: Host, *, tech: TechNode, clock_mhz: float | None, path: str = "chip.host"):
         super().__init__(params, path=path, name="pcie")
         self.component = p = pcie(tech, gen=params.pcie_gen, lanes=params.lanes)
-        if clock_mhz:
+        if np.ndim(clock_mhz) or clock_mhz:
             p.actions_per_cycle["bit"] = p.params["gt_per_s"] * 1e3 / clock_mhz * 2  # both directions

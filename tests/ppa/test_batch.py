@@ -12,7 +12,7 @@ from accelgen.fit.model import FitRangeWarning, load_model
 from accelgen.ppa.arch import parse_arch
 from accelgen.ppa.batch import evaluate_batch, group
 from accelgen.ppa.batch_rest import Rest
-from accelgen.ppa.components import steady_state_energy
+from accelgen.ppa.components import noc_flit_bits, steady_state_energy
 from accelgen.ppa.estimate import estimate
 
 
@@ -130,3 +130,28 @@ def test_steady_state_energy_does_not_extrapolate_fill_drain():
     assert float(big) == pytest.approx(float(top)) and float(raw_big) > 3 * float(big)
     inside = steady_state_energy(m, {"rows": 4, "cols": 4}, 28)[0]
     assert float(inside) == pytest.approx(float(m["energy_pj"].predict(node_nm=28, rows=4, cols=4)))
+
+
+@pytest.mark.parametrize("topology", ["mesh", "ring", "bus"])
+def test_flit_width_of_many_points_is_each_points_own(topology):
+    """The flits widened for each point's grid and clock at once equal the one-point widths (the exact doublings:
+    needs that are powers of two, bisections of 6 flits, the 4096-bit cap, a base already wider)."""
+    tx, ty, clock = (a.ravel().astype(float) for a in np.meshgrid([1, 2, 3, 4, 8, 16], [1, 2, 3, 7, 16],
+                                                                   [100, 300, 333.3, 500, 1000, 1024, 2000]))
+    for flit_bits in (16, 39, 4096, 8192):
+        for bisection_gbps in (1, 256, 4096, 1e5):
+            many = noc_flit_bits(topology, tx, ty, flit_bits, bisection_gbps, clock)
+            one = [noc_flit_bits(topology, int(x), int(y), flit_bits, bisection_gbps, c) for x, y, c in
+                   zip(tx, ty, clock)]
+            assert many.tolist() == one == [_doubled_flit(topology, int(x), int(y), flit_bits, bisection_gbps, c)
+                                            for x, y, c in zip(tx, ty, clock)]
+
+
+def _doubled_flit(topology, tx, ty, flit_bits, bisection_gbps, clock_mhz):
+    """The flit width as the NoC model states it, naively: doubled while the bisection misses the need."""
+    need = bisection_gbps * 8e3 / clock_mhz
+    per_flit = {"mesh": 2 * min(tx, ty), "ring": 4, "bus": 1}[topology]
+    flit = flit_bits
+    while per_flit * flit < need and flit < 4096:
+        flit *= 2
+    return flit
