@@ -55,7 +55,8 @@ def main() -> int:
     dt, user, system = sorted(times)[len(times) // 2]
     print(f"chip-level PPA: {n:,} design points in {dt:.3f} s = {n / dt:,.0f} points/s, the median of {a.repeats} "
           f"runs ({', '.join(f'{t:.2f}' for t, _, _ in times)} s; this one {user:.2f} s user, {system:.2f} s system: "
-          f"the kernel zeroing fresh pages for the arrays, which varies from run to run) "
+          f"the kernel zeroing fresh pages for the arrays, which varies from run to run; "
+          f"{(user + system) / n * 1e9:.0f} ns of CPU per point, less sensitive to a loaded machine than the time) "
           f"(sampling the grid: {t_sample:.3f} s; {int(out['feasible'].sum()):,} within 500 mm^2 / 300 W / 92 TOPS)")
     t0 = time.perf_counter()
     front = dse.pareto_mask(out.loc[out["feasible"], ["peak_tops_per_w", "peak_tops_per_tco"]].to_numpy(),

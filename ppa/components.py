@@ -64,9 +64,10 @@ def wire_figures(tech: TechNode, *, bits, length_mm, clock_mhz=None, kind: str =
     upper metal, only repeaters and pipeline flops take area."""
     length_mm = np.asarray(length_mm, dtype=float)
     d_ps = tech.repeated_wire_delay_ps_per_mm(kind) * length_mm
-    stages = np.zeros_like(d_ps)
     if clock_mhz is not None and np.all(np.asarray(clock_mhz) > 0):
         stages = np.maximum(0.0, np.ceil(d_ps / (0.8 * 1e6 / np.asarray(clock_mhz, dtype=float))) - 1)
+    else:
+        stages = np.zeros_like(d_ps)
     area = (bits * length_mm * 1000.0 * tech.wire_pitch_um(kind) * 0.02
             + stages * bits * WIRE_FLOP_UM2_45 * tech.logic_area_factor)
     return {"area_um2": area, "energy_pj": tech.wire_energy_pj_per_bit_mm(1.0) * length_mm * bits,
