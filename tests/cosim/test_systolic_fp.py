@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import accelgen.cosim.systolic as drv
+import accelgen.cosim.systolic_schedule as schedule
 from accelgen.golden.systolic import fp_gemm_reference, fp_ws_fold
 from accelgen.cosim.run import run_cosim
 from accelgen.registry import family
@@ -212,7 +213,7 @@ def test_mutant_ungrouped_golden_is_caught(tmp_path, monkeypatch):
     """A golden that rounds after every product (sum_group ignored) disagrees with the grouped array."""
     params = SystolicParams(rows=4, cols=3, dtype="bf16", sum_group=2)
     _, e = _emit(tmp_path, params, "sa_g2_bf16_ws_shift_4x3t16")   # the grouped test's design: cached build
-    monkeypatch.setattr(drv, "fp_ws_fold", lambda A, W, dtype, flush=False, group=1: fp_ws_fold(A, W, dtype, flush))
+    monkeypatch.setattr(schedule, "fp_ws_fold", lambda A, W, dtype, flush=False, group=1: fp_ws_fold(A, W, dtype, flush))
     table, runs = drv.systolic_table(params, 3, 42)
     result = run_cosim(e.verilog_path, e.manifest, table, record=tuple(table.info["record"]), waves_on_failure=False,
                        host_check=lambda rec: drv.verify(params, table, runs, rec))

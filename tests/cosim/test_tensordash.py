@@ -62,7 +62,7 @@ def test_sched_priority_mutant_is_caught(tmp_path):
     params = TensorDashSchedParams()
     swapped = ((0, 0), (1, 0), (2, 0), (3, 0), (1, -1), (1, 1), (2, 2), (3, 3))
     mutant = BlockFamily("m", "mutant", TensorDashSchedParams, lambda p: TensorDashScheduler(options=swapped),
-                         sched_table)
+                         golden="accelgen.golden.tensordash_sched", cycle_table=sched_table)
     result = _cosim(mutant, params, sched_table(params, vectors=200, seed=3), tmp_path, "tds_mutant")
     assert not result.passed and result.mismatches > 0
     assert any(m["port"].startswith("sel") for m in result.first_mismatches)
