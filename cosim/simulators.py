@@ -15,8 +15,9 @@ design never recompile it.
 The C++ optimization level of a Verilator model is chosen per use (:func:`resolve_opt`):
 an explicit ``opt`` (``--opt``), else ``$ACCELGEN_VERILATOR_OPT``, else the caller's
 default: :data:`SHORT_RUN_OPT` for tests and ``accelgen cosim``/``build``,
-:func:`long_run_opt` for regressions. The C++ compiles in parallel on the cores that
-are free (:func:`build_jobs`).
+:func:`long_run_opt` for regressions. A model is compiled as one C++ translation unit
+(:data:`SERIAL_MODEL_BUILD`); the Verilator runtime's files compile in parallel on the cores that are free
+(:func:`build_jobs`) and once per machine (ccache).
 """
 
 from __future__ import annotations
@@ -149,6 +150,7 @@ def setup_verilator() -> str:
                 pass
     os.environ["VERILATOR_ROOT"] = str(root)
     _fix_pch_flag(root)
+    _add_make_variable(*SERIAL_MODEL_BUILD)
     # The generated Makefile runs `python` (verilator_includer); make it this interpreter.
     path = [str(bindir), str(Path(sys.executable).parent)]
     rest = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p not in path]
@@ -176,6 +178,25 @@ def _use_compiler_cache() -> None:
     os.environ.setdefault("CCACHE_DIR", str(cache_dir("ccache")))
 
 
+#: Why every Verilator model is compiled as one C++ translation unit (``VM_PARALLEL_BUILDS=0``, Verilator's
+#: ``Vtop__ALL.cpp``): once a design's C++ is split over several files, Verilator's Makefile builds two
+#: precompiled headers and compiles each file on its own, and parsing the headers is most of the work.
+#: Measured 2026-11-28, 2-core machine, idle, a 3x3 bf16 WS systolic array (11 model files), Verilator
+#: runtime already compiled: at -O0 the split build takes 14.0 CPU-s (7.4 s for the two headers) with
+#: ``make -j1`` and 5.5 s wall with ``-j2``; one unit 4.7 CPU-s and 3.9 s wall with ``-j2``. At -O2: split
+#: 27.9 CPU-s, 15.7 s wall (``-j2``); one unit 9.8 CPU-s, 10.3 s wall. A cold test suite builds ~110 models.
+SERIAL_MODEL_BUILD = ("VM_PARALLEL_BUILDS", "0")
+
+
+def _add_make_variable(name: str, value: str) -> None:
+    """Give ``name=value`` to every ``make`` this process starts (the cocotb runner's, ``verilator --build``):
+    a variable in ``MAKEFLAGS`` acts like one on make's command line, so it wins over the generated
+    Makefile's own assignment. A value the user already put in ``MAKEFLAGS`` is kept."""
+    flags = os.environ.get("MAKEFLAGS", "")
+    if f"{name}=" not in flags:
+        os.environ["MAKEFLAGS"] = f"{flags} {name}={value}".strip()
+
+
 def _fix_pch_flag(root: Path) -> None:
     """Supply the "read a precompiled header" flag that the wheel's ``verilated.mk`` may lack.
 
@@ -189,9 +210,7 @@ def _fix_pch_flag(root: Path) -> None:
     except OSError:
         return
     if re.search(r"^CFG_CXXFLAGS_PCH_I\s*=\s*$", text, re.MULTILINE):
-        flags = os.environ.get("MAKEFLAGS", "")
-        if "CFG_CXXFLAGS_PCH_I" not in flags:
-            os.environ["MAKEFLAGS"] = f"{flags} CFG_CXXFLAGS_PCH_I=-include".strip()
+        _add_make_variable("CFG_CXXFLAGS_PCH_I", "-include")
 
 
 @functools.cache
