@@ -110,19 +110,22 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
     model = _fitted_model("systolic", tuple(sorted((model_paths or {}).items())), dtype)
     fc = FittedCompute(model_paths)
     keys = Keys(node_nm, clock_mhz)
-    # tensor unit: one fitted-model evaluation per distinct (rows, cols, widths, dataflow, node)
-    tu_codes, (r, c, aw, bw, accw, df, nd) = keys.codes(rows, cols, a_width, b_width, acc_width, flow, node_nm)
+    # tensor unit: one fitted-model evaluation per distinct (rows, cols, widths, dataflow, node), mapped for the
+    # clock where its 1 GHz netlist leaves slack, as the estimator maps it (accelgen.ppa.relaxed), once per distinct
+    # clock beside them, then gathered to the points
+    tu_codes, (r, c, aw, bw, accw, df, nd, clk) = keys.codes(rows, cols, a_width, b_width, acc_width, flow, node_nm,
+                                                              clock_mhz)
     given = {"rows": r, "cols": c, "dataflow": df, "a_width": aw, "b_width": bw, "acc_width": accw, "dtype": dtype,
              "density": rest.density}
     given = {k: v for k, v in given.items() if k in model.inputs}
     tu, _ = with_energy(model, model.predict(node_nm=nd, **given), given, nd)   # the estimator's per-MAC energy
-    tu = {t: gather(np.broadcast_to(np.asarray(tu.get(t, 0.0), dtype=float), np.shape(tu["area_um2"])), tu_codes,
-                    shape) for t in ("area_um2", "leakage_uw", "energy_pj", "delay_ns")}
-    # mapped for each point's clock where its 1 GHz netlist leaves slack, as the estimator maps it
+    distinct = np.shape(tu["area_um2"])
+    tu = {t: np.broadcast_to(np.asarray(tu.get(t, 0.0), dtype=float), distinct)
+          for t in ("area_um2", "leakage_uw", "energy_pj", "delay_ns")}
+    tu = relaxed.apply(tu, relaxed.for_clocks(model, tu["delay_ns"], 1e3 / np.asarray(clk, dtype=float)))
+    tu = {t: gather(np.broadcast_to(v, distinct), tu_codes, shape) for t, v in tu.items()}
     rates = array_rates(rows, cols, a_width, b_width)
-    tensor = fitted_leaf("tensor_unit0", "systolic", relaxed.apply(tu, relaxed.for_clocks(model, tu["delay_ns"],
-                                                                                          1e3 / clock_mhz)),
-                         count=units, actions_per_cycle=rates["actions_per_cycle"],
+    tensor = fitted_leaf("tensor_unit0", "systolic", tu, count=units, actions_per_cycle=rates["actions_per_cycle"],
                          ops_per_cycle=rates["ops_per_cycle"], activity_key="tensor")
 
     # on-chip SRAM: one organization search per distinct (capacity, block, banks, node)

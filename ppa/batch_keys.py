@@ -82,6 +82,15 @@ class Keys(Factors):
         self.techs = [technology(float(n)) for n in self._factor(node_nm)[1]]
         self.tech = TechColumns(self.techs, self._factor(node_nm)[0], self.shape)
 
+    def tech_at(self, node_nm) -> "TechColumns":
+        """The node figures of ``node_nm``, distinct values of this grouping's ``node_nm`` (from :meth:`codes`):
+        columns as long as ``node_nm``, or scalars for one node."""
+        codes, values = self._factor(self.node_nm)
+        if codes is None or np.ndim(node_nm) == 0:
+            return TechColumns([technology(float(node_nm))], None, ())
+        at = pd.Index(values).get_indexer(np.asarray(node_nm))
+        return TechColumns(self.techs, at, at.shape)
+
     def _gather(self, table: np.ndarray, codes: np.ndarray | None) -> tuple[np.ndarray, ...]:
         return tuple(gather(table[:, i], codes, self.shape) for i in range(table.shape[1]))
 

@@ -21,7 +21,7 @@ from typing import Optional
 import numpy as np
 
 from .arch import Arch, Chip, Core, NoC
-from .batch_keys import Keys, is_constant
+from .batch_keys import Keys, gather, is_constant
 from .components import ROUTER_PORTS, Component, FittedCompute, noc_flit_bits, noc_tree, router_figures
 from .estimate import choose_netlist, compute_units, fitted_component, io_group, vector_regfile
 from .process import technology
@@ -109,15 +109,26 @@ def io_leaves(rest: Rest, keys: Keys) -> Component:
 def noc_leaves(rest: Rest, keys: Keys, *, tx, ty, cores, link_mm, topology=None) -> Component:
     """Per chip: the NoC's routers and links (:func:`accelgen.ppa.components.noc_tree`). ``topology``: each
     point's (default: the base's), as the DSE's Tx/Ty aliases choose a ring or a mesh; each topology's routers and
-    links count on its own points only."""
+    links count on its own points only. The grid, the flits and the routers depend on the points' grid, clock and
+    node alone: they are evaluated once per distinct (tx, ty, cores, clock, node) and gathered; the links are as long
+    as each point's core side."""
     topology = np.broadcast_to(np.asarray(rest.noc.topology if topology is None else topology), keys.shape)
     kinds = [str(topology.ravel()[0])] if is_constant(topology) else [k for k in ROUTER_PORTS if np.any(topology == k)]
+    codes, (d_tx, d_ty, d_cores, d_clock, d_node) = keys.codes(tx, ty, cores, keys.clock_mhz, keys.node_nm)
+    distinct = (1,) if codes is None else (int(codes.max()) + 1,)
+    d_tech = keys.tech_at(d_node)
+
+    def to_points(value):
+        return gather(np.broadcast_to(np.asarray(value, dtype=float), distinct), codes, keys.shape)
+
     net = Component("noc", "noc")
     for kind in kinds:
-        rows = noc_rows(kind, tx, ty, cores)
-        flit = noc_flit_bits(kind, tx, rows, rest.noc.flit_bits, rest.noc.bisection_gbps, keys.clock_mhz)
-        part = noc_tree(topology=kind, tx=tx, ty=rows, flit_bits=flit, link_mm=link_mm, wire_tech=keys.tech,
-                        router=router_figures(keys.tech, ROUTER_PORTS[kind], flit))
+        d_rows = noc_rows(kind, d_tx, d_ty, d_cores)
+        d_flit = noc_flit_bits(kind, d_tx, d_rows, rest.noc.flit_bits, rest.noc.bisection_gbps, d_clock)
+        router = tuple(to_points(f) for f in router_figures(d_tech, ROUTER_PORTS[kind], d_flit))
+        flit = to_points(d_flit)
+        part = noc_tree(topology=kind, tx=tx, ty=to_points(d_rows), flit_bits=flit, link_mm=link_mm,
+                        wire_tech=keys.tech, router=router)
         if len(kinds) > 1:
             for c in part.children:
                 c.count = np.where(topology == kind, c.count, 0)
