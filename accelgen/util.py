@@ -10,6 +10,7 @@ import importlib.util
 import inspect
 import json
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -58,6 +59,22 @@ def ensure_output_dir(path: str | os.PathLike) -> Path:
     return out
 
 
+def _umask() -> int:
+    """The process's umask (reading it means setting it: set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _new_file_mode(target: Path) -> int:
+    """The mode ``target`` gets when written: its own if it exists, else what ``open()`` would give a new file
+    (0666 less the umask). ``mkstemp`` makes its file 0600 whatever the umask."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
 @contextlib.contextmanager
 def atomic_files(targets: list[Path]) -> Iterator[list[Path]]:
     """Yield temporary paths beside ``targets``; on success rename them all into place.
@@ -69,7 +86,10 @@ def atomic_files(targets: list[Path]) -> Iterator[list[Path]]:
     try:
         for target in targets:
             fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-            os.close(fd)
+            try:
+                os.fchmod(fd, _new_file_mode(target))
+            finally:
+                os.close(fd)
             temps.append(Path(name))
         yield temps
         for tmp, target in zip(temps, targets):
