@@ -4,7 +4,7 @@ Each table carries thousands of random permutations (one pass each), random
 multicasts (in the passes the router reports, the input words held), directed
 permutations and random raw settings including the broadcast ones (expected
 outputs from the naive network model). A new request or pass every cycle.
-n = 32, 64 are marked slow (run them with ``-m slow``).
+n = 32, 64 (and, unregistered, n = 8 and 16: issue 48) are marked slow (run them with ``-m slow``).
 """
 
 import pytest
@@ -26,7 +26,11 @@ def _cosim(tmp_path, params, vectors, seed=1):
     return p, e, table, result
 
 
-@pytest.mark.parametrize("n,pipeline_every", [(4, 0), (8, 0), (16, 0), pytest.param(32, 0, marks=pytest.mark.slow),
+# issue 48: n = 8 and 16 are slow; the same unregistered network as n = 4, and test_benes_pipelined runs both sizes
+@pytest.mark.parametrize("n,pipeline_every", [(4, 0),
+                                               pytest.param(8, 0, marks=pytest.mark.slow),
+                                               pytest.param(16, 0, marks=pytest.mark.slow),
+                                               pytest.param(32, 0, marks=pytest.mark.slow),
                                                pytest.param(64, 0, marks=pytest.mark.slow)])
 def test_benes_thousands_of_permutations_and_multicasts(tmp_path, n, pipeline_every):
     p, e, table, result = _cosim(tmp_path, dict(n=n, width=16, pipeline_every=pipeline_every), 2000, seed=n)

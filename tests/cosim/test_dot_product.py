@@ -5,7 +5,7 @@ result comes exactly ``latency`` cycles after its vectors, bubbles report nothin
 and ``sum`` wherever a valid vector's result is due. The run's measured cycle count is the cycle model's.
 
 Default builds: n = 2 unsigned with stages, n = 16 signed at the defaults (also used by the command line
-and both mutants), n = 64 signed with stages at small widths. Larger ones are slow.
+and both mutants), n = 8 signed with stages at small widths. Larger ones are slow.
 """
 
 import json
@@ -39,8 +39,11 @@ def _passes(p, table, result):
 @pytest.mark.parametrize("params,vectors", [
     ({"n": 2, "a_width": 5, "b_width": 3, "signed": False, "mul_stages": 1, "add_stages": 2}, 800),
     (N16, 600),
-    # a deep pipelined tree (5 levels); n = 64 (26 s of build in the default suite) is slow below
-    ({"n": 32, "a_width": 4, "b_width": 3, "signed": True, "mul_stages": 2, "add_stages": 1}, 300),
+    # a pipelined tree (3 levels) with two multiplier stages; the deeper n = 32 (5 levels, 13 CPU-s cold: issue 48)
+    # and n = 64 (26 s of build in the default suite) are slow below
+    ({"n": 8, "a_width": 4, "b_width": 3, "signed": True, "mul_stages": 2, "add_stages": 1}, 300),
+    pytest.param({"n": 32, "a_width": 4, "b_width": 3, "signed": True, "mul_stages": 2, "add_stages": 1}, 300,
+                 marks=pytest.mark.slow),
     pytest.param({"n": 64, "a_width": 8, "b_width": 8, "signed": False}, 300, marks=pytest.mark.slow),
     pytest.param({"n": 64, "a_width": 4, "b_width": 3, "signed": True, "mul_stages": 2, "add_stages": 1}, 300,
                  marks=pytest.mark.slow),

@@ -236,7 +236,10 @@ def test_regress_mutant_fails_and_its_reproduce_command_fails_the_same_way(tmp_p
     assert run_regression(reg, tmp_path / "clean", jobs=1).passed
 
 
+# issue 48: slow; a regression on a Dask LocalCluster (its results and coverage coming back) is run by default by
+# tests/cosim/test_code_coverage.py::test_cocotb_tests_on_dask_workers_merge_their_coverage
 @pytest.mark.cosim
+@pytest.mark.slow
 def test_regress_on_a_dask_local_cluster(tmp_path):
     distributed = pytest.importorskip("dask.distributed", reason="the Dask path needs dask[distributed]")
     reg = parse_regression({"name": "dask", "modes": ["directed"], "seeds": [1, 2],

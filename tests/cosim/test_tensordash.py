@@ -47,7 +47,9 @@ PE_NAME = "tensordash"
 # --------------------------------------------------------------------------- scheduler (combinational)
 
 @pytest.mark.parametrize("lanes, depth, pattern", [
-    (4, 4, "default"), (16, 3, "default"),
+    # issue 48: 4x4 is slow; its scheduler is the default PE's, whose selects test_pe_directed_trace_selects
+    # compares cycle by cycle, and [16-3-default] checks the scheduler on its own
+    pytest.param(4, 4, "default", marks=pytest.mark.slow), (16, 3, "default"),
     pytest.param(2, 2, "default", marks=pytest.mark.slow), pytest.param(8, 5, "lookahead", marks=pytest.mark.slow)])
 def test_sched_all_z_patterns(tmp_path, lanes, depth, pattern):
     params = TensorDashSchedParams(lanes=lanes, depth=depth, pattern=pattern)
@@ -71,8 +73,10 @@ def test_sched_priority_mutant_is_caught(tmp_path):
 # --------------------------------------------------------------------------- PE
 
 PE_CONFIGS = [
-    dict(lanes=4, depth=2),
-    dict(lanes=4, depth=3),
+    # issue 48: depth 2 and 3 are slow, the 4-lane PE of [lanes4-depth4] with a shallower buffer; depth 3 (not a
+    # power of two) is tests/cosim/test_tensordash_pipeline.py::test_pe_int_pipelined_odd_lanes_bit_exact's
+    pytest.param(dict(lanes=4, depth=2), marks=pytest.mark.slow),
+    pytest.param(dict(lanes=4, depth=3), marks=pytest.mark.slow),
     dict(lanes=4, depth=4),
     # slow only: 16 lanes is the 4-lane PE at a larger size. The scheduler's 16-lane lookaside edges are
     # checked by default in test_sched_all_z_patterns[16-3-default], the PE datapath with 4 lanes above.
