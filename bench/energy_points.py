@@ -1,0 +1,87 @@
+"""The design points of issue 49's energy cross-checks, mapped and simulated the way a sweep point is measured.
+
+Shared by bench/opensta_power.py and bench/glitch_vs_icarus.py (and read by bench/library_vs_nangate.py for the
+cell histogram): :func:`prepare` renders a family's point, maps it with the flow (:func:`accelgen.fit.mapping.
+map_netlist`, default library, the sweep's 1 GHz), computes every net's energy per toggle
+(:func:`accelgen.fit.power.net_energy`) and the clock network's, draws the sweep's stimulus
+(:func:`accelgen.fit.stimuli.point_stimuli`, seed 1) and runs the zero-delay gate simulation, exactly as
+:func:`accelgen.fit.measure.measure` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from accelgen.fit.activity import ONES, GateSim
+from accelgen.fit.liberty_read import read_power_library
+from accelgen.fit.mapping import OUTPUT_LOAD_FF, map_netlist
+from accelgen.fit.power import clock_network, net_energy
+from accelgen.fit.stimuli import point_stimuli
+from accelgen.gen.emit import render
+from accelgen.registry import FAMILIES
+
+TOP = "dut"
+#: the points of the issue's first section (accelgen predict's mac and mac-fp16 at 45 nm)
+POINTS = {
+    "int8_mac": ("mac", {"a_width": 8, "b_width": 8, "acc_width": 24, "input_reg": True}),
+    "fp16_mac": ("mac", {"dtype": "fp16", "input_reg": True}),
+    "int16_mac": ("mac", {"a_width": 16, "b_width": 16, "acc_width": 40, "input_reg": True}),
+}
+
+
+@dataclass
+class Point:
+    name: str
+    mapped: object
+    plib: object
+    energy: object
+    clock: dict
+    sim: GateSim
+    stimuli: list
+    zero_delay: dict       # GateSim.run's result on the stimuli, weighted by each net's energy per toggle
+
+
+def prepare(name: str, *, density: float = 1.0, cycles: int = 160, lanes: int = 64, clock_mhz: float = 1000.0
+            ) -> Point:
+    family, params = POINTS[name]
+    fam = FAMILIES[family]
+    p = fam.validate(params)
+    e = render(fam, p, TOP)
+    mapped = map_netlist(e.verilog, TOP, cells=fam.mapped_cells(e.manifest), clock_mhz=clock_mhz)
+    plib = read_power_library(mapped.library_path)
+    energy = net_energy(mapped.netlist, TOP, plib, output_load_ff=OUTPUT_LOAD_FF)
+    clock = clock_network(plib, energy.flip_flops, energy.clock_pin_ff, energy.clock_internal_fj, energy.area_um2)
+    sim = GateSim(mapped.netlist, TOP, library=plib)
+    stims = point_stimuli(fam, p, [density], cycles, lanes, 1)[str(density)]
+    r = sim.run(stims, weights={"switching_fj": energy.per_toggle_fj, "internal_fj": energy.internal_fj})
+    return Point(name, mapped, plib, energy, clock, sim, stims, r)
+
+
+def per_net_toggles(sim: GateSim, stims: list, *, skip: int | None = None) -> tuple[np.ndarray, int]:
+    """Zero-delay toggles of every net (by Yosys bit) summed over the lanes and the counted cycles (after the
+    warm-up, as :meth:`accelgen.fit.glitch.TimedSim.run` counts them), and the number of lane-cycles counted."""
+    counts = np.zeros(sim.n_nets)
+    inputs = sim.input_words(stims)
+    cycles, warm, lanes = stims[0].cycles, stims[0].warmup, len(stims)
+    lane_mask = ONES if lanes == 64 else np.uint64((1 << lanes) - 1)
+    val = np.zeros(sim.n_nets, dtype=np.uint64)
+    val[1] = lane_mask
+    sim.evaluate(val, lane_mask)
+    state = np.zeros(len(sim.q_idx), dtype=np.uint64)
+    first = max(warm, 1) if skip is None else skip
+    for step in range(cycles + 1):
+        start = val.copy()
+        for pname, words in inputs.items():
+            for j, b in enumerate(sim.ports[pname][1]):
+                if b >= 2:
+                    start[b] = words[step, j]
+        q = state[sim.q_ff]
+        start[sim.q_idx] = np.where(sim.q_inv, ~q & lane_mask, q)
+        sim.evaluate(start, lane_mask)
+        if step - 1 >= first:
+            counts += np.bitwise_count(start ^ val)
+        val = start
+        state = val[sim.d_idx].copy()
+    return counts, (cycles - first) * lanes
