@@ -19,7 +19,11 @@ sent once per worker on Dask (``scatter``) and called as ``fn(shared, item)``.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
+import time
 from concurrent.futures import (FIRST_COMPLETED, Executor as _FuturesExecutor, ProcessPoolExecutor,
                                 ThreadPoolExecutor, wait)
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -27,6 +31,36 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from .errors import ConfigError
 
 _NOTHING = object()
+
+
+#: How long a cancelled worker process gets to exit on SIGTERM before it is killed.
+WORKER_EXIT_S = 3.0
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the pool's worker processes now, a second Ctrl-C meanwhile ignored.
+
+    ``shutdown(wait=False)`` alone leaves the workers finishing their tasks, and the interpreter's exit handler
+    then joins them: a second Ctrl-C there left the process waiting forever (issue 51). The workers are ended
+    (SIGTERM, then SIGKILL after :data:`WORKER_EXIT_S`), so that join returns at once. ``_processes`` is the
+    pool's own table of its workers (Python 3.14 adds ``terminate_workers()`` for this)."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main else None
+    try:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in workers:
+            with contextlib.suppress(Exception):
+                proc.terminate()
+        deadline = time.monotonic() + WORKER_EXIT_S
+        for proc in workers:
+            proc.join(max(0.0, deadline - time.monotonic()))
+            if proc.is_alive():
+                proc.kill()
+                proc.join(1.0)
+    finally:
+        if in_main:
+            signal.signal(signal.SIGINT, previous)
 
 
 class Executor:
@@ -61,7 +95,10 @@ class Executor:
 
     def close(self, cancel: bool = False) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
+            if cancel and isinstance(self._pool, ProcessPoolExecutor):
+                _end_workers(self._pool)
+            else:
+                self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
             self._pool = None
         if self._client is not None:
             self._client.close()
