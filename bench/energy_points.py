@@ -17,6 +17,7 @@ import numpy as np
 from accelgen.fit.activity import ONES, GateSim
 from accelgen.fit.liberty_read import read_power_library
 from accelgen.fit.mapping import OUTPUT_LOAD_FF, map_netlist
+from accelgen.fit.netlist import module_of
 from accelgen.fit.power import clock_network, net_energy
 from accelgen.fit.stimuli import point_stimuli
 from accelgen.gen.emit import render
@@ -59,10 +60,12 @@ def prepare(name: str, *, density: float = 1.0, cycles: int = 160, lanes: int = 
     return Point(name, mapped, plib, energy, clock, sim, stims, r)
 
 
-def per_net_toggles(sim: GateSim, stims: list, *, skip: int | None = None) -> tuple[np.ndarray, int]:
+def per_net_toggles(sim: GateSim, stims: list, *, skip: int | None = None) -> tuple[np.ndarray, int, np.ndarray]:
     """Zero-delay toggles of every net (by Yosys bit) summed over the lanes and the counted cycles (after the
-    warm-up, as :meth:`accelgen.fit.glitch.TimedSim.run` counts them), and the number of lane-cycles counted."""
+    warm-up, as :meth:`accelgen.fit.glitch.TimedSim.run` counts them), the number of lane-cycles counted, and how
+    many of them each net was 1 (its duty, times the lane-cycles)."""
     counts = np.zeros(sim.n_nets)
+    ones = np.zeros(sim.n_nets)
     inputs = sim.input_words(stims)
     cycles, warm, lanes = stims[0].cycles, stims[0].warmup, len(stims)
     lane_mask = ONES if lanes == 64 else np.uint64((1 << lanes) - 1)
@@ -82,6 +85,56 @@ def per_net_toggles(sim: GateSim, stims: list, *, skip: int | None = None) -> tu
         sim.evaluate(start, lane_mask)
         if step - 1 >= first:
             counts += np.bitwise_count(start ^ val)
+            ones += np.bitwise_count(start & lane_mask)
         val = start
         state = val[sim.d_idx].copy()
-    return counts, (cycles - first) * lanes
+    return counts, (cycles - first) * lanes, ones
+
+
+def cell_instances(netlist: dict, top: str) -> list[tuple[str, str, dict[str, int | str]]]:
+    """The top module's cells as ``(instance name, cell type, {pin: net bit or constant "0"/"1"})``, instances named
+    ``c0, c1, ...`` in the netlist's order (the Yosys names are not legal plain Verilog identifiers)."""
+    mod = module_of(netlist, top)
+    out = []
+    for inst in mod.get("cells", {}).values():
+        ctype = inst["type"].lstrip("\\")
+        if ctype == "$scopeinfo":
+            continue
+        out.append((f"c{len(out)}", ctype, {pin: bits[0] for pin, bits in inst.get("connections", {}).items()}))
+    return out
+
+
+def net_name(mod: dict, b) -> str:
+    """A bit's Verilog name: ``port[i]`` for a port bit, ``n<bit>`` otherwise, ``1'b0``/``1'b1`` for constants."""
+    if isinstance(b, str):
+        return f"1'b{b}" if b in "01" else "1'bx"
+    for name, p in mod["ports"].items():
+        if b in p["bits"]:
+            return f"{name}[{p['bits'].index(b)}]"
+    return f"n{b}"
+
+
+def netlist_verilog(netlist: dict, top: str, plib) -> str:
+    """The mapped netlist of ``top`` as structural Verilog (named pin connections to the library's cells)."""
+    mod = module_of(netlist, top)
+    lines = [f"module {top} ({', '.join(mod['ports'])});"]
+    port_bits = set()
+    for name, p in mod["ports"].items():
+        lines.append(f"  {p['direction']} [{len(p['bits']) - 1}:0] {name};")
+        port_bits.update(b for b in p["bits"] if isinstance(b, int))
+    insts = cell_instances(netlist, top)
+    wires = sorted({b for _, _, conn in insts for b in conn.values() if isinstance(b, int)} - port_bits)
+    lines += [f"  wire n{b};" for b in wires]
+    # an output port bit that is a constant or another port's bit (no cell drives it under this name)
+    for name, p in mod["ports"].items():
+        if p["direction"] != "output":
+            continue
+        for i, b in enumerate(p["bits"]):
+            other = net_name(mod, b)
+            if other != f"{name}[{i}]":
+                lines.append(f"  assign {name}[{i}] = {other};")
+    for iname, ctype, conn in insts:
+        pins = ", ".join(f".{pin}({net_name(mod, b)})" for pin, b in conn.items())
+        lines.append(f"  {ctype} {iname} ({pins});")
+    lines.append("endmodule")
+    return "\n".join(lines) + "\n"
