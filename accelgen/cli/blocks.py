@@ -23,6 +23,7 @@ from ..gen.config import load_build_config
 from ..gen.emit import emit, render
 from ..registry import FAMILIES
 from .console import EXIT_FAIL, console
+from .external import SynthGroup
 from .options import BlockGroup, cosim_options, family_options, param_options, split_params, with_opt, with_sim
 
 
@@ -154,12 +155,18 @@ def _print_synth(rows, as_json: bool) -> None:
     console().print(table)
 
 
-@click.group("synth", cls=BlockGroup, invoke_without_command=True)
+@click.group("synth", cls=SynthGroup, invoke_without_command=True,
+             subcommand_metavar="FAMILY [OPTIONS] | FILE.v... --top NAME [OPTIONS]")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Synthesize every block of a config.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 def synth_group(ctx, config_path, as_json):
-    """Synthesize with Yosys: cells by type, flip-flops, CMOS transistors, logic depth."""
+    """Synthesize with Yosys: cells by type, flip-flops, CMOS transistors, logic depth.
+
+    A block family (accelgen synth mac --help), or your own Verilog: accelgen synth FILE.v [FILE.v ...] --top NAME
+    [--define K=V] [--param K=V] [--clock-mhz F] [--liberty FILE] [--activity A | --stimulus FILE] [--json]
+    maps, times and simulates that module (accelgen synth FILE.v --help lists its options).
+    """
     cfg = _config_or_block(ctx, config_path)
     if cfg is not None:
         _print_synth(list(synthesize_config(cfg)), as_json)
