@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import click
 
-from . import blocks, dse, estimate, fit, flexdpe, perf, regress, study, tech, tensordash, warmup
+from . import blocks, dse, estimate, fit, flexdpe, ladder, perf, regress, study, tech, tensordash, warmup
 
 
 class OrderedGroup(click.Group):
@@ -36,7 +36,8 @@ model = _group("model", "Fitted PPA models: sweep, fit, report, predict.", {
     "sweep": fit.sweep_cmd, "fit": fit.fit_cmd, "report": fit.fit_report_cmd, "predict": fit.predict_cmd})
 ppa = _group("ppa", "Chips: estimate, performance, design space, studies, inputs.", {
     "estimate": estimate.estimate_cmd, "perf": perf.perf_cmd, "dse": dse.dse_cmd, "study": study.study_cmd,
-    "validate": estimate.validate_chips_cmd, "sram": estimate.sram_cmd, "tech": tech.tech_group,
+    "validate": estimate.validate_chips_cmd, "components": ladder.validate_components_cmd, "sram": estimate.sram_cmd,
+    "tech": tech.tech_group,
     "workload": perf.workload_group})
 sigma = _group("sigma", "SIGMA's Flex-DPE: cycles and efficiency of GEMMs.", {
     "report": flexdpe.sigma_report_cmd})
@@ -57,7 +58,8 @@ ALIASES: dict[str, str] = {
     "blocks": "hw blocks", "warmup": "hw warmup",
     "sweep": "model sweep", "fit": "model fit", "fit-report": "model report", "predict": "model predict",
     "estimate": "ppa estimate", "perf": "ppa perf", "dse": "ppa dse", "study": "ppa study",
-    "validate-chips": "ppa validate", "sram": "ppa sram", "tech": "ppa tech", "workload": "ppa workload",
+    "validate-chips": "ppa validate", "validate-components": "ppa components", "sram": "ppa sram", "tech": "ppa tech",
+    "workload": "ppa workload",
     "sigma-report": "sigma report", "cycles systolic": "systolic cycles",
     "tensordash-speedup": "tensordash speedup", "tensordash-sweep": "tensordash speedup",
 }
