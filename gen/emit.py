@@ -20,6 +20,7 @@ from ..errors import ConfigError
 from ..family import BlockFamily
 from ..toolchain import warm_amaranth
 from ..util import atomic_files, ensure_output_dir, sha256_hex
+from . import yosys_inprocess
 
 MANIFEST_VERSION = 1
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
@@ -69,12 +70,10 @@ def _convert_hierarchy(component, name: str, cells_out: list | None = None, *, p
     the component's cells (default ``<name>__``); ``done`` holds the modules already converted, so a
     cell shared by several cells of the design (``shares_parent_cells``) is emitted once.
     """
-    from amaranth.back import verilog as amaranth_verilog
-
     done = set() if done is None else done
     if hasattr(component, "cell_prefix"):
         component.cell_prefix = prefix or f"{name}__"
-    top = amaranth_verilog.convert(component, name=name, emit_src=False)
+    top = yosys_inprocess.convert(component, name)
     if registered_out is not None and getattr(component, "registered_cells", False):
         registered_out.append(name)
     parts = []

