@@ -11,7 +11,8 @@ Each function is what one ``accelgen`` command runs, equally usable from Python:
   predicted vs measured.
 
 ``NAME`` is a block family (``mac``) or a model variant (``mac-bf16``), as in
-:func:`accelgen.fit.sweep.load_sweep`. The fit layer never looks families up itself: the
+:func:`accelgen.fit.sweep.load_sweep`, or the sweep file of a user's own Verilog module (``adder.yaml``, whose
+model is named ``adder``; :mod:`accelgen.fit.external_sweep`). The fit layer never looks families up itself: the
 functions that read a sweep file take ``families`` (name -> family, e.g.
 :data:`accelgen.registry.FAMILIES`).
 """
@@ -29,11 +30,12 @@ from ..errors import ConfigError
 from ..family import BlockFamily
 from ..technology import LEAKAGE_FALLBACK, check_node, model_scaling, node
 from ..util import atomic_files
+from .external_sweep import external_sweep_path, load_external_sweep
 from .fitting import fit_family, save_model
 from .mapping import default_liberty, resolve_library
 from .model import FittedModel
 from .sta import library_fo4_ps
-from .sweep import dataset_rows, load_sweep, run_sweep, write_dataset
+from .sweep import SweepSpec, dataset_rows, load_sweep, run_sweep, write_dataset
 
 __all__ = ["FIT_DIR", "FitResult", "Prediction", "SweepResult", "default_dataset", "fit_model", "predict",
            "read_dataset", "shipped_dataset", "sweep_dataset"]
@@ -84,13 +86,23 @@ def sweep_dataset(name: str, grid: str | Path | None = None, *, families: Mappin
     default technology's; ``liberty``: that Liberty file), timed and simulated (:func:`accelgen.fit.sweep.run_point`);
     ``out`` is the dataset CSV (default :func:`default_dataset`); ``limit`` runs at most that many new points.
     """
-    spec = load_sweep(name, grid, families=families)
+    spec = load_spec(name, grid, families)
     records = run_sweep(spec, jobs=jobs, liberty=str(liberty) if liberty else None, limit=limit,
                         progress=progress)
     rows = dataset_rows(records, spec.block)
     fo4 = library_fo4_ps(resolve_library(str(liberty) if liberty else None)[0])
-    path = write_dataset([row | {"library_fo4_ps": fo4} for row in rows], out or default_dataset(name))
+    path = write_dataset([row | {"library_fo4_ps": fo4} for row in rows], out or default_dataset(spec.name))
     return SweepResult(records=records, points=len(spec.points()), dataset=path)
+
+
+def load_spec(name: str, grid: str | Path | None, families: Mapping[str, BlockFamily]) -> SweepSpec:
+    """The sweep ``name`` of a block family (:func:`~accelgen.fit.sweep.load_sweep`), or of a user's own Verilog
+    module when ``name`` is its sweep file or ``grid`` is one with ``verilog:``
+    (:func:`~accelgen.fit.external_sweep.load_external_sweep`)."""
+    path = external_sweep_path(name, grid)
+    if path is not None:
+        return load_external_sweep(path, None if grid is None else name)
+    return load_sweep(name, grid, families=families)
 
 
 @dataclass
@@ -141,10 +153,17 @@ def fit_model(name: str, grid: str | Path | None = None, *, families: Mapping[st
     ``fit/data/NAME.csv`` (a copy of the dataset) instead: both or neither. ``node_nm``: the node of the library the
     dataset was mapped to (default: 45, the default library's; required for a user's library).
     """
-    spec = load_sweep(name, grid, families=families)
+    spec = load_spec(name, grid, families)
+    name = spec.name
+    external = getattr(spec.block, "external", False)
+    if ship and external:
+        raise ConfigError([("--ship", f"{name!r} is a model of your own Verilog module; only the block families' "
+                                      "models are shipped: write it with -o FILE")])
     csv = Path(data) if data else default_dataset(name)
     df = read_dataset(csv)
     model = fit_family(spec, df, model_tech(df, node_nm), folds=folds)
+    if external:
+        model["external"] = spec.block.describe(spec.cycles, spec.lanes, spec.seed, spec.source)
     if not ship:
         return FitResult(model, save_model(model, Path(out) if out else Path("out") / "fit" / f"{name}.json"))
     path, data_path = FIT_DIR / "models" / f"{name}.json", shipped_dataset(name)

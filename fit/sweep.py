@@ -148,18 +148,9 @@ def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str,
         res = _sweeps_dir() / f"{name}.yaml"
         if not res.is_file():
             raise ConfigError([("grid", f"no shipped sweep for {name!r}; give --grid FILE")])
-        text, src = res.read_text(), f"sweeps/{name}.yaml"
+        data, src = read_sweep_file(res, f"sweeps/{name}.yaml")
     else:
-        try:
-            text, src = Path(path).read_text(), str(path)
-        except OSError as exc:
-            raise ConfigError([("grid", f"{str(path)!r} cannot be read: {exc.strerror}")]) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError([(src, f"malformed YAML: {exc}")]) from None
-    if not isinstance(data, dict):
-        raise ConfigError([(src, "expected a mapping")])
+        data, src = read_sweep_file(path)
     allowed = {"family", "grid", "heldout", "derived", "densities", "cycles", "lanes", "seed", "clock_mhz",
                "glitch_samples", "glitch_extra", "targets"}
     problems = [(f"{src}.{k}", f"unknown key; allowed: {', '.join(sorted(allowed))}") for k in data if k not in allowed]
@@ -169,6 +160,32 @@ def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str,
     elif data.get("family", fam_name) != fam_name:
         problems.append((f"{src}.family", f"{data.get('family')!r} does not match the requested "
                                           f"{'variant' if variant else 'family'} {name!r} (expected {fam_name!r})"))
+    problems += settings_problems(data, src)
+    if problems:
+        raise ConfigError(problems)
+    spec = SweepSpec(family=fam_name, name=name, block=find_family(families, fam_name, f"{src}.family"),
+                     **spec_settings(data, src))
+    return check_points(spec, variant)
+
+
+def read_sweep_file(path, src: str | None = None) -> tuple[dict, str]:
+    """A sweep file's mapping (``path``: a path or a package resource) and its name for messages (``src``, default
+    the path as given)."""
+    src = src or str(path)
+    try:
+        data = yaml.safe_load(path.read_text() if hasattr(path, "read_text") else Path(path).read_text())
+    except OSError as exc:
+        raise ConfigError([("grid", f"{str(path)!r} cannot be read: {exc.strerror}")]) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError([(src, f"malformed YAML: {exc}")]) from None
+    if not isinstance(data, dict):
+        raise ConfigError([(src, "expected a mapping")])
+    return data, src
+
+
+def settings_problems(data: dict, src: str) -> list[tuple[str, str]]:
+    """The problems of a sweep file's grid and simulation settings (every sweep file has them)."""
+    problems = []
     if not isinstance(data.get("grid"), list) or not data["grid"]:
         problems.append((f"{src}.grid", "expected a non-empty list of parameter blocks"))
     dens = data.get("densities", [1.0])
@@ -183,14 +200,21 @@ def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str,
         check_clock(clock)
     except ConfigError as exc:
         problems += [(f"{src}.clock_mhz", msg) for _, msg in exc.problems]
-    if problems:
-        raise ConfigError(problems)
-    spec = SweepSpec(family=fam_name, grid=data["grid"], heldout=data.get("heldout") or [],
-                     derived=data.get("derived") or {}, densities=[float(d) for d in dens],
-                     cycles=data.get("cycles", 192), lanes=data.get("lanes", 32), seed=data.get("seed", 1),
-                     clock_mhz=float(clock), glitch_samples=data.get("glitch_samples", 4),
-                     glitch_extra=data.get("glitch_extra") or [], targets=data.get("targets") or {}, source=src,
-                     name=name, block=find_family(families, fam_name, f"{src}.family"))
+    return problems
+
+
+def spec_settings(data: dict, src: str) -> dict:
+    """The :class:`SweepSpec` fields of a checked sweep file (:func:`settings_problems`) but its block and names."""
+    return dict(grid=data["grid"], heldout=data.get("heldout") or [], derived=data.get("derived") or {},
+                densities=[float(d) for d in data.get("densities", [1.0])], cycles=data.get("cycles", 192),
+                lanes=data.get("lanes", 32), seed=data.get("seed", 1),
+                clock_mhz=float(data.get("clock_mhz", DEFAULT_CLOCK_MHZ)), glitch_samples=data.get("glitch_samples", 4),
+                glitch_extra=data.get("glitch_extra") or [], targets=data.get("targets") or {}, source=src)
+
+
+def check_points(spec: SweepSpec, variant: str | None = None) -> SweepSpec:
+    """Validate every point of ``spec`` with its block (and a datatype variant's ``dtype``); return ``spec``."""
+    src, name = spec.source, spec.name
     fam = spec.block
     train = [p for split, p in spec.points() if split == "train"]
     for i, extra in enumerate(spec.glitch_extra):
@@ -211,6 +235,8 @@ def point_design(job: dict) -> Design:
     """What a sweep point measures: its Verilog (:func:`accelgen.gen.emit.render`), the modules its family maps as
     blocks, and its stimuli at every density (one density when the family's stimulus ignores it)."""
     fam = job["block"]
+    if getattr(fam, "external", False):     # a user's Verilog module (fit/external_sweep.py): read, not rendered
+        return fam.design(job)
     params = fam.validate(job["params"])
     e = render(fam, params, _TOP)
     stimuli = point_stimuli(fam, params, job["densities"], job["cycles"], job["lanes"], job["seed"])

@@ -12,7 +12,11 @@ sweep file is ``fit/sweeps/NAME.yaml`` (whose ``family:`` key names the block fa
   ``fit/models/<family>.json`` and ``fit/data/<family>.csv``).
 * ``accelgen fit-report NAME [--model JSON] [--data CSV] [--png FILE] [--json]`` prints the
   held-out / CV / training errors and draws predicted vs measured.
-* ``accelgen predict NAME key=value ... [--node NM] [--json]`` evaluates a model.
+* ``accelgen predict NAME key=value ... [--node NM] [--json]`` evaluates a model (``--model FILE`` without NAME:
+  the file's model, e.g. one of a user's own Verilog module).
+
+A user's own Verilog module is swept from a sweep file that names its files and top (``accelgen sweep adder.yaml``,
+then ``accelgen fit adder.yaml``: the model ``out/fit/adder.json``; :mod:`accelgen.fit.external_sweep`).
 
 Each runs one function of :mod:`accelgen.fit.api` or :mod:`accelgen.fit.report`, imported when the
 command runs (they load pandas and matplotlib, which ``accelgen --help`` does not need).
@@ -27,7 +31,7 @@ import click
 from rich.table import Table
 
 from ..errors import ConfigError
-from ..fit.model import FitRangeWarning, FittedModel, load_model
+from ..fit.model import FitRangeWarning, FittedModel, load_model, read_model
 from ..registry import FAMILIES
 from .console import console
 
@@ -42,7 +46,10 @@ from .console import console
               help="Dataset CSV [default: out/fit/NAME.csv].")
 @click.option("--limit", type=click.IntRange(0), default=None, hidden=True, help="Run at most this many new points.")
 def sweep_cmd(family_name, grid, jobs, liberty, out, limit):
-    """Map, time and simulate every point of a sweep (resumable), write the dataset."""
+    """Map, time and simulate every point of a sweep (resumable), write the dataset.
+
+    NAME is a block family or a variant (mac, mac-bf16), or the sweep file of your own Verilog module (adder.yaml:
+    verilog, top, ports and a grid of its parameters; docs/refit.md), whose dataset is out/fit/adder.csv."""
     from ..fit.api import sweep_dataset
 
     res = sweep_dataset(family_name, grid, families=FAMILIES, jobs=jobs, liberty=liberty, out=out, limit=limit)
@@ -60,7 +67,10 @@ def sweep_cmd(family_name, grid, jobs, liberty, out, limit):
 @click.option("--node-nm", type=float, default=None,
               help="Node of the library the dataset was mapped to [default: 45, the default library's].")
 def fit_cmd(family_name, grid, data, out, ship, folds, node_nm):
-    """Fit area / energy / leakage / delay models to a sweep dataset and write the model file."""
+    """Fit area / energy / leakage / delay models to a sweep dataset and write the model file.
+
+    NAME as for accelgen sweep (a family, a variant, or your own module's sweep file: adder.yaml -> out/fit/adder.json).
+    """
     from ..fit.api import fit_model
 
     res = fit_model(family_name, grid, families=FAMILIES, data=data, out=out, ship=ship, folds=folds, node_nm=node_nm)
@@ -123,7 +133,7 @@ def _inputs(assignments, model: FittedModel) -> dict:
 
 
 @click.command("predict")
-@click.argument("family_name", metavar="NAME")
+@click.argument("family_name", metavar="[NAME]", required=False)
 @click.argument("assignments", nargs=-1, metavar="KEY=VALUE...")
 @click.option("--model", "model_path", type=click.Path(dir_okay=False), help="Model file [default: the shipped one].")
 @click.option("--node", "node_nm", type=float, default=None,
@@ -131,10 +141,17 @@ def _inputs(assignments, model: FittedModel) -> dict:
                    "too they become the node's). Default: the library's own figures.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def predict_cmd(family_name, assignments, model_path, node_nm, as_json):
-    """Evaluate a fitted model: accelgen model predict mac a_width=8 b_width=8 zero_gating=true density=0.5"""
+    """Evaluate a fitted model: accelgen model predict mac a_width=8 b_width=8 zero_gating=true density=0.5
+
+    With --model FILE, NAME may be left out (a model of your own Verilog module: accelgen predict --model
+    out/fit/adder.json WIDTH=8)."""
     from ..fit.api import predict
 
-    m = load_model(family_name, path=model_path)
+    if family_name is not None and "=" in family_name:      # no NAME: the first word is an assignment
+        family_name, assignments = None, (family_name, *assignments)
+    if family_name is None and model_path is None:
+        raise click.UsageError("give a model NAME (a family, e.g. mac) or --model FILE")
+    m = read_model(model_path) if family_name is None else load_model(family_name, path=model_path)
     inputs = _inputs(assignments, m)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FitRangeWarning)

@@ -8,10 +8,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from accelgen.errors import ConfigError
+from accelgen.fit.api import sweep_dataset
 from accelgen.fit.external import port_roles, random_stimuli, read_stimulus, synth_files
+from accelgen.fit.external_sweep import load_external_sweep
+from accelgen.registry import FAMILIES
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "external"
 ADDER = DATA / "reg_adder.v"
@@ -105,3 +109,54 @@ def test_cli_synth_json_and_errors(accelgen_main, tmp_path):
             ((str(ADDER), "--top", "reg_adder", "--param", "DEPTH=2"), "'DEPTH' is not a parameter of reg_adder")):
         r = accelgen_main("synth", *args, cwd=tmp_path)
         assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_external_sweep_file_errors(tmp_path):
+    """An external module's sweep file: its problems are collected with their keys, before any synthesis."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("verilog: [nope.v]\ntop: 3x\nports: {clk: clk}\ncolour: red\ngrid: []\n")
+    with pytest.raises(ConfigError) as err:
+        load_external_sweep(bad)
+    text = str(err.value)
+    for fragment in ("bad.yaml.colour: unknown key", "bad.yaml.verilog: 'nope.v' does not exist",
+                     "bad.yaml.top: '3x' is not allowed", "bad.yaml.ports:", "bad.yaml.grid: expected a non-empty"):
+        assert fragment in text
+    with pytest.raises(ConfigError, match="'adder' is not allowed: the model of reg_adder.yaml is named 'reg_adder'"):
+        load_external_sweep(DATA / "reg_adder.yaml", "adder")
+
+
+def test_external_sweep_one_point(tmp_path):
+    """A one-point sweep of the adder: the dataset has the point at both densities, measured by the flow of
+    ``accelgen synth`` (the same mapped area and delay), with less energy where half the words are zero."""
+    res = sweep_dataset(str(DATA / "reg_adder_one.yaml"), families=FAMILIES, jobs=1, out=tmp_path / "one.csv",
+                        progress=False)
+    df = pd.read_csv(res.dataset)
+    assert res.points == 1 and list(df["WIDTH"]) == [4, 4] and list(df["density"]) == [1.0, 0.5]
+    rep = synth_files([ADDER], "reg_adder", params={"WIDTH": 4}, glitch=False)
+    assert df["area_um2"].iloc[0] == pytest.approx(rep.area_um2, rel=1e-12)
+    assert df["delay_ns"].iloc[0] == pytest.approx(rep.delay_ns, rel=1e-12)
+    assert df["energy_pj"].iloc[1] < df["energy_pj"].iloc[0] and (df["energy_per"] == "cycle").all()
+    with pytest.raises(ConfigError, match="'DEPTH' is not a parameter of reg_adder; parameters: WIDTH"):
+        bad = tmp_path / "depth.yaml"
+        bad.write_text(f"verilog: [{ADDER}]\ntop: reg_adder\ngrid: [{{DEPTH: [2]}}]\n")
+        load_external_sweep(bad)
+
+
+@pytest.mark.slow
+def test_external_sweep_fit_predict(accelgen_main, tmp_path):
+    """Sweep the adder's WIDTH (3 training points, one held out), fit, and predict from the model file alone."""
+    yaml_file = str(DATA / "reg_adder.yaml")
+    assert accelgen_main("sweep", yaml_file, "-j", "1", cwd=tmp_path).returncode == 0
+    r = accelgen_main("fit", yaml_file, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    model = json.loads((tmp_path / "out" / "fit" / "reg_adder.json").read_text())
+    assert (model["family"], model["name"], model["external"]["top"]) == ("external", "reg_adder", "reg_adder")
+    assert model["targets"]["area_um2"]["heldout"]["mape_pct"] < 15
+    r = accelgen_main("predict", "--model", "out/fit/reg_adder.json", "WIDTH=12", "density=1", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    pred = json.loads(r.stdout)
+    measured = pd.read_csv(tmp_path / "out" / "fit" / "reg_adder.csv").query("WIDTH == 12 and density == 1.0")
+    assert pred["model"] == "reg_adder" and pred["family"] == "external"
+    assert pred["predicted"]["area_um2"] == pytest.approx(measured["area_um2"].iloc[0], rel=0.15)
+    r = accelgen_main("fit", yaml_file, "--ship", cwd=tmp_path)
+    assert r.returncode == 2 and "only the block families' models are shipped" in r.stderr
