@@ -309,7 +309,7 @@ class FittedModel:
         try:
             _ModelFields.model_validate(data)
         except ValidationError as exc:
-            raise ConfigError(schema_problems(exc, source)) from None
+            raise ConfigError(schema_problems(exc, source, root=_ModelFields)) from None
         self.data = data
         self.source = source
         self.family: str = data["family"]

@@ -88,15 +88,12 @@ def parse_build_config(data: Any, families: dict[str, BlockFamily], source: str 
     if not isinstance(data, dict):
         raise ConfigError([("", f"expected a mapping with a 'blocks' list at the top, got {type(data).__name__}")],
                           source)
-    try:
-        schema = _BuildSchema(**data)
-    except pydantic.ValidationError as exc:
-        raise ConfigError(schema_problems(exc), source) from None
-
     problems: list[tuple[str, str]] = []
+    schema, entries = validate_with_blocks(_BuildSchema, _BlockEntry, data, problems)
+    shared = schema.cosim if schema is not None else _shared_cosim(data.get("cosim"))
     blocks: list[BlockConfig] = []
     seen: dict[str, int] = {}
-    for i, where, entry, fam in listed_families(families, schema.blocks, problems):
+    for i, where, entry, fam in listed_families(families, entries, problems):
         try:
             params = fam.validate(entry.params, f"{where}.params")
         except ConfigError as exc:
@@ -113,9 +110,9 @@ def parse_build_config(data: Any, families: dict[str, BlockFamily], source: str 
             continue
         seen[name] = i
         try:
-            cosim = CosimOptions(**(schema.cosim.model_dump() | (entry.cosim or {})))
+            cosim = CosimOptions(**(shared.model_dump() | (entry.cosim or {})))
         except pydantic.ValidationError as exc:
-            problems += schema_problems(exc, f"{where}.cosim")
+            problems += schema_problems(exc, f"{where}.cosim", root=CosimOptions)
             continue
         try:
             cosim.options = parse_cosim_options(fam, cosim.options, f"{where}.cosim.options")
@@ -130,10 +127,39 @@ def parse_build_config(data: Any, families: dict[str, BlockFamily], source: str 
     return BuildConfig(sim=schema.sim, synth=schema.synth, blocks=blocks, source=source)
 
 
+def _shared_cosim(data) -> CosimOptions:
+    """The config's own cosim options when the rest of it failed validation (the defaults if they did too: their
+    problems are reported already), so that each block's options are still checked."""
+    try:
+        return CosimOptions(**data) if isinstance(data, dict) else CosimOptions()
+    except pydantic.ValidationError:
+        return CosimOptions()
+
+
+def validate_with_blocks(schema_cls, entry_cls, data: dict, problems: list) -> tuple[Any, list]:
+    """``data`` validated against ``schema_cls`` (a model with a ``blocks`` list of ``entry_cls``), and its
+    ``blocks`` as ``(index, entry)`` pairs: each entry validated on its own, so that a structural error in one
+    (a misspelt key) or at the top does not hide the problems of the others' parameters. The problems go to
+    ``problems``; the schema is None when it has any."""
+    try:
+        schema = schema_cls(**data)
+        return schema, list(enumerate(schema.blocks))
+    except pydantic.ValidationError as exc:
+        problems += schema_problems(exc, root=schema_cls)
+    entries = []
+    raw = data.get("blocks")
+    for i, entry in enumerate(raw if isinstance(raw, list) else []):
+        try:
+            entries.append((i, entry_cls(**entry) if isinstance(entry, dict) else entry_cls.model_validate(entry)))
+        except pydantic.ValidationError:
+            continue    # its problems are in the schema's above
+    return None, entries
+
+
 def listed_families(families, blocks, problems: list) -> Iterator[tuple[int, str, Any, BlockFamily]]:
-    """``(index, field path, entry, its family)`` of each entry of a config's ``blocks`` list whose ``block`` names a
-    family; an unknown name's problem is added to ``problems`` and its entry skipped."""
-    for i, entry in enumerate(blocks):
+    """``(index, field path, entry, its family)`` of each ``(index, entry)`` of a config's ``blocks`` list whose
+    ``block`` names a family; an unknown name's problem is added to ``problems`` and its entry skipped."""
+    for i, entry in blocks:
         where = f"blocks[{i}]"
         try:
             fam = find_family(families, entry.block, f"{where}.block")

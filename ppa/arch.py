@@ -167,7 +167,7 @@ def parse_arch(data: dict, source: str | None = None) -> Arch:
     try:
         return Arch.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(schema_problems(exc), source) from None
+        raise ConfigError(schema_problems(exc, root=Arch), source) from None
 
 
 def load_arch(path: str | Path) -> Arch:

@@ -196,7 +196,7 @@ def parse_workload(data: dict, source: str | None = None) -> Workload:
     except ValidationError as exc:
         # pydantic prefixes union members with the tag (layers.3.conv.R): drop it
         probs = [(p.replace(".gemm.", ".").replace(".conv.", ".").replace(".gemm", "").replace(".conv", ""), m)
-                 for p, m in schema_problems(exc)]
+                 for p, m in schema_problems(exc, root=Workload)]
         raise ConfigError(probs, source) from None
 
 

@@ -161,14 +161,14 @@ def parse_regression(data: Any, families: dict[str, BlockFamily], source: str | 
     try:
         schema = _RegressSchema(**data)
     except pydantic.ValidationError as exc:
-        raise ConfigError(schema_problems(exc), source) from None
+        raise ConfigError(schema_problems(exc, root=_RegressSchema), source) from None
     problems: list[tuple[str, str]] = []
     for s in seeds or ():
         if not 0 <= s < 2**32:
             problems.append(("--seed", f"{s} is not allowed; expected an integer in 0..4294967295"))
     tests: list[TestSpec] = []
     seen: set[str] = set()
-    for _, where, entry, fam in listed_families(families, schema.blocks, problems):
+    for _, where, entry, fam in listed_families(families, list(enumerate(schema.blocks)), problems):
         for key, values in entry.matrix.items():
             if not values:
                 problems.append((f"{where}.matrix.{key}", "empty list; give at least one value"))

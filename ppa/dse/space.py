@@ -41,7 +41,7 @@ def resolve(data: dict, root: str | Path = ".", source: str | None = None) -> Pl
     try:
         sp = Space.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(schema_problems(exc), source) from None
+        raise ConfigError(schema_problems(exc, root=Space), source) from None
     root = Path(root)
     problems: Problems = []
     bases = _bases(sp, root, problems)

@@ -58,7 +58,7 @@ class PPAUnit:
         try:
             return cls.params_schema.model_validate(data)
         except ValidationError as exc:
-            raise ConfigError(schema_problems(exc, path)) from None
+            raise ConfigError(schema_problems(exc, path, root=cls.params_schema)) from None
 
 
 class AnalyticalUnit(PPAUnit):
