@@ -48,7 +48,7 @@ WARMUP = 2
 CLOCK_NAMES = ("clk", "clock")
 RESET_NAMES = ("rst", "reset")
 RESET_LOW_NAMES = ("rst_n", "rstn", "reset_n", "resetn", "nrst", "nreset", "rst_ni", "rst_b", "reset_b")
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+VERILOG_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
 
 
 def parse_assignments(items, option: str, *, bare: bool = False) -> dict[str, str]:
@@ -56,7 +56,7 @@ def parse_assignments(items, option: str, *, bare: bool = False) -> dict[str, st
     out = {}
     for item in items or ():
         key, sep, value = str(item).partition("=")
-        if not _IDENT.match(key) or (not sep and not bare) or (sep and not value.strip()):
+        if not VERILOG_IDENT.match(key) or (not sep and not bare) or (sep and not value.strip()):
             raise ConfigError([(option, f"{item!r} is not allowed; expected NAME=VALUE with NAME a Verilog "
                                         "identifier" + (" (or NAME alone, defined as 1)" if bare else ""))])
         out[key] = value.strip() if sep else "1"
@@ -89,9 +89,11 @@ class Elaborated:
 
 
 def elaborate(files, top: str, *, defines: dict[str, str] | None = None,
-              params: dict[str, object] | None = None) -> Elaborated:
+              params: dict[str, object] | None = None, clock: str | None = None) -> Elaborated:
     """Read ``files`` with Yosys (``-D`` for each of ``defines``), set the top's ``params`` (``chparam``), check the
     hierarchy under ``top`` and write it as one Verilog text; cached by the files' contents and the settings.
+    ``clock``: that input is renamed ``clk``, the name the flow knows its clock by (electrical repair leaves the
+    clock net alone, the energy model charges it as the clock network; :func:`flow_design`).
 
     A missing file, an unknown top or parameter, or a Verilog error is a one-line :class:`ConfigError`."""
     paths = [Path(f) for f in files]
@@ -100,12 +102,13 @@ def elaborate(files, top: str, *, defines: dict[str, str] | None = None,
     for p in paths:
         if not p.is_file():
             raise ConfigError([("FILE", f"{str(p)!r} does not exist or is not a file")])
-    if not isinstance(top, str) or not _IDENT.match(top):
+    if not isinstance(top, str) or not VERILOG_IDENT.match(top):
         raise ConfigError([("--top", f"{top!r} is not allowed; expected a Verilog module name")])
     defines = dict(defines or {})
     sets = {k: _param_value(k, v) for k, v in (params or {}).items()}
     sources = [(p.name, p.read_text(errors="replace")) for p in paths]
-    cached = result_cache_path("external", canonical_json(sources), top, defines=defines, params=sets)
+    rename = f"cd {top}\nrename {clock} clk\ncd ..\n" if clock and clock != "clk" else ""
+    cached = result_cache_path("external", canonical_json(sources), top, defines=defines, params=sets, rename=rename)
     if cached.exists():
         data = json.loads(cached.read_text())
         return Elaborated(data["verilog"], top, {k: tuple(v) for k, v in data["ports"].items()}, data["parameters"])
@@ -115,7 +118,7 @@ def elaborate(files, top: str, *, defines: dict[str, str] | None = None,
     script = (reads + "tee -q -o modules.txt ls\n"
               + (f"tee -q -o params.txt chparam -list {top}\n" if sets else "")
               + "".join(f"chparam -set {k} {v} {top}\n" for k, v in sets.items())
-              + f"hierarchy -check -top {top}\nproc\nopt_clean\n"
+              + f"hierarchy -check -top {top}\nproc\nopt_clean\n" + rename
               + "write_verilog -noattr design.v\nwrite_json design.json\n")
     with tempfile.TemporaryDirectory(prefix="accelgen-ext-", dir=cache_dir("map-work")) as tmp:
         d = Path(tmp)
@@ -150,7 +153,7 @@ def _read_error(log: str, d: Path, top: str, sets: dict[str, str]) -> Exception:
     bad = re.search(r"defparam `([^`']+)", first)
     if bad:
         listed = (d / "params.txt").read_text().split() if (d / "params.txt").exists() else []
-        known = [w for w in listed[1:] if _IDENT.match(w)]      # "TOP:" then one parameter a line
+        known = [w for w in listed[1:] if VERILOG_IDENT.match(w)]      # "TOP:" then one parameter a line
         return ConfigError([("--param", f"{bad.group(1)!r} is not a parameter of {top}; parameters: "
                                         f"{', '.join(known) or 'none'}")])
     return ToolFailedError(f"yosys could not read the Verilog of {top}: {first}")
@@ -215,6 +218,17 @@ def _words(bits: np.ndarray) -> np.ndarray:
     if width <= 62:
         return bits.astype(np.int64) @ (np.int64(1) << np.arange(width, dtype=np.int64))
     return np.array([sum(int(b) << j for j, b in enumerate(row)) for row in bits], dtype=object)
+
+
+def flow_design(files, top: str, *, defines=None, params=None, clock: str | None = None,
+                reset: str | None = None) -> tuple[Elaborated, PortRoles, str]:
+    """The module as the flow measures it: read (:func:`elaborate`), its port roles (:func:`port_roles`, in the
+    user's names), and its Verilog with the clock renamed ``clk`` (unless an input already has that name)."""
+    elab = elaborate(files, top, defines=defines, params=params)
+    roles = port_roles(elab.ports, clock, reset)
+    if roles.clock in (None, "clk") or "clk" in elab.ports:
+        return elab, roles, elab.verilog
+    return elab, roles, elaborate(files, top, defines=defines, params=params, clock=roles.clock).verilog
 
 
 def random_stimuli(ports: dict[str, tuple[str, int]], roles: PortRoles, *, activity: float = DEFAULT_ACTIVITY,
@@ -374,12 +388,11 @@ def synth_files(files, top: str, *, defines=None, params=None, clock_mhz: float 
     if activity is not None and stimulus is not None:
         raise ConfigError([("--activity", "give --activity or --stimulus, not both")])
     resolve_library(liberty)                      # a missing library fails before the synthesis
-    elab = elaborate(files, top, defines=defines, params=params)
-    roles = port_roles(elab.ports, clock, reset)
+    elab, roles, verilog = flow_design(files, top, defines=defines, params=params, clock=clock, reset=reset)
     act = DEFAULT_ACTIVITY if activity is None else activity
     stims = (read_stimulus(stimulus, elab.ports, roles) if stimulus is not None else
              random_stimuli(elab.ports, roles, activity=act, cycles=cycles, lanes=lanes, seed=seed))
-    design = Design(verilog=elab.verilog, top=top, cells=(), stimuli={"1.0": stims}, clock_mhz=clock_mhz,
+    design = Design(verilog=verilog, top=top, cells=(), stimuli={"1.0": stims}, clock_mhz=clock_mhz,
                     liberty=str(liberty) if liberty else None, glitch=glitch)
     rec = measure_cached(design)
     return report_of(rec, elab, roles, files=files, defines=defines or {}, params=params or {},

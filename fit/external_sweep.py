@@ -31,7 +31,8 @@ from pathlib import Path
 from pydantic import ValidationError, create_model
 
 from ..errors import ConfigError
-from .external import DEFAULT_ACTIVITY, VERILOG_IDENT, describe_stimulus, elaborate, port_roles, random_stimuli
+from .external import (DEFAULT_ACTIVITY, VERILOG_IDENT, describe_stimulus, elaborate, flow_design, port_roles,
+                       random_stimuli)
 from .measure import Design
 from .sweep import SweepSpec, check_points, read_sweep_file, settings_problems, spec_settings
 
@@ -92,11 +93,11 @@ class ExternalBlock:
 
     def design(self, job: dict) -> Design:
         """What a point measures: the module read with ``job["params"]`` set, the stimuli at every density."""
-        elab = elaborate(self.files, self.top, defines=dict(self.defines), params=job["params"])
-        roles = port_roles(elab.ports, self.clock, self.reset)
+        elab, roles, verilog = flow_design(self.files, self.top, defines=dict(self.defines), params=job["params"],
+                                           clock=self.clock, reset=self.reset)
         stimuli = {str(d): random_stimuli(elab.ports, roles, activity=self.activity, density=d, cycles=job["cycles"],
                                           lanes=job["lanes"], seed=job["seed"]) for d in job["densities"]}
-        return Design(verilog=elab.verilog, top=self.top, cells=(), stimuli=stimuli, clock_mhz=job["clock_mhz"],
+        return Design(verilog=verilog, top=self.top, cells=(), stimuli=stimuli, clock_mhz=job["clock_mhz"],
                       liberty=job.get("liberty"), glitch=bool(job.get("glitch")))
 
     def describe(self, cycles: int, lanes: int, seed: int, source: str) -> dict:
