@@ -111,6 +111,22 @@ def test_cli_synth_json_and_errors(accelgen_main, tmp_path):
         assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
+def test_synth_hierarchy_async_reset_outside_the_tree(tmp_path):
+    """A file under /tmp (which the WebAssembly Yosys sees as its own temporary directory), a parameter passed down to
+    a submodule, and an asynchronous active-low reset (the default library has no such flip-flop: modelled as
+    synchronous); W=6 gives 6 flip-flops and more area than W=3."""
+    src = tmp_path / "pipe.v"
+    src.write_text("module addsub #(parameter W = 4) (input [W-1:0] a, b, input sub, output [W-1:0] y);\n"
+                   "  assign y = sub ? a - b : a + b;\nendmodule\n"
+                   "module pipe #(parameter W = 4) (input clk, input arst_n, input [W-1:0] a, b, input sub,\n"
+                   "                                output reg [W-1:0] q);\n"
+                   "  wire [W-1:0] y;\n  addsub #(.W(W)) u (.a(a), .b(b), .sub(sub), .y(y));\n"
+                   "  always @(posedge clk or negedge arst_n) if (!arst_n) q <= 0; else q <= y;\nendmodule\n")
+    small, large = (synth_files([src], "pipe", params={"W": w}, reset="arst_n", glitch=False) for w in (3, 6))
+    assert (small.flip_flops, large.flip_flops) == (3, 6) and large.area_um2 > small.area_um2 > 0
+    assert "reset arst_n, active low; data inputs a, b, sub" in large.ports
+
+
 def test_external_sweep_file_errors(tmp_path):
     """An external module's sweep file: its problems are collected with their keys, before any synthesis."""
     bad = tmp_path / "bad.yaml"
