@@ -350,7 +350,7 @@ class ExternalReport:
     energy_pj: float               # per cycle: switching times the glitch ratio, plus the clock network
     energy_zero_delay_pj: float    # per cycle, without glitches
     clock_energy_pj: float         # per cycle, the clock network's part of both
-    glitch_ratio: float
+    glitch_ratio: float | None     # timed over zero-delay switching energy (None: the timed simulation was not run)
     measurement: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -412,7 +412,7 @@ def report_of(rec: dict, elab: Elaborated, roles: PortRoles, *, files, defines, 
     """An :class:`ExternalReport` of a measurement record (one stimulus)."""
     m, clk = rec["mapped"], rec["clock"]
     act = next(iter(rec["activity"].values()))
-    ratio = rec["glitch"]["ratio"] if rec.get("glitch") else 1.0
+    ratio = rec["glitch"]["ratio"] if rec.get("glitch") else None
     period_ns = 1000.0 / m["clock_mhz"]
     return ExternalReport(
         top=elab.top, files=[str(f) for f in files], defines=dict(defines),
@@ -422,6 +422,6 @@ def report_of(rec: dict, elab: Elaborated, roles: PortRoles, *, files, defines, 
         cells_by_type=m["cells_by_type"], flip_flops=m["flip_flops"], delay_ns=m["delay_ns"],
         slack_ns=period_ns - m["delay_ns"], critical_path=m["critical_path"],
         leakage_uw=(m["leakage_nw"] + clk["leakage_nw"]) / 1000.0,
-        energy_pj=(act["switching_fj"] * ratio + clk["energy_fj"]) / 1000.0,
+        energy_pj=(act["switching_fj"] * (ratio or 1.0) + clk["energy_fj"]) / 1000.0,
         energy_zero_delay_pj=(act["switching_fj"] + clk["energy_fj"]) / 1000.0,
         clock_energy_pj=clk["energy_fj"] / 1000.0, glitch_ratio=ratio, measurement=rec)

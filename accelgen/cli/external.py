@@ -33,8 +33,9 @@ def _print_report(rep) -> None:
         ("delay", f"{rep.delay_ns:.3f} ns, slack {rep.slack_ns:+.3f} ns at {rep.clock_mhz:g} MHz ({verdict}); "
                   f"path {p['start']} -> {p['end']}, {p['cells']} cells"),
         ("leakage", f"{rep.leakage_uw:.3g} uW"),
-        ("energy", f"{rep.energy_pj:.4g} pJ per cycle ({rep.energy_zero_delay_pj:.4g} zero-delay, glitch ratio "
-                   f"{rep.glitch_ratio:.2f}; clock network {rep.clock_energy_pj:.4g})"),
+        ("energy", f"{rep.energy_pj:.4g} pJ per cycle ({rep.energy_zero_delay_pj:.4g} zero-delay, "
+                   + (f"glitch ratio {rep.glitch_ratio:.2f}" if rep.glitch_ratio else "glitches not simulated")
+                   + f"; clock network {rep.clock_energy_pj:.4g})"),
         ("stimulus", rep.stimulus),
         ("ports", rep.ports),
     ]

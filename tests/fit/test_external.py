@@ -78,7 +78,7 @@ def test_synth_adder_width_and_define():
         assert rep.slack_ns == pytest.approx(1.0 - rep.delay_ns)
     assert narrow.glitch_ratio >= 1 and "probability 0.5" in narrow.stimulus
     assert wide.area_um2 > 2 * narrow.area_um2 and wide.energy_zero_delay_pj > 2 * narrow.energy_zero_delay_pj
-    assert narrow.flip_flops == 4
+    assert narrow.flip_flops == 4 and wide.glitch_ratio is None and wide.energy_pj == wide.energy_zero_delay_pj
     carry = synth_files([ADDER], "reg_adder", params={"WIDTH": 4}, defines={"WIDE_SUM": "1"}, glitch=False)
     assert carry.flip_flops == 5 and carry.area_um2 > narrow.area_um2
 
