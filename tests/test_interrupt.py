@@ -33,9 +33,11 @@ def _children(pid: int) -> list[int]:
 def test_ctrl_c_ends_the_run_and_its_workers_within_seconds(tmp_path, signals):
     script = tmp_path / "run.py"
     script.write_text(SCRIPT)
-    # its own process group, as a shell gives a foreground job: Ctrl-C reaches the workers too
+    # its own process group, as a shell gives a foreground job: Ctrl-C reaches the workers too; SIGINT handled as
+    # in a shell (a pytest-xdist worker ignores it, and an ignored signal stays ignored across exec)
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert proc.stdout.readline().strip() == "started"
         deadline = time.monotonic() + 20
