@@ -113,7 +113,13 @@ def noc_leaves(rest: Rest, keys: Keys, *, tx, ty, cores, link_mm, topology=None)
     node alone: they are evaluated once per distinct (tx, ty, cores, clock, node) and gathered; the links are as long
     as each point's core side."""
     topology = np.broadcast_to(np.asarray(rest.noc.topology if topology is None else topology), keys.shape)
-    kinds = [str(topology.ravel()[0])] if is_constant(topology) else [k for k in ROUTER_PORTS if np.any(topology == k)]
+    if is_constant(topology):
+        kinds, on_kind = [str(topology.ravel()[0])], {}
+    else:   # each kind's points, from the topologies' codes (one pass over the points' strings)
+        t_codes, (t_values,) = keys.codes(topology)
+        t_values = [str(v) for v in np.atleast_1d(t_values)]
+        kinds = [k for k in ROUTER_PORTS if k in t_values]
+        on_kind = {k: (t_codes == t_values.index(k)).reshape(keys.shape) for k in kinds}
     codes, (d_tx, d_ty, d_cores, d_clock, d_node) = keys.codes(tx, ty, cores, keys.clock_mhz, keys.node_nm)
     distinct = (1,) if codes is None else (int(codes.max()) + 1,)
     d_tech = keys.tech_at(d_node)
@@ -131,6 +137,6 @@ def noc_leaves(rest: Rest, keys: Keys, *, tx, ty, cores, link_mm, topology=None)
                         wire_tech=keys.tech, router=router)
         if len(kinds) > 1:
             for c in part.children:
-                c.count = np.where(topology == kind, c.count, 0)
+                c.count = np.where(on_kind[kind], c.count, 0)
         net.add(*part.children)
     return net
