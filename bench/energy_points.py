@@ -10,6 +10,11 @@ map_netlist`, default library, the sweep's 1 GHz), computes every net's energy p
 
 from __future__ import annotations
 
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -138,3 +143,21 @@ def netlist_verilog(netlist: dict, top: str, plib) -> str:
         lines.append(f"  {ctype} {iname} ({pins});")
     lines.append("endmodule")
     return "\n".join(lines) + "\n"
+
+
+def main_over_points(description: str, tool: str, install: str, compare, *, workdir: Path, options=()) -> int:
+    """The command line the cross-check benches share: the points to compare (default the int8 and fp16 MACs),
+    ``--workdir``, and ``options`` (``(flags, add_argument keywords)`` pairs); exit 2 when ``tool`` (the second
+    computation) is not on the PATH. ``compare(name, args)`` runs one point."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("points", nargs="*", default=["int8_mac", "fp16_mac"], choices=sorted(POINTS))
+    ap.add_argument("--workdir", type=Path, default=workdir)
+    for flags, kwargs in options:
+        ap.add_argument(*flags, **kwargs)
+    args = ap.parse_args()
+    if shutil.which(tool) is None:
+        print(f"{tool} is not on the PATH: {install}", file=sys.stderr)
+        return 2
+    for name in args.points:
+        compare(name, args)
+    return 0

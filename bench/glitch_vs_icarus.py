@@ -22,9 +22,7 @@ nets whose counts differ by more than 20%, and the correlation).
 
 from __future__ import annotations
 
-import argparse
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -205,18 +203,12 @@ def compare(name: str, lanes: int, exact: bool, workdir: Path) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("points", nargs="*", default=["int8_mac", "fp16_mac"], choices=sorted(ep.POINTS))
-    ap.add_argument("--lanes", type=int, default=16)
-    ap.add_argument("--exact", action="store_true", help="Icarus delays rounded to 1 ps instead of TimedSim's grid")
-    ap.add_argument("--workdir", type=Path, default=Path("/tmp/glitch_vs_icarus"))
-    args = ap.parse_args()
-    if shutil.which("iverilog") is None:
-        print("Icarus Verilog (iverilog) is not on the PATH: apt-get install iverilog", file=sys.stderr)
-        return 2
-    for name in args.points:
-        compare(name, args.lanes, args.exact, args.workdir)
-    return 0
+    return ep.main_over_points(
+        __doc__.splitlines()[0], "iverilog", "apt-get install iverilog",
+        lambda name, args: compare(name, args.lanes, args.exact, args.workdir), workdir=Path("/tmp/glitch_vs_icarus"),
+        options=[(("--lanes",), {"type": int, "default": 16}),
+                 (("--exact",), {"action": "store_true",
+                                 "help": "Icarus delays rounded to 1 ps instead of TimedSim's grid"})])
 
 
 if __name__ == "__main__":

@@ -28,9 +28,7 @@ part the activity model from the energy per toggle.
 
 from __future__ import annotations
 
-import argparse
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -148,16 +146,8 @@ def compare(name: str, workdir: Path) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("points", nargs="*", default=["int8_mac", "fp16_mac"], choices=sorted(ep.POINTS))
-    ap.add_argument("--workdir", type=Path, default=Path("/tmp/opensta_power"))
-    args = ap.parse_args()
-    if shutil.which("sta") is None:
-        print("OpenSTA (sta) is not on the PATH: apt-get install opensta", file=sys.stderr)
-        return 2
-    for name in args.points:
-        compare(name, args.workdir)
-    return 0
+    return ep.main_over_points(__doc__.splitlines()[0], "sta", "apt-get install opensta",
+                               lambda name, args: compare(name, args.workdir), workdir=Path("/tmp/opensta_power"))
 
 
 if __name__ == "__main__":

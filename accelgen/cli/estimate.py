@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
-from rich.table import Table
 
 from .. import shipped
 from ..ppa.chips import TABLE_HEADERS, summary, summary_line, table_rows, validate_chips
@@ -14,16 +12,8 @@ from ..ppa.docs import replace_validation_table
 from ..ppa.estimate import estimate, flatten
 from ..ppa.plot import plot_breakdown
 from ..ppa.sram import SRAM
-from ..util import write_atomic
-from .console import console
+from .console import print_table, print_validation
 from .options import model_paths
-
-
-def _table(rows, headers):
-    t = Table(*headers)
-    for r in rows:
-        t.add_row(*r)
-    console().print(t)
 
 
 @click.command("estimate")
@@ -48,7 +38,7 @@ def estimate_cmd(arch_path, as_json, plot_path, models):
     rows = [("  " * d + n["name"], str(n["count"]), f"{n['area_mm2']:.3f}", f"{n['tdp_w']:.3f}",
              f"{n['leakage_w']:.3f}", f"{n.get('delay_ns', 0):.3f}" if n.get("delay_ns") else "")
             for d, n in flatten(est.breakdown)]
-    _table(rows, ["component", "count", "area mm^2", "TDP W", "leakage W", "delay ns"])
+    print_table(rows, ["component", "count", "area mm^2", "TDP W", "leakage W", "delay ns"])
     for c in est.pipelining:
         meets = "" if c["meets_clock"] is None else ", meets the clock" if c["meets_clock"] else \
             ", DOES NOT MEET the clock"
@@ -97,15 +87,9 @@ def sram_cmd(capacity_bytes, block_bytes, banks, ports, node_nm, cell, cacti, as
 def validate_chips_cmd(as_json, doc, models):
     """Estimate every shipped chip and compare it with its paper's figures, like for like (each figure's scope:
     chip, core or compute array; and kind: TDP, measured on a workload, post-layout, ...)."""
-    rows = validate_chips(model_paths=model_paths(models))
-    if as_json:
-        click.echo(json.dumps({"chips": rows, "summary": summary(rows)}, indent=1, default=float))
-        return
-    if doc:
-        path = Path(doc)
-        write_atomic(path, replace_validation_table(path.read_text(), rows))
-    _table(table_rows(rows), TABLE_HEADERS)
-    click.echo(summary_line(rows))
+    print_validation(validate_chips(model_paths=model_paths(models)), key="chips", as_json=as_json, doc=doc,
+                     replace=replace_validation_table, headers=TABLE_HEADERS, table_rows=table_rows, summary=summary,
+                     summary_line=summary_line)
 
 
 COMMANDS = (estimate_cmd, sram_cmd, validate_chips_cmd)

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import click
-from rich.table import Table
 
 from ..ppa.ladder import TABLE_HEADERS, ladder_rows, replace_ladder_section, summary, summary_line, table_rows
-from ..util import write_atomic
-from .console import console
+from .console import print_validation
 from .options import model_paths
 
 
@@ -23,18 +18,9 @@ from .options import model_paths
 def validate_components_cmd(as_json, doc, models):
     """Compare accelgen with published figures below the chip: operators at 45 nm, cells, and blocks measured in
     the papers, each with its source, scope, operating point and activity semantics (see docs/validation.md)."""
-    rows = ladder_rows(model_paths=model_paths(models))
-    if as_json:
-        click.echo(json.dumps({"rows": rows, "summary": summary(rows)}, indent=1, default=float))
-        return
-    if doc:
-        path = Path(doc)
-        write_atomic(path, replace_ladder_section(path.read_text(), rows))
-    table = Table(*TABLE_HEADERS)
-    for row in table_rows(rows):
-        table.add_row(*row)
-    console().print(table)
-    click.echo(summary_line(rows))
+    print_validation(ladder_rows(model_paths=model_paths(models)), key="rows", as_json=as_json, doc=doc,
+                     replace=replace_ladder_section, headers=TABLE_HEADERS, table_rows=table_rows, summary=summary,
+                     summary_line=summary_line)
 
 
 COMMANDS = (validate_components_cmd,)
