@@ -412,11 +412,30 @@ def read_model(path: str | Path) -> FittedModel:
     return FittedModel(data, source=str(path))
 
 
+def _choices(inputs: dict) -> dict[str, set]:
+    return {k: set(v.get("values", ())) for k, v in inputs.items() if v.get("kind") == "choice"}
+
+
+def _serves(model: FittedModel, name: str) -> bool:
+    """Whether ``model``, fitted from a sweep of another name, can stand for the model ``name``: it is a model of
+    the family ``name`` and takes every choice the shipped one takes (a ``mac-bf16`` refit, fitted for bf16 alone,
+    does not serve ``mac``, whose dtype is int)."""
+    if model.family != name:
+        return False
+    shipped = _models_dir() / f"{name}.json"
+    if not shipped.is_file():
+        return True
+    want = _choices(json.loads(shipped.read_text()).get("inputs", {}))
+    have = _choices(model.data.get("inputs", {}))
+    return all(values <= have.get(k, values) for k, values in want.items())
+
+
 def load_model(name: str, target: str | None = None, path: str | Path | None = None) -> FittedModel | TargetModel:
     """Load the fitted model ``name`` (shipped file, or ``path``); one :class:`TargetModel` if ``target``.
 
     ``name`` is a family (``"mac"``) or a variant (``"mac-bf16"``); a file given by ``path`` must hold
-    that model (its ``name``, or for files without one its ``family``, equals ``name``).
+    that model: its ``name`` equals ``name``, or ``name`` is a family and the file holds a model of it, whatever
+    its sweep was called (a refit ``mac-tiny`` serves ``mac``; issue 51). The inputs are checked when it predicts.
     """
     if path is None:
         res = _models_dir() / f"{name}.json"
@@ -430,7 +449,7 @@ def load_model(name: str, target: str | None = None, path: str | Path | None = N
         model = FittedModel(json.loads(res.read_text()), source=shipped_source(name))
     else:
         model = read_model(path)
-        if model.name != name:
+        if model.name != name and not _serves(model, name):
             what = f"{model.name!r}" if model.name == model.family else f"{model.name!r} (family {model.family!r})"
             raise ConfigError([("family", f"{str(path)!r} holds a model of {what}, not {name!r}")])
     return model if target is None else model[target]
