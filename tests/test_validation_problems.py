@@ -37,3 +37,13 @@ def test_an_unknown_key_with_nothing_close_lists_the_allowed_ones():
 def test_a_misspelt_architecture_key_gets_a_suggestion():
     got = _problems(parse_arch, {"name": "x", "node_nm": 45, "clock_mhz": 500, "chipp": {}})
     assert got["chipp"].startswith("unknown field 'chipp'; did you mean 'chip'? allowed: name, node_nm")
+
+
+def test_a_regression_reports_its_blocks_parameters_below_a_structural_error():
+    from accelgen.cosim.regression.spec import parse_regression
+
+    got = _problems(parse_regression, {"modez": ["random"], "blocks": [{"block": "mac", "parms": {}},
+                                                                       {"block": "mac", "params": {"a_width": 99}}]},
+                    FAMILIES)
+    assert set(got) == {"modez", "blocks[0].parms", "blocks[1].params.a_width"}
+    assert got["modez"].startswith("unknown field 'modez'; did you mean 'modes'?")

@@ -31,13 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import ConfigError
 from ...family import BlockFamily
-from ...gen.config import listed_families, parse_cosim_options
-from ...problems import schema_problems
+from ...gen.config import listed_families, parse_cosim_options, validate_with_blocks
 from ...util import canonical_json, read_yaml, sha256_hex
 
 MODES = ("directed", "random", "stress")
@@ -158,17 +156,15 @@ def parse_regression(data: Any, families: dict[str, BlockFamily], source: str | 
         for b in data["blocks"]:
             if isinstance(b, dict):
                 _as_list(b, "sim")
-    try:
-        schema = _RegressSchema(**data)
-    except pydantic.ValidationError as exc:
-        raise ConfigError(schema_problems(exc, root=_RegressSchema), source) from None
     problems: list[tuple[str, str]] = []
+    # each block checked on its own: a structural error elsewhere does not hide its parameters' problems
+    schema, entries = validate_with_blocks(_RegressSchema, _BlockEntry, data, problems)
     for s in seeds or ():
         if not 0 <= s < 2**32:
             problems.append(("--seed", f"{s} is not allowed; expected an integer in 0..4294967295"))
     tests: list[TestSpec] = []
     seen: set[str] = set()
-    for _, where, entry, fam in listed_families(families, list(enumerate(schema.blocks)), problems):
+    for _, where, entry, fam in listed_families(families, entries, problems):
         for key, values in entry.matrix.items():
             if not values:
                 problems.append((f"{where}.matrix.{key}", "empty list; give at least one value"))
@@ -195,6 +191,8 @@ def parse_regression(data: Any, families: dict[str, BlockFamily], source: str | 
                 problems += exc.problems
                 continue
             pdict = params.model_dump()
+            if schema is None:     # the description has problems of its own: checked, not expanded
+                continue
             for mode in entry.modes or schema.modes:
                 default = {"directed": 0, "random": fam.default_vectors,
                            "stress": STRESS_FACTOR * fam.default_vectors}[mode]
