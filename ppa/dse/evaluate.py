@@ -200,7 +200,9 @@ def evaluate_chip_points(plan: Plan, df: pd.DataFrame) -> pd.DataFrame:
     res["peak_tops_per_mm2"] = res["peak_tops"] / res["area_mm2"]
     res["peak_tops_per_tco"] = res["peak_tops"] / res["area_mm2"] ** 2 / res["tdp_w"]
     feas = invalid == ""
-    reason = np.where(feas, "", "invalid: " + invalid.astype(str)).astype(object)
+    # the reasons written for the invalid points only (a string per point cost 0.29 s of 2.2 s on 2M points)
+    reason = np.full(n, "", dtype=object)
+    reason[~feas] = [f"invalid: {why}" for why in invalid[~feas]]
     for c in plan.constraints:
         v = res[c.metric].to_numpy()
         for side, bound, bad in (("max", c.max, v > (np.inf if c.max is None else c.max)),
