@@ -6,9 +6,10 @@ import os
 
 import pytest
 
-from accelgen.cosim import simulators
+from accelgen.cosim import pch_compile, simulators
 from accelgen.cosim.simulators import OPT_LEVELS, build_jobs, build_key, check_opt, long_run_opt, resolve_opt
 from accelgen.errors import ConfigError
+from accelgen.util import cache_dir
 
 
 def one_line_usage_error(proc) -> str:
@@ -100,14 +101,29 @@ def test_cosim_reports_level_and_build_run_split(accelgen_main, monkeypatch):
     assert "(cached) at -O0, run " in second.stdout.splitlines()[0], second.stdout
 
 
+def fresh_counter_build(tmp_path, top: str = "counter") -> simulators.Built:
+    """A Verilator build of a small counter that no earlier run made (a fresh comment), so the test sees this
+    code's build."""
+    src = tmp_path / f"{top}.v"
+    src.write_text(f"// {os.urandom(6).hex()}\nmodule {top}(input clk, output reg [7:0] q);\n"
+                   "  always @(posedge clk) q <= q + 8'd1;\nendmodule\n")
+    return simulators.ensure_built(src, top, "verilator")
+
+
 @pytest.mark.cosim
 def test_a_finished_build_keeps_no_intermediates(tmp_path):
     """A cached build holds the executable, not the ~140 MB of precompiled headers and objects."""
-    src = tmp_path / "counter.v"
-    nonce = os.urandom(6).hex()  # a fresh build every run, so the test sees this code's build
-    src.write_text(f"// {nonce}\nmodule counter(input clk, output reg [7:0] q);\n"
-                   "  always @(posedge clk) q <= q + 8'd1;\nendmodule\n")
-    built = simulators.ensure_built(src, "counter", "verilator")
+    built = fresh_counter_build(tmp_path)
     assert not built.cached and (built.path / "counter").is_file()
     leftovers = [p.name for pattern in simulators.BUILD_LEFTOVERS for p in built.path.rglob(pattern)]
     assert leftovers == []
+
+
+@pytest.mark.cosim
+def test_a_build_reads_the_runtime_header_precompiled(tmp_path):
+    """A design's own compiles go through cosim/pch_compile.py and GCC accepts the header it made."""
+    built = fresh_counter_build(tmp_path, "counter_pch")
+    log = (built.path / "build.log").read_text()
+    assert "pch_compile.py" in log and "not used because" not in log, log
+    assert list(cache_dir("pch").glob(f"*/{pch_compile.HEADER_NAME}.gch"))
+    assert not list(cache_dir("pch").glob("*/failed"))
