@@ -25,9 +25,10 @@ blocks use the fitted models through :class:`FittedCompute`):
   bit. DDR4: 15 pJ/bit, LPDDR4: 6 pJ/bit, HBM2: 3.9 pJ/bit interface energy
   (O'Connor et al., "Fine-Grained DRAM", MICRO 2017, Table 1); PHY area: DDR4
   x64 channel ~5 mm^2 at 28 nm (Synopsys DesignWare DDR4 PHY datasheet class),
-  HBM2 stack PHY ~15 mm^2 at 16 nm (Jun et al., ISSCC 2017 HBM2 / NeuroMeter,
-  Tang et al., HPCA 2021, Table III), with I/O area not scaling across nodes
-  (pads and analog front ends) — only 30% of it follows F^2.
+  HBM2 stack PHY ~15 mm^2 at 16 nm (Jun et al., ISSCC 2017 HBM2; NeuroMeter, Tang et al., HPCA 2021,
+  sect. II-C, gives no PHY area: its TPU-v2 breakdown has the HBM ports at "9% v.s 5%" of the die, without
+  saying which share is the published one), with I/O area not scaling across nodes (pads and analog front
+  ends) — only 30% of it follows F^2.
 * :func:`pcie` — PCIe controller + PHY per lane: 0.6 mm^2 and 5 pJ/bit per lane
   at 28 nm for Gen3 (8 GT/s), ~110 mW per lane active (Synopsys/Cadence PCIe 3.0
   PHY datasheets; Ghosh et al., ISSCC 2013 8 Gb/s SerDes 5 pJ/bit); Gen4/Gen5

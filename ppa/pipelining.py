@@ -14,8 +14,9 @@ its best delay and the stages of that path.
 ``clock_mhz: auto`` asks for the fastest clock: every auto unit at its fastest combination sets
 the achievable clock (with the components that are not pipelined this way: register files,
 routers, the scalar core), and then each unit takes the least pipelining that still meets it.
-NeuroMeter searches the clock the same way (Tang et al., HPCA 2021, sect. III-C: the clock is
-the slowest pipeline stage among the components).
+NeuroMeter searches the clock too (Tang et al., HPCA 2021, abstract and sect. II: it "automatically searches for
+the optimal clock rate" from a TOPS target, timing each component with an Elmore delay model and reporting the
+cycle time per component, the slowest being the critical path).
 
 The stages cost latency as well as area and energy: :func:`added_latency` gives the cycles they
 add to one result of each family (the formulas of the generators' ``latency``), and the

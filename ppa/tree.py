@@ -18,8 +18,8 @@ from .components import Component, wire
 #: Share of a die that its floorplan leaves to white space (channels, power grid, clock spines, decap and fill
 #: between the placed blocks): the 21% of TPU v1's die that no labelled category covers (Jouppi et al., ISCA 2017,
 #: Fig. 2 caption: data buffers 37%, compute 30%, I/O 10%, control 2%: 79% labelled). NeuroMeter (Tang et al.,
-#: HPCA 2021) keeps 21% white space for TPU v1 and v2 (per its validation as the issue describes it; its text was
-#: not available to check).
+#: HPCA 2021, sect. II-C) uses the same percentage as white space for TPU-v1 ("the unknown components in TPU-v1
+#: occupy ~21% of the chip area") and for TPU-v2 (~21% as well).
 #: ``white_space_fraction: die`` applies it; it is the only white-space rule of the shipped chips.
 DIE_WHITE_SPACE = 0.21
 #: a core's central data bus is as wide as its widest unit edge, at most this many bits

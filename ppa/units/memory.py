@@ -52,7 +52,9 @@ class MemoryUnit(AnalyticalUnit):
             r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
                      ports=m.ports, cell=m.cell, path=path).result
             area, leak, er, ew = r.area_mm2 * 1e6, r.leakage_mw, r.read_energy_pj, r.write_energy_pj
-            delay = r.access_time_ns / 2.0  # accesses pipelined over two cycles (as NeuroMeter assumes)
+            # accesses pipelined over two cycles: accelgen's rule (NeuroMeter, Tang et al., HPCA 2021, sect. II, takes a
+            # target latency per memory instead and banks it to meet it; it states no pipelining)
+            delay = r.access_time_ns / 2.0
             extra = {"cell": m.cell, "organization": r.organization, "access_time_ns": round(r.access_time_ns, 4)}
         self.component = memory_leaf(m, banks=banks, clock_mhz=clock_mhz, area_um2=area, leakage_mw=leak,
                                      read_pj=er, write_pj=ew, delay_ns=delay,
