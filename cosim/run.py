@@ -97,7 +97,7 @@ def judge(result: CosimResult, data: dict, table: CycleTable, manifest: dict, *,
     result.cycles = int(data.get("cycles", 0))
     result.checks = int(data.get("checks", 0))
     result.mismatches = int(data.get("mismatches", 0))
-    result.first_mismatches = _describe_mismatches(data, manifest)
+    result.first_mismatches = _describe_mismatches(data, manifest, table)
     result.passed = simulator_ok and bool(data) and result.checks == table.checks and result.mismatches == 0
     if not data:
         result.error = f"simulation ended without a result ({no_result})"
@@ -113,15 +113,23 @@ def fail_host_check(result: CosimResult, host_check) -> None:
         result.error = "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
 
 
-def _describe_mismatches(result: dict, manifest: dict) -> list[dict]:
+def _describe_mismatches(result: dict, manifest: dict, table: CycleTable) -> list[dict]:
+    """Each mismatch with its values and, from a cycle-table testbench (a row per cycle; not the TensorDash
+    one, whose mismatches name a stream), the inputs applied in that cycle (``inputs``: what an engineer checking
+    an edit needs first), signed ports shown signed."""
     ports = _port_signedness(manifest)
+
+    def value(port: str, bits) -> int:
+        width, signed = ports.get(port, (64, False))
+        return from_bits(bits, width, signed)
+
     out = []
     for mm in result.get("first_mismatches", []):
-        width, signed = ports.get(mm["port"], (64, False))
-        got = mm["got"]
-        out.append({"cycle": mm["cycle"], "port": mm["port"],
-                    "expected": from_bits(mm["expected"], width, signed),
-                    "got": from_bits(got, width, signed) if isinstance(got, int) else got})
+        got, cycle = mm["got"], mm["cycle"]
+        inputs = {port: value(port, col[cycle]) for port, col in table.inputs.items()} \
+            if "stream" not in mm and 0 <= cycle < table.cycles else {}
+        out.append({"cycle": cycle, "port": mm["port"], "expected": value(mm["port"], mm["expected"]),
+                    "got": value(mm["port"], got) if isinstance(got, int) else got, "inputs": inputs})
     return out
 
 

@@ -15,12 +15,14 @@ from pathlib import Path
 import click
 from rich.table import Table
 
+from ..cosim.check import cosim_emitted
 from ..family import BlockFamily
 from ..fit.mapping import DEFAULT_CLOCK_MHZ, check_clock
 from ..flow import (cosim_config, cosim_design, emit_config, run_build, synthesize_config, synthesize_emitted,
                     time_emitted)
 from ..gen.config import load_build_config
 from ..gen.emit import emit, render
+from ..gen.manifest import is_edited, load_design
 from ..registry import FAMILIES
 from .console import EXIT_FAIL, console
 from .external import SynthGroup
@@ -90,21 +92,57 @@ def _print_cosim(result) -> None:
         if result.error:
             click.echo(f"  error: {result.error}")
         for mm in result.first_mismatches[:5]:
-            click.echo(f"  cycle {mm['cycle']}: {mm['port']} expected {mm['expected']}, got {mm['got']}")
+            click.echo(f"  cycle {mm['cycle']}: {mm['port']} expected {mm['expected']}, got {mm['got']}"
+                       + _inputs_text(mm.get("inputs")))
         if result.waveform:
             click.echo(f"  waveform: {result.waveform}")
         if result.log:
             click.echo(f"  log: {result.log}")
 
 
+def _inputs_text(inputs: dict | None, shown: int = 12) -> str:
+    """`` (inputs a=-3 b=7 ...)``: the inputs of a mismatch's cycle, the first ``shown`` of an array's many."""
+    if not inputs:
+        return ""
+    items = [f"{port}={value}" for port, value in inputs.items()]
+    more = f" +{len(items) - shown} more" if len(items) > shown else ""
+    return f"; inputs {' '.join(items[:shown])}{more}"
+
+
 @click.group("cosim", cls=BlockGroup, invoke_without_command=True)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Co-simulate every block of a config.")
-@with_sim(None, "Simulator [default: the config's].")
+@click.option("--verilog", "verilog_path", type=click.Path(dir_okay=False),
+              help="Co-simulate this existing (e.g. hand-edited) Verilog against its family's golden model, "
+                   "without regenerating it.")
+@click.option("--manifest", "manifest_path", type=click.Path(dir_okay=False),
+              help="The manifest of --verilog (family, parameters, ports) [default: FILE.json beside it].")
+@click.option("--vectors", type=click.IntRange(0, 10_000_000), default=None,
+              help="With --verilog: random vectors of the family's stimulus (0: directed only) "
+                   "[default: the family's].")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=1, show_default=True,
+              help="With --verilog: stimulus seed.")
+@click.option("--keep", is_flag=True, help="With --verilog: keep the run directory after a pass.")
+@with_sim(None, "Simulator [default: the config's; verilator with --verilog].")
 @with_opt()
-@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (with --config).")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (with --config or --verilog).")
 @click.pass_context
-def cosim_group(ctx, config_path, sim, opt, as_json):
-    """Co-simulate the emitted Verilog against the golden model."""
+def cosim_group(ctx, config_path, verilog_path, manifest_path, vectors, seed, keep, sim, opt, as_json):
+    """Co-simulate the emitted Verilog against the golden model.
+
+    `accelgen hw cosim BLOCK [params]` generates the design and checks it; `accelgen hw cosim --config FILE` checks
+    every block of a build config; `accelgen hw cosim --verilog FILE.v [--manifest FILE.json]` checks an existing
+    design (an ECO, a hand edit) with the stimulus `accelgen hw cosim FAMILY` would use.
+    """
+    given = [n for n, v in (("a block", ctx.invoked_subcommand), ("--config", config_path),
+                            ("--verilog", verilog_path)) if v]
+    if len(given) > 1:
+        raise click.UsageError(f"give one of a block, --config or --verilog, not {' and '.join(given)}")
+    if verilog_path is None and (manifest_path or vectors is not None or seed != 1 or keep):
+        raise click.UsageError("--manifest, --vectors, --seed and --keep go with --verilog "
+                               "(a block takes its own: accelgen hw cosim BLOCK --help)")
+    if verilog_path is not None:
+        return _cosim_verilog(verilog_path, manifest_path, sim=sim or "verilator", opt=opt, vectors=vectors,
+                              seed=seed, keep=keep, as_json=as_json)
     cfg = _config_or_block(ctx, config_path)
     failed = 0
     if cfg is not None:
@@ -118,6 +156,26 @@ def cosim_group(ctx, config_path, sim, opt, as_json):
         if as_json:
             click.echo(json.dumps([r.to_dict() for r in results], indent=2))
     return EXIT_FAIL if failed else 0
+
+
+def _cosim_verilog(verilog_path, manifest_path, *, sim, opt, vectors, seed, keep, as_json) -> int:
+    """``cosim --verilog``: the existing design read back with its manifest, then the same check as a block's."""
+    if opt is not None and sim != "verilator":
+        raise click.UsageError(f"--opt {opt} needs --sim verilator (Icarus compiles no C++ model)")
+    design = load_design(verilog_path, manifest_path, FAMILIES)
+    result = cosim_emitted(FAMILIES[design.family], design.params, design, sim=sim, vectors=vectors, seed=seed,
+                           keep=keep, opt=opt)
+    if as_json:
+        click.echo(json.dumps(result.to_dict() | {"verilog": str(design.verilog_path),
+                                                  "edited": is_edited(design)}, indent=2))
+        return 0 if result.passed else EXIT_FAIL
+    if is_edited(design):
+        click.echo(f"{design.verilog_path} differs from the Verilog {design.manifest_path} was written with "
+                   f"(edited): checking it as it is")
+    _print_cosim(result)
+    if result.passed and result.run_dir:
+        click.echo(f"  run directory: {result.run_dir}")
+    return 0 if result.passed else EXIT_FAIL
 
 
 def _make_cosim(fam: BlockFamily) -> click.Command:
