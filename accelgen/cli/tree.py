@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import click
 
-from . import blocks, dse, estimate, fit, flexdpe, ladder, perf, regress, study, tech, tensordash, warmup
+from . import blocks, dse, estimate, fit, flexdpe, ladder, perf, regress, schema, study, tech, tensordash, warmup
 
 
 class OrderedGroup(click.Group):
@@ -31,7 +31,8 @@ def _group(name: str, summary: str, commands: dict[str, click.Command]) -> Order
 
 hw = _group("hw", "Hardware: generate, co-simulate, synthesize and regress blocks.", {
     "gen": blocks.gen_group, "cosim": blocks.cosim_group, "synth": blocks.synth_group, "build": blocks.build_cmd,
-    "regress": regress.regress_cmd, "blocks": blocks.blocks_cmd, "warmup": warmup.warmup_cmd})
+    "regress": regress.regress_cmd, "blocks": blocks.blocks_cmd, "schema": schema.schema_cmd,
+    "warmup": warmup.warmup_cmd})
 model = _group("model", "Fitted PPA models: sweep, fit, report, predict.", {
     "sweep": fit.sweep_cmd, "fit": fit.fit_cmd, "report": fit.fit_report_cmd, "predict": fit.predict_cmd})
 ppa = _group("ppa", "Chips: estimate, performance, design space, studies, inputs.", {
@@ -55,7 +56,7 @@ SECTIONS: dict[str, tuple[OrderedGroup, ...]] = {
 #: every earlier command name -> its path in the grouped tree (the two run the same command object)
 ALIASES: dict[str, str] = {
     "gen": "hw gen", "cosim": "hw cosim", "synth": "hw synth", "build": "hw build", "regress": "hw regress",
-    "blocks": "hw blocks", "warmup": "hw warmup",
+    "blocks": "hw blocks", "schema": "hw schema", "warmup": "hw warmup",
     "sweep": "model sweep", "fit": "model fit", "fit-report": "model report", "predict": "model predict",
     "estimate": "ppa estimate", "perf": "ppa perf", "dse": "ppa dse", "study": "ppa study",
     "validate-chips": "ppa validate", "validate-components": "ppa components", "sram": "ppa sram", "tech": "ppa tech",

@@ -13,15 +13,15 @@ import click
 import pytest
 
 from accelgen.cli import blocks, cli, dse, estimate, fit, flexdpe, main, perf, regress, study, tech, tensordash, tree
-from accelgen.cli import ladder, warmup
+from accelgen.cli import ladder, schema, warmup
 
 #: the command line before it was grouped: every top-level name of ``accelgen --help``, and ``cycles systolic``
 FLAT_NAMES = ["blocks", "build", "cosim", "cycles", "dse", "estimate", "fit", "fit-report", "gen", "perf", "predict",
-              "regress", "sigma-report", "sram", "study", "sweep", "synth", "tech", "tensordash-speedup",
+              "regress", "schema", "sigma-report", "sram", "study", "sweep", "synth", "tech", "tensordash-speedup",
               "tensordash-sweep", "validate-chips", "validate-components", "warmup", "workload"]
 
 GROUPS = {
-    "hw": ["gen", "cosim", "synth", "build", "regress", "blocks", "warmup"],
+    "hw": ["gen", "cosim", "synth", "build", "regress", "blocks", "schema", "warmup"],
     "model": ["sweep", "fit", "report", "predict"],
     "ppa": ["estimate", "perf", "dse", "study", "validate", "components", "sram", "tech", "workload"],
     "sigma": ["report"],
@@ -61,7 +61,7 @@ def test_every_flat_name_is_an_alias():
     assert resolve("cycles systolic") is perf.cycles_systolic_cmd
 
 
-MODULES = [blocks, dse, estimate, fit, flexdpe, ladder, perf, regress, study, tech, tensordash, warmup]
+MODULES = [blocks, dse, estimate, fit, flexdpe, ladder, perf, regress, schema, study, tech, tensordash, warmup]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[-1])

@@ -1,0 +1,117 @@
+"""The reference page of a YAML format, written from its JSON Schema (:mod:`accelgen.schemas`): one table per
+object (the document, then each object it refers to), a row per field with its type, unit, default, allowed range
+and meaning. ``docs/reference/<kind>.md`` is this text; tests/cli/test_schema.py keeps it current."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .schemas import FORMATS
+
+_TYPES = {"integer": "integer", "number": "number", "string": "text", "boolean": "true/false", "array": "list",
+          "object": "mapping", "null": "null"}
+
+
+def _anchor(name: str) -> str:
+    return name.lower()          # GitHub's heading anchors keep underscores
+
+
+def _ref_name(ref: str) -> str:
+    return ref.rsplit("/", 1)[-1]
+
+
+def type_text(prop: dict) -> str:
+    """A field's type in words: ``integer``, ``one of ws, os, is``, ``list of [Memory](#memory)``, ..."""
+    if "$ref" in prop:
+        name = _ref_name(prop["$ref"])
+        return f"[{name}](#{_anchor(name)})"
+    if "const" in prop:
+        return f"`{json.dumps(prop['const'])}`"
+    if "enum" in prop:
+        return "one of " + ", ".join(f"`{json.dumps(v) if not isinstance(v, str) else v}`" for v in prop["enum"])
+    if "anyOf" in prop or "oneOf" in prop:
+        options = [type_text(p) for p in prop.get("anyOf", prop.get("oneOf"))]
+        return " or ".join(dict.fromkeys(o for o in options if o != "null")) + (" (or null)" if "null" in options
+                                                                                 else "")
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        return " or ".join(_TYPES.get(k, k) for k in kind)
+    if kind == "array" and isinstance(prop.get("items"), dict) and prop["items"]:
+        return f"list of {type_text(prop['items'])}"
+    if kind == "object" and isinstance(prop.get("additionalProperties"), dict) and prop["additionalProperties"]:
+        values = prop["additionalProperties"]
+        return f"mapping of {type_text(values)}" if values.get("type") or "$ref" in values else "mapping"
+    return _TYPES.get(kind, kind or "any")
+
+
+def range_text(prop: dict) -> str:
+    """The allowed range of a field (``1..1024``, ``> 0``, ``at least 1 item``), from every branch of it."""
+    parts = []
+    for p in [prop, *prop.get("anyOf", []), *prop.get("oneOf", [])]:
+        lo, hi = p.get("minimum"), p.get("maximum")
+        xlo, xhi = p.get("exclusiveMinimum"), p.get("exclusiveMaximum")
+        if lo is not None and hi is not None:
+            parts.append(f"{lo:g}..{hi:g}")
+        elif lo is not None or hi is not None or xlo is not None or xhi is not None:
+            bounds = [f">= {lo:g}" if lo is not None else "", f"> {xlo:g}" if xlo is not None else "",
+                      f"<= {hi:g}" if hi is not None else "", f"< {xhi:g}" if xhi is not None else ""]
+            parts.append(", ".join(b for b in bounds if b))
+        items = p.get("items") if isinstance(p.get("items"), dict) else {}
+        if p.get("type") == "array" and ({"minimum", "maximum"} & set(items)):
+            parts.append(f"each {range_text(items)}")
+        if p.get("minItems"):
+            parts.append(f"at least {p['minItems']} item{'s' if p['minItems'] > 1 else ''}")
+        if "propertyNames" in p and "enum" in p["propertyNames"]:
+            parts.append("keys: " + ", ".join(p["propertyNames"]["enum"]))
+    return "; ".join(dict.fromkeys(parts))
+
+
+def _default_text(prop: dict, required: bool) -> str:
+    if required:
+        return "required"
+    if "default" not in prop:
+        return ""
+    value = prop["default"]
+    text = json.dumps(value)
+    return f"`{text}`" if len(text) <= 40 else "(see the schema)"
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _table(name: str, obj: dict, level: str) -> list[str]:
+    lines = [f"{level} {name}", ""]
+    if obj.get("description"):
+        lines += [obj["description"], ""]
+    props = obj.get("properties", {})
+    if not props:
+        return lines + ["(a mapping, as described above)", ""]
+    required = set(obj.get("required", []))
+    lines += ["| field | type | unit | default | range | meaning |", "|---|---|---|---|---|---|"]
+    for field, prop in props.items():
+        meaning = prop.get("description", "")
+        unit = prop.get("x-unit", "")
+        if unit and meaning.endswith(f" Unit: {unit}."):
+            meaning = meaning[: -len(f" Unit: {unit}.")]
+        lines.append("| " + " | ".join(_cell(c) for c in (
+            f"`{field}`", type_text(prop), unit, _default_text(prop, field in required), range_text(prop),
+            meaning)) + " |")
+    return lines + [""]
+
+
+def reference_page(kind: str, schema: dict) -> str:
+    """The markdown reference of format ``kind`` from its JSON Schema ``schema``."""
+    title, _ = FORMATS[kind]
+    lines = [f"# Reference: {title}", "",
+             f"<!-- generated by `accelgen schema {kind} --markdown`: do not edit by hand -->", "",
+             f"`accelgen schema {kind}` prints the JSON Schema this page is written from (JSON Schema 2020-12). An "
+             "editor with YAML validation (e.g. the YAML language server) checks a file against it with a first line "
+             f"`# yaml-language-server: $schema={kind}.schema.json` after `accelgen schema {kind} > "
+             f"{kind}.schema.json`. The loader checks the cross-field rules named below besides.", ""]
+    lines += _table("The file", schema, "##")     # the format's description, then its rules
+    for name, sub in schema.get("$defs", {}).items():
+        if sub.get("type") == "object" or "properties" in sub:
+            lines += _table(name, sub, "##")
+    return "\n".join(lines).rstrip() + "\n"
