@@ -20,7 +20,7 @@ from ..errors import ConfigError
 from ..family import BlockFamily
 from ..toolchain import warm_amaranth
 from ..util import atomic_files, ensure_output_dir, sha256_hex
-from . import yosys_inprocess
+from . import lint_waivers, yosys_inprocess
 
 MANIFEST_VERSION = 1
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
@@ -87,9 +87,9 @@ def _convert_hierarchy(component, name: str, cells_out: list | None = None, *, p
         shared = component.cell_prefix if getattr(cell, "shares_parent_cells", False) else None
         cell_text = _convert_hierarchy(cell, module, cells_out, prefix=shared, done=done,
                                        registered_out=registered_out)
-        # only the real top keeps Amaranth's top attribute
-        parts.append(cell_text.replace("(* top =  1  *)\n", ""))
-    return "".join(parts) + top
+        parts.append(cell_text)
+    # the top module first: a reader (and Verilator's DECLFILENAME rule) finds the file's own module at its head
+    return top + "".join(parts)
 
 
 @dataclass
@@ -103,6 +103,9 @@ class Emitted:
     manifest: dict
     verilog_path: Path | None = None
     manifest_path: Path | None = None
+    #: the Verilator configuration waiving the warning classes the file cannot avoid (:mod:`.lint_waivers`)
+    waivers: str = ""
+    waivers_path: Path | None = None
 
 
 def render(fam: BlockFamily, params, name: str) -> Emitted:
@@ -137,18 +140,22 @@ def render(fam: BlockFamily, params, name: str) -> Emitted:
         "registered_modules": sorted(registered),
         "versions": tool_versions(),
         "verilog_sha256": sha256_hex(text),
+        "lint_waivers": lint_waivers.file_name(name),
     }
-    return Emitted(name=name, family=fam.name, params=params, verilog=text, manifest=manifest)
+    return Emitted(name=name, family=fam.name, params=params, verilog=text, manifest=manifest,
+                   waivers=lint_waivers.waivers(text, name))
 
 
 def write(emitted: Emitted, out_dir: str | Path) -> Emitted:
-    """Write ``<name>.v`` and ``<name>.json`` into ``out_dir`` atomically."""
+    """Write ``<name>.v``, its lint waivers ``<name>.vlt`` and ``<name>.json`` into ``out_dir`` atomically."""
     out = ensure_output_dir(out_dir)
     vpath, mpath = out / f"{emitted.name}.v", out / f"{emitted.name}.json"
-    with atomic_files([vpath, mpath]) as (vtmp, mtmp):
+    wpath = out / lint_waivers.file_name(emitted.name)
+    with atomic_files([vpath, wpath, mpath]) as (vtmp, wtmp, mtmp):
         vtmp.write_text(emitted.verilog)
+        wtmp.write_text(emitted.waivers)
         mtmp.write_text(json.dumps(emitted.manifest, indent=2) + "\n")
-    emitted.verilog_path, emitted.manifest_path = vpath, mpath
+    emitted.verilog_path, emitted.manifest_path, emitted.waivers_path = vpath, mpath, wpath
     return emitted
 
 

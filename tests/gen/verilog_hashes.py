@@ -16,7 +16,9 @@ unchanged: only the systolic manifests list ``flush_subnormals: false``. The man
 (accelgen, Amaranth, Yosys) are left out of its hash so that a dependency upgrade is not mistaken for a
 change of the generators. Re-recorded when the systolic array gained ``sum_group``, every Verilog hash unchanged:
 only the systolic manifests (and the systolic example cases' params) list ``sum_group: 1``; the grouped cases
-were added.
+were added. Re-recorded for issue 51 with every Verilog hash changed on purpose: accelgen's own Yosys script
+(``accelgen.gen.verilog_script``) writes plain module names, no processes (no dummy registers), explicit operand
+widths, the top module first, and manifests name the lint waiver file (``lint_waivers``).
 """
 
 from __future__ import annotations
