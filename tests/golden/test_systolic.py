@@ -173,7 +173,7 @@ def test_grouped_emission(emit_tile, tiles, tile_shape, pe_instances):
     assert e.verilog.count("module sg__pe(") == 1
     assert e.verilog.count("sg__pe pe_") == pe_instances
     assert e.verilog.count(f"sg__tile_{tile_shape} tile_") == tiles
-    assert e.verilog.count("FPMultiplier") == 0 and e.verilog.count("module \\sg__pe.mul") == 4
+    assert e.verilog.count("FPMultiplier") == 0 and e.verilog.count("module sg__pe__mul") == 4
     ports = {q["name"] for q in e.manifest["ports"]}
     assert {"a_in__7", "a_valid__7", "w_in__3", "psum_out__3", "out_valid__3"} <= ports
     assert e.manifest["latency"] == 2
