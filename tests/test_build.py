@@ -26,8 +26,8 @@ def test_build_generates_checks_and_synthesizes(tmp_path, accelgen_main):
         assert col in proc.stdout
     assert proc.stdout.count("PASS") == 2
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["build.json", "mac.json", "mac.synth.json", "mac.v", "mac_u4_pipe.json", "mac_u4_pipe.synth.json",
-                     "mac_u4_pipe.v"]
+    assert names == ["build.json", "mac.json", "mac.synth.json", "mac.v", "mac.vlt", "mac_u4_pipe.json",
+                     "mac_u4_pipe.synth.json", "mac_u4_pipe.v", "mac_u4_pipe.vlt"]
     report = json.loads((out / "build.json").read_text())
     assert [b["ok"] for b in report["blocks"]] == [True, True]
     assert report["blocks"][0]["cosim"]["cycles"] > 1500

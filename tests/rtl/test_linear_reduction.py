@@ -71,7 +71,7 @@ def test_ports_and_widths_are_fans():
 
 def _top_register_bits(verilog: str) -> int:
     """Flip-flop bits declared in module ``top`` (Amaranth declares registers with their reset value)."""
-    top = verilog[verilog.index("\nmodule top("):]
+    top = re.search(r"^module top\(.*?^endmodule", verilog, re.MULTILINE | re.DOTALL).group(0)
     return sum(int(m.group(1) or 0) + 1
                for m in re.finditer(r"^\s*reg (?:signed )?(?:\[(\d+):0\] )?\S+ = ", top, re.MULTILINE))
 

@@ -101,14 +101,31 @@ def test_dense_has_no_scheduler_buffers_or_muxes(family, kw):
     # the scheduler is a submodule of the TensorDash front: present at depth 2, absent at depth 1
     assert "sched" in sparse and "sched" not in dense
     assert TENSORDASH_NAMES.search(sparse) and not TENSORDASH_NAMES.search(dense)
-    # one module per design (the tile: its row cell too): the scheduler is flattened into the top, by name only
-    assert _modules(dense) == _modules(sparse) == ([f"{family}__row"] if "tile" in family else []) + [family]
+    # the sparse design's modules are the dense one's and the scheduler's: the top first, then (the tile) its row
+    # cell and, pipelined fp, the row's fp units
+    sched = f"{family}__sched"
+    assert _modules(sparse) == [family, sched] + _modules(dense)[1:] and sched not in _modules(dense)
+    cells = _modules(dense)[1:]
+    assert cells[:1] == ([f"{family}__row"] if "tile" in family else [])
+    assert all(re.fullmatch(rf"{family}__row__fp(mul\d|add_\w+)", m) for m in cells[1:]) and \
+        bool(cells[1:]) == ("dtype" in kw)
     # no select logic: the depth-2 designs switch on the selects (lane muxes, staging shifts), the dense ones
     # have no case statement at all
-    assert re.search(r"\bcasez? \(sel__\d\)", sparse)
+    # (a select decoded against its lanes' codes: Yosys writes the muxes as comparisons since every process is
+    # netlist logic)
+    assert re.search(r"\bsel__\d == \d+'h", sparse) and not re.search(r"\bsel__\d == ", dense)
     assert not re.search(r"\bcasez? \(", dense)
-    # the operands reach the multipliers straight from the current row's registers
-    assert "a_row_l0" in dense and "b_row_l0" in dense
+    # the operands reach the multipliers straight from the current row's registers (a pipelined fp row: the
+    # registers take the names of the multiplier inputs they drive, since the Verilog keeps one name per net)
+    if "dtype" in kw:
+        row = re.search(rf"^module {family}__row\(.*?^endmodule", dense, re.MULTILINE | re.DOTALL).group(0)
+        operands = re.findall(r"__fpmul\d fpmul\d \((.*?)\);", row, re.DOTALL)
+        assert operands
+        for ports in operands:
+            a = re.search(r"\.a\(([^)]*?)\s*\)", ports).group(1)
+            assert re.search(rf"^\s*reg \[\d+:0\] {re.escape(a)}\s*= ", row, re.MULTILINE), a
+    else:
+        assert "a_row_l0" in dense and "b_row_l0" in dense
 
 
 def test_dense_pe_hierarchy_has_no_scheduler_submodule():
