@@ -18,10 +18,18 @@ from rich.table import Table
 from ..cosim.check import cosim_emitted
 from ..family import BlockFamily
 from ..fit.mapping import DEFAULT_CLOCK_MHZ, check_clock
-from ..flow import (cosim_config, cosim_design, emit_config, run_build, synthesize_config, synthesize_emitted,
-                    time_emitted)
+from ..flow import (
+    cosim_config,
+    cosim_design,
+    emit_config,
+    run_build,
+    synthesize_config,
+    synthesize_emitted,
+    time_emitted,
+)
 from ..gen.config import load_build_config
 from ..gen.emit import emit, render
+from ..gen.interface import describe_interface
 from ..gen.manifest import is_edited, load_design
 from ..registry import FAMILIES
 from .console import EXIT_FAIL, console
@@ -30,15 +38,36 @@ from .options import BlockGroup, cosim_options, family_options, param_options, s
 
 
 @click.command("blocks")
-def blocks_cmd():
-    """List the block families and their parameters."""
+@click.argument("family", required=False, metavar="[FAMILY]", type=click.Choice(list(FAMILIES)))
+@click.option("--json", "as_json", is_flag=True, help="With FAMILY: print the interface as JSON.")
+def blocks_cmd(family, as_json):
+    """List the block families and their parameters; with FAMILY, also its interface: the ports, clock, reset and
+    latency of the default configuration and the generator's protocol (what each port carries and when)."""
     con = console()
-    for fam in FAMILIES.values():
+    for fam in [FAMILIES[family]] if family else FAMILIES.values():
+        if as_json:
+            click.echo(json.dumps(describe_interface(fam, fam.validate({})), indent=1))
+            continue
         con.print(f"[bold]{fam.name}[/bold]: {fam.summary}")
         for field, info in fam.params_model.model_fields.items():
             con.print(f"  {field:<12} default {info.default!r:<8} allowed {fam.params_model.allowed(field)}"
-                      f"  - {info.description}")
+                      f"  - {info.description}", markup=False)
+        if family:
+            _print_interface(con, describe_interface(fam, fam.validate({})))
     return 0
+
+
+def _print_interface(con, interface: dict) -> None:
+    reset = f"{interface['reset']} ({interface['reset_kind']})" if interface["reset"] else "none"
+    con.print(f"\nInterface of the defaults (`accelgen gen {interface['family']} [options]` writes the manifest of any "
+              f"configuration): clock {interface['clock'] or 'none'}, reset {reset}, latency {interface['latency']} "
+              f"cycle{'' if interface['latency'] == 1 else 's'}", markup=False)
+    table = Table("port", "direction", "width", "signed", box=None)
+    for port in interface["ports"]:
+        table.add_row(port["name"], port["direction"], str(port["width"]), "yes" if port["signed"] else "")
+    con.print(table)
+    if interface["protocol"]:
+        con.print("\n" + interface["protocol"], markup=False, highlight=False)
 
 
 def _config_or_block(ctx, config_path: str | None):
