@@ -25,6 +25,10 @@ _RULES = (
      ("Yosys writes a one-hot multiplexer as a function whose inputs (a, b, s) may share a name with a signal of "
       "the module; the function reads only its own inputs"),
      lambda text: re.search(r"^\s*function\b", text, re.MULTILINE) is not None),
+    ("CASEINCOMPLETE",
+     ("a switch of the generator without a default arm: its always_comb block assigns each of its signals before "
+      "the case statement, so a value no arm names keeps that assignment (no latch)"),
+     lambda text: re.search(r"^\s*casez?\s*\(", text, re.MULTILINE) is not None),
     ("UNUSEDSIGNAL",
      ("outputs of a cell instance a design leaves unread (the valid of an edge PE) and bits of an input or an "
       "intermediate result a design does not use (the carry of a wrapping sum); synthesis removes their logic"),

@@ -4,18 +4,20 @@ Amaranth's Verilog backend (``amaranth.back.verilog``) gives files that ``verila
 (issue 51 measured 113, 110 and 985 warnings on an 8x8 int8 systolic array, a bf16 MAC and a 32-input fp32 FAN):
 
 * a submodule is named after its path, ``<top>__pe.mac``: an escaped identifier (``\\sa8x8_ws__pe.mac``);
-* processes are kept (``proc -nomux``), and Yosys's writer gives every ``always @*`` a dummy register
-  (``\\$auto$verilog_backend.cc:...:dump_module$1``);
+* processes are kept (``proc -nomux``), and Yosys's Verilog-2005 writer gives every ``always @*`` a dummy register
+  (``\\$auto$verilog_backend.cc:...:dump_module$1``) so that it runs at time zero;
 * cells keep the operand widths of the Amaranth expression (``$signed(x[12:0]) < $signed(2'h1)``, ``!x`` of a
   16-bit ``x``): legal Verilog, extended by its rules, but Verilator's WIDTH warnings fire on each;
 * named wires nothing reads are kept.
 
 Two Yosys runs, the same in both conversion paths (:mod:`accelgen.gen.yosys_inprocess`): :data:`NETLIST_SCRIPT`
-on the RTLIL with plain module names (:func:`plain_module_names`, ``<top>__pe__mac``) turns every process into
-netlist logic (``proc``: no dummy registers) and removes unused wires; :func:`explicit_widths` then extends or
+on the RTLIL with plain module names (:func:`plain_module_names`, ``<top>__pe__mac``) keeps the processes as
+Amaranth wrote them (``proc -nomux``: their if/case structure, which code coverage reports on) and removes unused
+wires; :func:`explicit_widths` then extends or
 truncates each cell operand to the width the cell computes at (the extension Verilog's rules already implied,
 now written out; ``$logic_not`` of a vector as a comparison with zero); :data:`VERILOG_SCRIPT` writes the Verilog
-without attributes and with internal names as plain ``_N_``. The emitted file has the top module first and a
+without attributes, with internal names as plain ``_N_`` and the processes as SystemVerilog ``always_comb`` and
+``always_ff`` blocks (``-sv``), which run at time zero by themselves: no dummy registers. The emitted file has the top module first and a
 Verilator waiver file beside it (:mod:`accelgen.gen.lint_waivers`). The logic is unchanged: only how the Verilog states it.
 """
 
@@ -26,15 +28,15 @@ import re
 __all__ = ["NETLIST_SCRIPT", "VERILOG_SCRIPT", "explicit_widths", "plain_module_name", "plain_module_names",
            "to_verilog"]
 
-#: the first Yosys run, on Amaranth's RTLIL (module names made plain, ``{rtlil}``): every process to netlist
-#: logic (``proc``: no dummy registers in the Verilog; ``-norom``: switches stay multiplexers, a ROM would become
-#: a memory), unused wires and cells removed (``opt_clean -purge``: named wires nothing reads go too), the
-#: result written as RTLIL. Its multiplexer conditions (``$logic_not`` of a vector, ``$eq``) come from ``proc``,
-#: so operand widths are made explicit on its output (:func:`explicit_widths`).
-NETLIST_SCRIPT = "read_rtlil <<rtlil\n{rtlil}\nrtlil\nproc -norom\nmemory_collect\nopt_clean -purge\nwrite_rtlil\n"
-#: the second run: the Verilog, without Amaranth's attributes, internal names written as plain ``_N_``;
-#: ``-noparallelcase``: a one-hot multiplexer becomes a case statement whose patterns do not overlap
-VERILOG_SCRIPT = "read_rtlil <<rtlil\n{rtlil}\nrtlil\nwrite_verilog -noattr -noparallelcase\n"
+#: the first Yosys run, on Amaranth's RTLIL (module names made plain, ``{rtlil}``): the processes kept as
+#: processes (``proc -nomux``, as Amaranth's own backend; ``-norom``: a switch stays a case statement, not a ROM),
+#: unused wires and cells removed (``opt_clean -purge``: named wires nothing reads go too), the result written as
+#: RTLIL, whose cells get explicit operand widths (:func:`explicit_widths`).
+NETLIST_SCRIPT = "read_rtlil <<rtlil\n{rtlil}\nrtlil\nproc -nomux -norom\nmemory_collect\nopt_clean -purge\nwrite_rtlil\n"
+#: the second run: the Verilog, without Amaranth's attributes, internal names written as plain ``_N_``, processes as
+#: ``always_comb``/``always_ff`` (``-sv``); ``-noparallelcase``: a one-hot multiplexer becomes a case statement
+#: whose patterns do not overlap
+VERILOG_SCRIPT = "read_rtlil <<rtlil\n{rtlil}\nrtlil\nwrite_verilog -sv -noattr -noparallelcase\n"
 
 #: cells whose operands are extended (or truncated) to the result's width: the low bits of a sum, product or
 #: bitwise result depend only on the low bits of the operands (Yosys cell library: $add ... $xnor)

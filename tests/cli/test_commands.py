@@ -52,7 +52,8 @@ def test_gen_with_config(tmp_path, accelgen):
                    "  - {name: x2, block: mac, params: {signed: false}}\n")
     proc = accelgen("gen", "--config", cfg, "-o", tmp_path / "o")
     assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["x1.json", "x1.v", "x2.json", "x2.v"]
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["x1.json", "x1.v", "x1.vlt", "x2.json", "x2.v",
+                                                                  "x2.vlt"]
 
 
 def test_gen_name_and_flags(tmp_path, accelgen):

@@ -130,7 +130,8 @@ def test_regress_code_coverage_on_icarus_is_a_usage_error(tmp_path, accelgen_mai
 
 #: the fp adder's gradual-underflow branch: a sum below the normal range is shifted right into a subnormal
 #: (``rtl.fp._round_pack``: ``with m.If(be < 1): rshift ...``), in the MAC's adder module
-SUBNORMAL_BRANCH = re.compile(r"(module \\mac\.add .*?if \()(\\\$\d+ )(\) begin\n\s*rp_rshift = )", re.S)
+SUBNORMAL_BRANCH = re.compile(r"(module mac__add\(.*?rp_rshift = 5'h00;\n\s*if \()(_\d+_)(\) begin\n\s*rp_rshift = )",
+                              re.DOTALL)
 FP32_MAC = {"name": "subnormal", "sim": "verilator", "testbench": "native", "modes": ["directed"], "seeds": [1],
             "blocks": [{"block": "mac", "params": {"dtype": "fp32"}}]}
 
@@ -159,15 +160,15 @@ def test_mutant_without_the_adders_subnormal_path_fails_and_shows_as_unhit_code(
     d = _design(real)
     verilog = next(Path(real.out_dir, "designs").rglob("*.v")).read_text()
     branch = verilog.count("\n", 0, SUBNORMAL_BRANCH.search(verilog).start(2)) + 1  # the line of its ``if``
-    assert not any(u["module"] == "mac.add" and u["line"] == branch for u in d["unhit_lines"])
+    assert not any(u["module"] == "mac__add" and u["line"] == branch for u in d["unhit_lines"])
     assert d["line_hit"] / d["line_points"] > 0.95 and d["toggle_hit"] > 0
     assert Path(real.out_dir, d["dat"]).exists() and d["tests"] == 1
 
     mutant = run_regression(parse_regression(FP32_MAC, FAMILIES), tmp_path / "mutant", jobs=1, waves=False,
                             code_coverage=True, opt="-O0", render=_without_subnormal_path)
     assert not mutant.passed and mutant.results[0].status == "failed" and mutant.results[0].mismatches > 0
-    unhit = [u for u in _design(mutant)["unhit_lines"] if u["module"] == "mac.add"]
-    assert {"module": "mac.add", "line": branch, "what": "if", "source": "if (1'h0) begin"} in unhit
+    unhit = [u for u in _design(mutant)["unhit_lines"] if u["module"] == "mac__add"]
+    assert {"module": "mac__add", "line": branch, "what": "if", "source": "if (1'h0) begin"} in unhit
 
     # the figures reach results.json, the HTML report and the JUnit properties
     results = json.loads(Path(mutant.out_dir, "results.json").read_text())

@@ -17,8 +17,10 @@ unchanged: only the systolic manifests list ``flush_subnormals: false``. The man
 change of the generators. Re-recorded when the systolic array gained ``sum_group``, every Verilog hash unchanged:
 only the systolic manifests (and the systolic example cases' params) list ``sum_group: 1``; the grouped cases
 were added. Re-recorded for issue 51 with every Verilog hash changed on purpose: accelgen's own Yosys script
-(``accelgen.gen.verilog_script``) writes plain module names, no processes (no dummy registers), explicit operand
-widths, the top module first, and manifests name the lint waiver file (``lint_waivers``).
+(``accelgen.gen.verilog_script``) writes plain module names, explicit operand widths, the top module first, and
+manifests name the lint waiver file (``lint_waivers``); re-recorded again the same day when the processes came
+back as SystemVerilog ``always_comb``/``always_ff`` blocks (no dummy registers, and the if/case structure that
+line coverage reports on).
 """
 
 from __future__ import annotations
