@@ -49,8 +49,9 @@ class ArtSwitch(wiring.Component):
     """One ART adder switch with its output register, in its own orientation.
 
     ``odd``: the switch is a right child (or the root) and sends its piece up to the left; else a
-    left child, sending up to the right. ``far`` is its child away from the link (odd: left child),
-    ``near`` the child next to it, ``fwd`` (``linked`` only) the neighbour's child over the link.
+    left child, sending up to the right. ``far_x`` is its child away from the link (odd: left child),
+    ``near_x`` the child next to it, ``fwd`` (``linked`` only) the neighbour's child over the link (``near`` is a
+    word Verilator's C++ reserves: a port of that name is a lint warning).
     Each piece comes with a valid bit and its vecID. Flags: ``j1`` (far and near are one cluster),
     ``j2`` (near and fwd), ``j3`` (fwd and the piece beyond it), ``far_open`` (far's cluster continues
     on the far side).
@@ -71,7 +72,7 @@ class ArtSwitch(wiring.Component):
         self.width, self.out_width, self.signed, self.fp = width, out_width, signed, fp
         self.odd, self.linked, self.stages = odd, linked, stages
         sh_in, sh_out = value_shape(width, signed, fp), value_shape(out_width, signed, fp)
-        ports = {"far": In(sh_in), "near": In(sh_in), "far_v": In(1), "near_v": In(1),
+        ports = {"far_x": In(sh_in), "near_x": In(sh_in), "far_v": In(1), "near_v": In(1),
                  "far_id": In(id_width), "near_id": In(id_width), "far_open": In(1), "j1": In(1)}
         if linked:
             ports |= {"fwd": In(sh_in), "fwd_v": In(1), "j2": In(1), "j3": In(1)}
@@ -97,12 +98,12 @@ class ArtSwitch(wiring.Component):
 
         # the adders, in input order: odd switches have far on the left, even ones on the right
         if fp:
-            pair = (self.far, self.near) if odd else (self.near, self.far)
+            pair = (self.far_x, self.near_x) if odd else (self.near_x, self.far_x)
             total = _adder(m, "add_children", True, *pair, first)
-            near_d, j1_d = delayed(m, first, near=self.near, j1=j1)
+            near_d, j1_d = delayed(m, first, near=self.near_x, j1=j1)
             t = Mux(j1_d, total, near_d)
         else:
-            t = _adder(m, "add_children", False, Mux(j1, self.far, 0), self.near, first)
+            t = _adder(m, "add_children", False, Mux(j1, self.far_x, 0), self.near_x, first)
         if self.linked:
             fwd_d, take_d = delayed(m, first, fwd=self.fwd, take=take)
             if fp:
@@ -118,7 +119,7 @@ class ArtSwitch(wiring.Component):
         else:
             s = t
         far, far_v, far_id, near_id, far_open, up_s, em_s, up_far, em_far, split, s_v = delayed(
-            m, stages, far=self.far, far_v=self.far_v, far_id=self.far_id, near_id=self.near_id,
+            m, stages, far=self.far_x, far_v=self.far_v, far_id=self.far_id, near_id=self.near_id,
             far_open=far_open, up_s=up_s, em_s=em_s, up_far=up_far, em_far=em_far, split=split, s_v=s_v)
         m.d.sync += [
             self.up.eq(Mux(up_s, s, far)), self.up_v.eq((up_s & s_v) | (up_far & far_v)),
@@ -199,11 +200,11 @@ class ART(ReductionNetwork):
                     inner, outer = "ol", "orr"
                 cell = ArtSwitch(p.piece_width(level - 1), p.piece_width(level), p.id_width, p.signed, p.fp,
                                  odd=odd, linked=linked, stages=stages)
-                ports = {"far": far["x"], "near": near["x"], "far_v": far["v"], "near_v": near["v"],
+                ports = {"far_x": far["x"], "near_x": near["x"], "far_v": far["v"], "near_v": near["v"],
                          "far_id": far["id"], "near_id": near["id"], "far_open": far[outer], "j1": far[inner]}
                 if linked:
                     ports |= {"fwd": fwd["x"], "fwd_v": fwd["v"], "j2": near[inner], "j3": fwd[inner]}
-                for name in ("far", "near", "fwd"):   # Instance ports do not extend: match the cell's width
+                for name in ("far_x", "near_x", "fwd"):   # Instance ports do not extend: match the cell's width
                     if name in ports and Signal.like(ports[name]).shape() != shape_in:
                         ext = Signal(shape_in, name=f"{name}{level}_{j}")
                         m.d.comb += ext.eq(ports[name])
