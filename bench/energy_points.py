@@ -13,9 +13,8 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-from pathlib import Path
-
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -52,6 +51,12 @@ class Point:
 def prepare(name: str, *, density: float = 1.0, cycles: int = 160, lanes: int = 64, clock_mhz: float = 1000.0
             ) -> Point:
     family, params = POINTS[name]
+    return prepare_params(name, family, params, density=density, cycles=cycles, lanes=lanes, clock_mhz=clock_mhz)
+
+
+def prepare_params(name: str, family: str, params: dict, *, density: float = 1.0, cycles: int = 160, lanes: int = 64,
+                   seed: int = 1, clock_mhz: float = 1000.0) -> Point:
+    """:func:`prepare` of any point of a family (a sweep's: its cycles, lanes, seed and clock)."""
     fam = FAMILIES[family]
     p = fam.validate(params)
     e = render(fam, p, TOP)
@@ -60,7 +65,7 @@ def prepare(name: str, *, density: float = 1.0, cycles: int = 160, lanes: int = 
     energy = net_energy(mapped.netlist, TOP, plib, output_load_ff=OUTPUT_LOAD_FF)
     clock = clock_network(plib, energy.flip_flops, energy.clock_pin_ff, energy.clock_internal_fj, energy.area_um2)
     sim = GateSim(mapped.netlist, TOP, library=plib)
-    stims = point_stimuli(fam, p, [density], cycles, lanes, 1)[str(density)]
+    stims = point_stimuli(fam, p, [density], cycles, lanes, seed)[str(density)]
     r = sim.run(stims, weights={"switching_fj": energy.per_toggle_fj, "internal_fj": energy.internal_fj})
     return Point(name, mapped, plib, energy, clock, sim, stims, r)
 

@@ -1,6 +1,6 @@
 """The glitch model (fit/glitch.py's TimedSim) against an independent timed simulation by Icarus Verilog (issue 49).
 
-    python bench/glitch_vs_icarus.py [int8_mac fp16_mac] [--lanes 16] [--exact] [--workdir /tmp/glitch_vs_icarus]
+    python bench/glitch_vs_icarus.py [int8_mac fp16_mac] [--lanes 16] [--exact | --arcs] [--workdir DIR]
 
 Needs Debian's ``iverilog`` (bench only). Each point of bench/energy_points.py is mapped by the flow (default
 library, 1 GHz) and simulated twice on the same stimulus (the sweep's, seed 1, its first ``--lanes`` lanes, cut to
@@ -15,6 +15,14 @@ the flow's GLITCH_CYCLES counted cycles after the warm-up, as accelgen.fit.measu
   design per lane; a 50 ns clock, long enough for every net to settle; every net's value changes counted from a
   VCD over the counted cycles.
 
+``--arcs`` (a more physical model, which the same-model runs cannot be: they check TimedSim's code, not its
+assumptions): every cell keeps its Liberty arcs, a specify path per input pin with the arc's own rise and fall delays
+at the nominal slew and the net's load (1 ps steps; Icarus, run with ``-gspecify``, rejects a pulse shorter than the
+path delay, as it does for a delayed assignment: checked on a two-input cell), the delay taken from the input that
+changed last (IEEE 1364-2005 14.2-14.3: of simultaneous changes, the shortest path), and flip-flop outputs switching
+a library clock-to-Q after the edge (the DFF's CK -> Q / QN arcs at their loads); the input ports change one mean
+DFF_X1 clock-to-Q after the edge (they come from registers upstream).
+
 It prints the total toggles of the cell-driven nets per lane-cycle (zero-delay, TimedSim, Icarus), their energies
 (accelgen's energy per toggle of each net), the glitch ratios and the per-net agreement (the share of toggles on
 nets whose counts differ by more than 20%, and the correlation).
@@ -25,6 +33,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import energy_points as ep
@@ -76,12 +85,12 @@ def design_verilog(point: ep.Point, delay_ps: dict[int, float], exact: bool) -> 
         d = delay_ps.get(outs[0], 0.0)
         d = max(1, round(d)) if exact else max(1, round(d / STEP_PS)) * STEP_PS
         return f"  {ctype} #(.DLY({d})) {iname} ("
-    return re.sub(r"^  (\w+) (c\d+) \(", with_delay, text, flags=re.M)
+    return re.sub(r"^  (\w+) (c\d+) \(", with_delay, text, flags=re.MULTILINE)
 
 
-def testbench(point: ep.Point, stims: list[Activity], lanes: int) -> str:
+def testbench(point: ep.Point, stims: list[Activity], lanes: int, arrival_ps: int = 0) -> str:
     """One design per lane, the stimulus words applied at each rising clock edge (cycle ``step`` starts at
-    ``step * PERIOD_PS``), a VCD of every lane's nets."""
+    ``step * PERIOD_PS``), ``arrival_ps`` after it, a VCD of every lane's nets."""
     inputs = point.sim.input_words(stims)
     mod = ep.module_of(point.mapped.netlist, ep.TOP)
     cycles = stims[0].cycles
@@ -103,7 +112,7 @@ def testbench(point: ep.Point, stims: list[Activity], lanes: int) -> str:
             for k in range(lanes):
                 bits = "".join(str(int(words[step, j]) >> k & 1) for j in reversed(range(words.shape[1])))
                 # non-blocking: a flip-flop fed by a port samples the value before this edge's new one
-                lines.append(f"    {name}_{k} <= {len(bits)}'b{bits};")
+                lines.append(f"    {name}_{k} <= {f'#{arrival_ps} ' if arrival_ps else ''}{len(bits)}'b{bits};")
     lines += [f"    #{PERIOD_PS} $finish;", "  end", "endmodule", ""]
     return "\n".join(lines)
 
@@ -153,8 +162,84 @@ def vcd_toggles(path: Path, start_ps: int, end_ps: int) -> dict[str, float]:
     return counts
 
 
-def compare(name: str, lanes: int, exact: bool, workdir: Path) -> dict:
-    point = ep.prepare(name, lanes=64)
+def arc_cell_models(types: set[str], tlib) -> str:
+    """``--arcs``: a Verilog module per cell type whose combinational outputs follow their function through specify
+    paths, one per (input pin, output) arc with parameters ``<pin>_<out>_R`` / ``_F`` (ps), and whose flip-flop
+    outputs switch a parameter ``CK_<out>_R`` / ``_F`` after the clock edge."""
+    desc = yaml.safe_load(CELLS_YAML.read_text())["cells"]
+    out = []
+    for t in sorted(types):
+        c, arcs = desc[t], tlib.cells[t].arcs
+        ins, outs = list(c["inputs"]), list(c["outputs"])
+        names = [f"{a.pin}_{o}_{e}" for o in outs for a in arcs.get(o, ()) for e in "RF"]
+        lines = [f"module {t} ({', '.join(ins + outs)});", "  parameter " + ", ".join(f"{n} = 1" for n in names) + ";"]
+        lines += [f"  input {p};" for p in ins] + [f"  output {p};" for p in outs]
+        if "ff" in c:
+            clk, d = c["ff"]["clocked_on"], c["ff"]["next_state"]
+            lines += ["  reg IQ = 1'b0;", f"  always @(posedge {clk}) IQ <= {d};"]
+            lines += [f"  assign #({clk}_{o}_R, {clk}_{o}_F) {o} = "
+                      f"{_verilog_expr(c['outputs'][o]['function']).replace('IQN', '~IQ')};" for o in outs]
+        else:
+            lines += [f"  assign {o} = {_verilog_expr(c['outputs'][o]['function'])};" for o in outs]
+            lines += ["  specify"] + [f"    ({a.pin} => {o}) = ({a.pin}_{o}_R, {a.pin}_{o}_F);"
+                                      for o in outs for a in arcs.get(o, ())] + ["  endspecify"]
+        out += lines + ["endmodule", ""]
+    return "\n".join(out)
+
+
+def arc_delays(tlib, ctype: str, conn: dict, load_ff: np.ndarray) -> dict[str, int]:
+    """The ``--arcs`` parameters of one instance: each arc's rise and fall delay (ps, rounded to 1 ps) at the
+    library's nominal slew and the load of the net the output drives (an edge the library leaves out takes the
+    other's)."""
+    out = {}
+    for o, arcs in tlib.cells[ctype].arcs.items():
+        b = conn.get(o)
+        load = float(load_ff[b]) if isinstance(b, int) else 0.0
+        for a in arcs:
+            rise, fall = (t.at(tlib.nominal_slew_ps, load) if t is not None else None for t in a.delay)
+            rise, fall = rise if rise is not None else fall, fall if fall is not None else rise
+            out[f"{a.pin}_{o}_R"], out[f"{a.pin}_{o}_F"] = max(1, round(rise)), max(1, round(fall))
+    return out
+
+
+def arc_design_verilog(point: ep.Point) -> str:
+    """The mapped netlist with every instance's arc parameters (:func:`arc_delays`)."""
+    text = ep.netlist_verilog(point.mapped.netlist, ep.TOP, point.plib)
+    insts = {iname: (ctype, conn) for iname, ctype, conn in ep.cell_instances(point.mapped.netlist, ep.TOP)}
+    tlib = point.mapped.timing_library
+
+    def with_arcs(m):
+        ctype, conn = insts[m.group(2)]
+        values = ", ".join(f".{k}({v})" for k, v in arc_delays(tlib, ctype, conn, point.energy.load_ff).items())
+        return f"  {ctype} #({values}) {m.group(2)} ("
+    return re.sub(r"^  (\w+) (c\d+) \(", with_arcs, text, flags=re.MULTILINE)
+
+
+def input_arrival_ps(point: ep.Point) -> int:
+    """``--arcs``: when the input ports change after the edge: a DFF_X1's clock-to-Q (mean of its CK -> Q arcs'
+    rise and fall at the nominal slew) at the mean load of the input port nets, as if a register upstream drove
+    them."""
+    mod = ep.module_of(point.mapped.netlist, ep.TOP)
+    bits = [b for name, p in mod["ports"].items() if p["direction"] == "input" and name != "clk"
+            for b in p["bits"] if isinstance(b, int)]
+    load = float(np.mean(point.energy.load_ff[bits])) if bits else 0.0
+    tlib = point.mapped.timing_library
+    values = [t.at(tlib.nominal_slew_ps, load) for a in tlib.cells["DFF_X1"].arcs["Q"] for t in a.delay
+              if t is not None]
+    return round(sum(values) / len(values))
+
+
+def iverilog_version() -> str:
+    return subprocess.run(["iverilog", "-V"], capture_output=True, text=True, check=False).stdout.splitlines()[0]
+
+
+def compare_point(point: ep.Point, lanes: int, workdir: Path, mode: str = "grid") -> dict:
+    """TimedSim against Icarus on ``point``'s first ``lanes`` lanes, cut as the flow cuts a glitch run. ``mode``:
+    ``grid`` (Icarus with TimedSim's delays on its 5 ps grid: the same model), ``exact`` (the same delays to 1 ps) or
+    ``arcs`` (the Liberty's arcs, clock-to-Q, input arrival: :func:`arc_cell_models`). Returns the toggles per
+    lane-cycle and their energies (fJ), zero-delay / TimedSim / Icarus, over the cell-driven nets and, as the flow
+    counts them, over every net (the sources included), and the per-net agreement."""
+    t0 = time.monotonic()
     stims = point.stimuli[:lanes]
     n = GLITCH_CYCLES + max(s.warmup for s in stims)
     stims = [Activity({k: v[:n] for k, v in s.inputs.items()}, ops=s.ops, per=s.per, warmup=s.warmup)
@@ -167,48 +252,83 @@ def compare(name: str, lanes: int, exact: bool, workdir: Path) -> dict:
         np.add.at(flips, timed.out, np.bitwise_count(words).astype(float))
     timed.on_flips = on_flips
     r = timed.run(stims, point.energy.per_toggle_fj)
+    t_timed = time.monotonic() - t0
     zd, counted, _ = ep.per_net_toggles(point.sim, stims)
     first = max(stims[0].warmup, 1)
-    d = workdir / name
+    d = workdir / mode
     d.mkdir(parents=True, exist_ok=True)
     cells = {ctype for _, ctype, _ in ep.cell_instances(point.mapped.netlist, ep.TOP)}
-    (d / "cells.v").write_text("`timescale 1ps/1ps\n" + cell_models(cells))
-    (d / "design.v").write_text("`timescale 1ps/1ps\n" + design_verilog(point, delays, exact))
-    (d / "tb.v").write_text(testbench(point, stims, lanes))
-    subprocess.run(["iverilog", "-o", "sim", "cells.v", "design.v", "tb.v"], cwd=d, check=True)
+    if mode == "arcs":
+        (d / "cells.v").write_text("`timescale 1ps/1ps\n" + arc_cell_models(cells, point.mapped.timing_library))
+        (d / "design.v").write_text("`timescale 1ps/1ps\n" + arc_design_verilog(point))
+        arrival = input_arrival_ps(point)
+    else:
+        (d / "cells.v").write_text("`timescale 1ps/1ps\n" + cell_models(cells))
+        (d / "design.v").write_text("`timescale 1ps/1ps\n" + design_verilog(point, delays, mode == "exact"))
+        arrival = 0
+    (d / "tb.v").write_text(testbench(point, stims, lanes, arrival))
+    t1 = time.monotonic()
+    subprocess.run(["iverilog", *(["-gspecify"] if mode == "arcs" else []), "-o", "sim", "cells.v", "design.v",
+                    "tb.v"], cwd=d, check=True)
     subprocess.run(["vvp", "-n", "sim"], cwd=d, check=True, capture_output=True)
     # cycle `step` starts at step * PERIOD_PS; TimedSim counts steps first + 1 .. cycles
     icarus = vcd_toggles(d / "waves.vcd", (first + 1) * PERIOD_PS, (stims[0].cycles + 1) * PERIOD_PS)
+    (d / "waves.vcd").unlink()
+    t_icarus = time.monotonic() - t1
     mod = ep.module_of(point.mapped.netlist, ep.TOP)
     nets = sorted({out for _, _, out in point.sim.gates})
     ic = np.array([icarus.get(ep.net_name(mod, b), 0.0) for b in nets])
     ts, z = flips[nets], zd[nets]
-    w = point.energy.per_toggle_fj[nets]
-    lc = counted
+    w_all = np.pad(point.energy.per_toggle_fj, (0, max(0, len(zd) - len(point.energy.per_toggle_fj))))[:len(zd)]
+    w = w_all[nets]
+    sources_fj = zd @ w_all - z @ w        # ports and flip-flop outputs: one toggle per change in every model
     big = np.abs(ic - ts) > 0.2 * np.maximum(ic, ts)
-    out = {"zero_delay": z.sum() / lc, "timedsim": ts.sum() / lc, "icarus": ic.sum() / lc,
-           "zero_delay_fj": z @ w / lc, "timedsim_fj": ts @ w / lc, "icarus_fj": ic @ w / lc}
-    print(f"{name}: {len(nets)} cell-driven nets, {lanes} lanes x {stims[0].cycles - first} counted cycles, delays "
-          f"{'rounded to 1 ps' if exact else f'on the {STEP_PS:g} ps grid'}")
-    print(f"  toggles per lane-cycle: zero-delay {out['zero_delay']:.1f}, TimedSim {out['timedsim']:.1f}, Icarus "
-          f"{out['icarus']:.1f} (TimedSim / Icarus {out['timedsim'] / out['icarus']:.3f})")
-    print(f"  energy of those toggles, pJ per cycle: zero-delay {out['zero_delay_fj'] / 1e3:.3f}, TimedSim "
-          f"{out['timedsim_fj'] / 1e3:.3f}, Icarus {out['icarus_fj'] / 1e3:.3f}; glitch ratio of the cell-driven nets "
-          f"TimedSim {out['timedsim_fj'] / out['zero_delay_fj']:.2f}, Icarus {out['icarus_fj'] / out['zero_delay_fj']:.2f}"
-          f"; the flow's ratio (all nets, TimedSim.run) {r['ratio']:.2f}")
-    print(f"  per net: {100 * (ic[big].sum() + ts[big].sum()) / (ic.sum() + ts.sum()):.1f}% of the toggles on nets "
-          f"differing by > 20% ({big.sum()} of {len(nets)} nets); correlation {np.corrcoef(ic, ts)[0, 1]:.4f}; "
-          f"nets equal {np.sum(ic == ts)}")
+    lc = counted
+    out = {"mode": mode, "lanes": lanes, "counted_cycles": stims[0].cycles - first, "cell_driven_nets": len(nets),
+           "input_arrival_ps": arrival,
+           "toggles_per_lane_cycle": {"zero_delay": z.sum() / lc, "timedsim": ts.sum() / lc, "icarus": ic.sum() / lc},
+           "energy_fj_per_lane_cycle": {"zero_delay": z @ w / lc, "timedsim": ts @ w / lc, "icarus": ic @ w / lc,
+                                        "sources": sources_fj / lc},
+           "toggles_timedsim_over_icarus": ts.sum() / ic.sum(),
+           "glitch_ratio_cell_nets": {"timedsim": (ts @ w) / (z @ w), "icarus": (ic @ w) / (z @ w)},
+           "glitch_ratio_all_nets": {"timedsim_run": r["ratio"],
+                                     "timedsim": (sources_fj + ts @ w) / (sources_fj + z @ w),
+                                     "icarus": (sources_fj + ic @ w) / (sources_fj + z @ w)},
+           "per_net": {"toggle_share_on_nets_over_20pct": (ic[big].sum() + ts[big].sum()) / (ic.sum() + ts.sum()),
+                       "nets_over_20pct": int(big.sum()), "nets_equal": int(np.sum(ic == ts)),
+                       "correlation": float(np.corrcoef(ic, ts)[0, 1]) if ic.std() and ts.std() else 1.0},
+           "seconds": {"timedsim": round(t_timed, 1), "icarus": round(t_icarus, 1)}}
+    tg, en = out["toggles_per_lane_cycle"], out["energy_fj_per_lane_cycle"]
+    gr, ga = out["glitch_ratio_cell_nets"], out["glitch_ratio_all_nets"]
+    pn = out["per_net"]
+    print(f"{point.name} [{mode}]: {len(nets)} cell-driven nets, {lanes} lanes x {out['counted_cycles']} counted cycles"
+          f", Icarus {t_icarus:.0f} s, TimedSim {t_timed:.0f} s")
+    print(f"  toggles per lane-cycle: zero-delay {tg['zero_delay']:.1f}, TimedSim {tg['timedsim']:.1f}, Icarus "
+          f"{tg['icarus']:.1f} (TimedSim / Icarus {out['toggles_timedsim_over_icarus']:.3f})")
+    print(f"  energy, pJ per cycle: zero-delay {en['zero_delay'] / 1e3:.3f}, TimedSim {en['timedsim'] / 1e3:.3f}, "
+          f"Icarus {en['icarus'] / 1e3:.3f}; glitch ratio of the cell-driven nets TimedSim {gr['timedsim']:.2f}, "
+          f"Icarus {gr['icarus']:.2f}; of all nets (the flow's) TimedSim {ga['timedsim']:.2f} (run: "
+          f"{ga['timedsim_run']:.2f}), Icarus {ga['icarus']:.2f}")
+    print(f"  per net: {100 * pn['toggle_share_on_nets_over_20pct']:.1f}% of the toggles on nets differing by > 20% "
+          f"({pn['nets_over_20pct']} of {len(nets)} nets); correlation {pn['correlation']:.4f}; nets equal "
+          f"{pn['nets_equal']}")
     return out
+
+
+def compare(name: str, lanes: int, mode: str, workdir: Path) -> dict:
+    return compare_point(ep.prepare(name, lanes=64), lanes, workdir / name, mode)
 
 
 def main() -> int:
     return ep.main_over_points(
         __doc__.splitlines()[0], "iverilog", "apt-get install iverilog",
-        lambda name, args: compare(name, args.lanes, args.exact, args.workdir), workdir=Path("/tmp/glitch_vs_icarus"),
+        lambda name, args: compare(name, args.lanes, "arcs" if args.arcs else "exact" if args.exact else "grid",
+                                   args.workdir), workdir=Path("/tmp/glitch_vs_icarus"),
         options=[(("--lanes",), {"type": int, "default": 16}),
                  (("--exact",), {"action": "store_true",
-                                 "help": "Icarus delays rounded to 1 ps instead of TimedSim's grid"})])
+                                 "help": "Icarus delays rounded to 1 ps instead of TimedSim's grid"}),
+                 (("--arcs",), {"action": "store_true",
+                                "help": "Icarus with the Liberty's per-pin rise/fall arcs and clock-to-Q"})])
 
 
 if __name__ == "__main__":
