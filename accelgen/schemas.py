@@ -33,6 +33,7 @@ from .fit.mapping import DEFAULT_CLOCK_MHZ
 from .fit.model import TARGETS
 from .fit.sweep import SweepSpec
 from .gen.config import MAX_VECTORS, _BuildSchema
+from .operand_profiles import PROFILES
 from .ppa.arch import Arch
 from .ppa.process import node_range
 from .ppa.units import placeable_kinds, unit_class
@@ -339,6 +340,9 @@ def sweep_schema(families: dict[str, BlockFamily]) -> dict:
         "densities": {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1},
                       "default": defaults.densities, "description": "operand densities simulated (fraction of "
                                                                     "non-zero operands)"},
+        "profile": {"enum": list(PROFILES), "description": "how the non-zero operands are drawn (docs/refit.md, "
+                                                           "'Stimulus profiles'; the model file records it) "
+                                                           "[default: uniform for integer operands, normal for fp]"},
         "cycles": {"type": "integer", "minimum": 8, "maximum": 100_000, "default": defaults.cycles,
                    "description": "simulated cycles per stream"},
         "lanes": {"type": "integer", "minimum": 1, "maximum": 64, "default": defaults.lanes,

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..golden.dot_product import dot_product_latency, dot_products
 from .coverage import Coverage, signed_values
-from .stimulus import Activity, sparse_ints
+from .stimulus import Activity, operand_ints
 from .vectors import CycleTable, operand_range, to_bits
 
 #: valid pattern of the directed ``idle`` section: single and double bubbles between valid vectors
@@ -117,14 +117,15 @@ def dot_product_table(params, vectors: int = 1024, seed: int = 1) -> CycleTable:
 
 # --------------------------------------------------------------------------- activity stimulus
 
-def dot_product_activity(params, density: float, cycles: int, seed: int) -> Activity:
+def dot_product_activity(params, density: float, cycles: int, seed: int, profile: str | None = None) -> Activity:
     """One valid pair of vectors per cycle; every operand of ``a`` and ``b`` independently zero with
-    probability ``1 - density``, else uniform over its range. One operation is one dot product (``n``
+    probability ``1 - density``, else drawn by the stimulus ``profile`` (``a`` activations, ``b`` weights; by
+    default uniform over its range). One operation is one dot product (``n``
     MACs in one cycle); the pipeline fill (``latency + 1`` cycles) is warm-up."""
     rng = np.random.default_rng(seed)
     n = params.n
-    a = sparse_ints(rng, (cycles, n), params.a_width, params.signed, density)
-    b = sparse_ints(rng, (cycles, n), params.b_width, params.signed, density)
+    a = operand_ints(rng, (cycles, n), params.a_width, params.signed, density, profile, "activation")
+    b = operand_ints(rng, (cycles, n), params.b_width, params.signed, density, profile, "weight")
     ins = {f"a__{i}": a[:, i] for i in range(n)} | {f"b__{i}": b[:, i] for i in range(n)}
     ins["valid"] = np.ones(cycles, dtype=np.int64)
     warm = params.latency + 1

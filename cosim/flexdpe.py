@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..fpformat import FP_DTYPES
 from ..golden.fan import fp32_add, segmented_sums
 from ..golden.flexdpe import STATIONARY, flexdpe_fp_reference
-from ..golden.fp import bits_equal, is_zero, random_fp_bits
+from ..golden.fp import bits_equal, is_zero
 from ..rtl.benes import BenesParams  # pydantic schema only (no elaboration)
 from .benes_router import ctrl_words
 from .coverage import SPARSITY_BINS, Coverage, shape_class, sparsity_bin
@@ -41,7 +42,7 @@ from .fan import fan_slot
 from .flexdpe_controller import BitmapMatrix, FoldPlan, GemmPlan, StreamStep, is_fp_params, plan_gemm
 from .flexdpe_stimulus import directed_gemms, sparse_operands
 from .fp_coverage import NO_ZERO_PRODUCT, fp16_product_sums
-from .stimulus import Activity, cosim_activity
+from .stimulus import Activity, cosim_activity, operand_fp_bits, profiled_for
 from .systolic import cycle_problems, int_gemm_problems
 from .vectors import CycleTable, from_bits, parse_gemm
 
@@ -207,7 +208,7 @@ def verify(params, table: CycleTable, plans: list[GemmPlan], recorded: dict) -> 
     """Host-side checks: ``C`` rebuilt from recorded slots equals numpy (fp: equals the fp32 reference
     bit for bit, NaNs equal); measured cycles equal the model."""
     problems = []
-    for plan, (C, measured) in zip(plans, assemble(params, plans, recorded)):
+    for plan, (C, measured) in zip(plans, assemble(params, plans, recorded), strict=False):
         M, N, K = plan.shape
         if is_fp_params(params):
             expect = flexdpe_fp_reference(plan.A, plan.B, plan.mapping, params.dtype)
@@ -266,11 +267,12 @@ def flexdpe_table(params, vectors: int, seed: int, gemm: tuple = (), sparsity_a:
 
 # --------------------------------------------------------------------------- activity stimulus
 
-def flexdpe_activity(params, density: float, cycles: int, seed: int) -> Activity:
+@profiled_for(*FP_DTYPES)
+def flexdpe_activity(params, density: float, cycles: int, seed: int, profile: str | None = None) -> Activity:
     """Flex-DPE. ``dtype="int"``: the cosim stimulus (random sparse GEMMs, density ignored), as before.
     fp dtypes: back-to-back GEMMs ``2k x 2k x 2k`` through the sparsity controller and the driver
-    (loads, streamed vectors, reduction tails), both operands from
-    :func:`~accelgen.golden.fp.random_fp_bits` with ``density`` non-zeros (zeros +0 or -0),
+    (loads, streamed vectors, reduction tails), both operands (A activations, B weights) drawn by the stimulus
+    ``profile`` (by default normal(0, 1) rounded to the dtype) with ``density`` non-zeros (zeros +0 or -0),
     cut to ``cycles`` cycles. One operation is one cycle of that stream."""
     if params.dtype == "int":
         return cosim_activity(flexdpe_table, params, 1.0, cycles, seed)
@@ -278,8 +280,8 @@ def flexdpe_activity(params, density: float, cycles: int, seed: int) -> Activity
     k = params.k
     gemms = []
     for _ in range(64):          # enough GEMMs for ``cycles`` (density ~0 maps nothing: idle tails only)
-        A = random_fp_bits(rng, (2 * k, 2 * k), params.dtype, density=density).astype(np.int64)
-        B = random_fp_bits(rng, (2 * k, 2 * k), params.dtype, density=density).astype(np.int64)
+        A = operand_fp_bits(rng, (2 * k, 2 * k), params.dtype, density, profile, "activation").astype(np.int64)
+        B = operand_fp_bits(rng, (2 * k, 2 * k), params.dtype, density, profile, "weight").astype(np.int64)
         gemms.append((A, B))
         # the first ``cycles`` cycles of the schedule, without planning the rest of a 2k x 2k x 2k GEMM (at k = 64
         # thousands of cycles, 44 s a stream)
@@ -301,7 +303,7 @@ def flexdpe_coverage(params, table: CycleTable, plans) -> Coverage:
         cov.declare(f"{d} smaller than k", f"{d} equal to k", f"{d} larger than k")
     cov.declare(*(f"{op} sparsity {b}" for op in "AB" for b in SPARSITY_BINS))
     for plan in plans or ():
-        for d, v in zip("MNK", plan.shape):
+        for d, v in zip("MNK", plan.shape, strict=False):
             c = shape_class(v, k)
             cov.hit(f"{d} {c} than k" if c != "equal" else f"{d} equal to k")
         for op, x in (("A", plan.A), ("B", plan.B)):

@@ -9,7 +9,7 @@ from ..golden import fp as fpm
 from ..golden.mac import mac_reference, mac_reference_fp
 from .coverage import Coverage, signed_values
 from .fp_coverage import fp16_product_sums, plus_zero_start
-from .stimulus import Activity, sparse_ints
+from .stimulus import Activity, operand_fp_bits, operand_ints
 from .vectors import CycleTable, operand_range, to_bits
 
 #: Directed overflow runs are included when they wrap the accumulator within this many cycles. An int8 MAC with a
@@ -259,14 +259,14 @@ def mac_table(params, vectors: int = 4096, seed: int = 1) -> CycleTable:
 
 # --------------------------------------------------------------------------- activity stimulus
 
-def mac_activity(params, density: float, cycles: int, seed: int) -> Activity:
+def mac_activity(params, density: float, cycles: int, seed: int, profile: str | None = None) -> Activity:
     """MAC doing dot products of length 32 (``clear`` every 32nd pair of each interleaved sum: the first
     ``params.threads`` cycles of every ``32 * threads``), ``en`` always on.
 
-    Operands ``a`` and ``b`` are independently zero with probability ``1 - density``,
-    else uniform over their range (``int``) or, for fp dtypes, realistic values
-    (:func:`~accelgen.golden.fp.random_fp_bits`: normal(0, 1) rounded to the dtype,
-    zero = +0 or -0). One operation is one MAC (one cycle with ``en``).
+    Operands ``a`` (an activation) and ``b`` (a weight) are independently zero with probability ``1 - density``,
+    else drawn by the stimulus ``profile`` (:mod:`accelgen.operand_profiles`; by default uniform over their range
+    for ``int``, normal(0, 1) rounded to the dtype for fp; an fp zero is +0 or -0). One operation is one MAC (one
+    cycle with ``en``).
 
     The counted window starts once the first pair has gone through every register (``params.latency``) and
     every stage works on the stream: 4 cycles for the unpipelined cells, ``latency + 1`` for deeper ones (a
@@ -276,11 +276,11 @@ def mac_activity(params, density: float, cycles: int, seed: int) -> Activity:
     warm = max(4, params.latency + 1)
     dtype = getattr(params, "dtype", "int")
     if dtype != "int":
-        a = fpm.random_fp_bits(rng, cycles, dtype, density=density).astype(np.int64)
-        b = fpm.random_fp_bits(rng, cycles, dtype, density=density).astype(np.int64)
+        a = operand_fp_bits(rng, cycles, dtype, density, profile, "activation").astype(np.int64)
+        b = operand_fp_bits(rng, cycles, dtype, density, profile, "weight").astype(np.int64)
     else:
-        a = sparse_ints(rng, cycles, params.a_width, params.signed, density)
-        b = sparse_ints(rng, cycles, params.b_width, params.signed, density)
+        a = operand_ints(rng, cycles, params.a_width, params.signed, density, profile, "activation")
+        b = operand_ints(rng, cycles, params.b_width, params.signed, density, profile, "weight")
     clear = ((np.arange(cycles) // getattr(params, "threads", 1)) % 32 == 0).astype(np.int64)
     ins = {"a": a, "b": b, "en": np.ones(cycles, dtype=np.int64), "clear": clear}
     if getattr(params, "addend_input", False):

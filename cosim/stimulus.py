@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import operand_profiles as profiles
+from ..golden.fp import bits_dtype, from_float32, random_fp_bits
+
 
 @dataclass
 class Activity:
@@ -41,6 +44,49 @@ def sparse_ints(rng, n, width, signed, density):
     x[rng.random(n) >= density] = 0
     # a non-zero draw that came out 0 stays 0: density is P(nonzero) up to 2**-width
     return x
+
+
+def profiled_for(*dtypes: str):
+    """Declares that an activity table draws its operands by a stimulus profile for these dtypes only (for the
+    others its stimulus is its own, e.g. a cosim table): :func:`accelgen.fit.stimuli.stimulus_record` reads it."""
+    def mark(fn):
+        fn.profile_dtypes = dtypes
+        return fn
+    return mark
+
+
+def operand_ints(rng, shape, width: int, signed: bool, density: float, profile: str | None = None,
+                 role: str = "activation") -> np.ndarray:
+    """Integer operands, zero with probability ``1 - density``, else drawn by ``profile``
+    (:mod:`accelgen.operand_profiles`; ``None``: the integer default, ``uniform``)."""
+    profile = profile or profiles.DEFAULT_INT
+    if profile == "uniform":
+        return sparse_ints(rng, shape, width, signed, density)
+    profiles.check_profile(profile, fp=False)
+    n = int(np.prod(shape))
+    x = profiles.dnn_ints(rng, n, width, signed, role)
+    x[rng.random(n) >= density] = 0
+    return x.reshape(shape)
+
+
+def operand_fp_bits(rng, shape, dtype: str, density: float, profile: str | None = None,
+                    role: str = "activation") -> np.ndarray:
+    """fp operands as bit patterns, zero (+0 or -0) with probability ``1 - density``, else drawn by ``profile``
+    (``None``: the fp default, ``normal``, which is :func:`~accelgen.golden.fp.random_fp_bits`)."""
+    profile = profile or profiles.DEFAULT_FP
+    if profile == "normal":
+        return random_fp_bits(rng, shape, dtype, density=density)
+    n = int(np.prod(shape))
+    if profile == "uniform":
+        width = np.dtype(bits_dtype(dtype)).itemsize * 8
+        bits = rng.integers(0, 1 << width, n, dtype=np.uint64).astype(bits_dtype(dtype))
+    else:
+        profiles.check_profile(profile, fp=True)
+        bits = from_float32(profiles.draw_nonzero(rng, n, role, scaled=False).astype(np.float32), dtype)
+    zero = rng.random(n) >= density
+    sign = bits.dtype.type(1) << bits.dtype.type(np.dtype(bits.dtype).itemsize * 8 - 1)
+    signed_zero = np.where(rng.integers(0, 2, n) == 1, sign, bits.dtype.type(0)).astype(bits.dtype)
+    return np.where(zero, signed_zero, bits).astype(bits.dtype).reshape(shape)
 
 
 def cosim_activity(cycle_table, params, density: float, cycles: int, seed: int) -> Activity:

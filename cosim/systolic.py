@@ -33,7 +33,7 @@ from ..golden.fp import bits_equal, from_float32, random_fp_bits, special_values
 from ..golden.systolic import fp_gemm_reference, required_acc_width
 from .coverage import Coverage, shape_class
 from .fp_coverage import FP16_SUMS, FP16_SUMS_OVERFLOW, fp16_product_sums, plus_zero_start
-from .stimulus import Activity, sparse_ints
+from .stimulus import Activity, operand_fp_bits, operand_ints, sparse_ints
 from .systolic_schedule import GemmRun, assemble, check_operands, gemm_schedule
 from .vectors import CycleTable, operand_range, parse_gemm
 
@@ -195,15 +195,15 @@ def _f32(bits: int) -> float:
 
 # --------------------------------------------------------------------------- activity stimulus
 
-def systolic_activity(params, density: float, cycles: int, seed: int) -> Activity:
+def systolic_activity(params, density: float, cycles: int, seed: int, profile: str | None = None) -> Activity:
     """Steady state of a GEMM on the array: ``cycles`` counted cycles during which every PE performs
     a MAC. The streamed dimension (WS: M, with K = rows, N = cols; OS: K, with M = rows, N = cols)
     is long enough that after the weight load (WS) and the input skew (not counted: warm-up; a pipelined WS
     array's rows, or groups of ``sum_group`` rows, are ``row_hop`` cycles apart and its products ``mul_stages``
     late) the whole array is busy for
-    the counted window; the drain after it is not simulated. Operands are zero with probability ``1 - density``, else
-    uniform over their range (``int``) or ``random_fp_bits`` values (fp16/bf16/fp32: normal(0, 1)
-    rounded to the dtype, so exponents and significands switch as in real data). One
+    the counted window; the drain after it is not simulated. Operands (A activations, B weights) are zero with probability
+    ``1 - density``, else drawn by the stimulus ``profile`` (:mod:`accelgen.operand_profiles`; by default uniform
+    over their range for ``int``, normal(0, 1) rounded to the dtype for fp16/bf16/fp32). One
     operation is one MAC (dense count: zero operands still count), ``rows * cols`` per counted cycle,
     so the energy is the steady-state energy per MAC of a large GEMM (fill and drain amortized away)."""
     rng = np.random.default_rng(seed)
@@ -226,12 +226,15 @@ def systolic_activity(params, density: float, cycles: int, seed: int) -> Activit
     M, N, K = (stream, C, R) if ws else (R, C, stream)
     dtype = getattr(params, "dtype", "int")
     if dtype != "int":
-        # realistic fp operands: normal(0, 1) rounded to the dtype, zero (+-0) with probability 1 - density
-        A = random_fp_bits(rng, (M, K), dtype, density=density).astype(np.int64)
-        B = random_fp_bits(rng, (K, N), dtype, density=density).astype(np.int64)
-    else:
+        A = operand_fp_bits(rng, (M, K), dtype, density, profile, "activation").astype(np.int64)
+        B = operand_fp_bits(rng, (K, N), dtype, density, profile, "weight").astype(np.int64)
+    elif profile in (None, "uniform"):
+        # row by row, as the stimulus always was drawn (the shipped int models' streams stay the same)
         A = np.stack([sparse_ints(rng, K, params.a_width, params.signed, density) for _ in range(M)])
         B = np.stack([sparse_ints(rng, N, params.b_width, params.signed, density) for _ in range(K)])
+    else:
+        A = operand_ints(rng, (M, K), params.a_width, params.signed, density, profile, "activation")
+        B = operand_ints(rng, (K, N), params.b_width, params.signed, density, profile, "weight")
     table, _ = gemm_schedule(params, [(A, B)])
     ins = {k: np.asarray(v, dtype=object)[:warm + cycles] for k, v in table.inputs.items()}
     return Activity(ins, ops=R * C * cycles, per="MAC (steady state: every PE busy, dense count)", warmup=warm,

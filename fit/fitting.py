@@ -24,6 +24,7 @@ from ..errors import ConfigError
 from ..util import write_atomic
 from .measure import versions
 from .model import ENERGY_TARGETS, FORMAT, TARGETS, FittedModel, TargetModel
+from .stimuli import stimulus_record
 from .sweep import SweepSpec
 
 UNITS = {"area_um2": "um^2", "energy_pj": "pJ", "energy_zero_delay_pj": "pJ", "leakage_uw": "uW", "delay_ns": "ns"}
@@ -99,6 +100,7 @@ def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -
         "training": {"n_points": int(train["key"].nunique()), "n_heldout": int(held["key"].nunique()),
                      "n_rows": int(len(train)), "sweep": spec.source,
                      "densities": sorted({float(d) for d in df["density"]}) if "density" in df else [],
+                     "stimulus": _stimulus(spec),
                      "library": str(df["library"].iloc[0]) if "library" in df else None,
                      "clock_mhz": float(df["clock_mhz"].iloc[0]) if "clock_mhz" in df else None,
                      "glitch": _glitch_evidence(df, spec),
@@ -108,6 +110,15 @@ def fit_family(spec: SweepSpec, df, tech: dict, folds: int = 5, seed: int = 0) -
                                "model (fit/power.py), times the glitch ratio of timed simulations (fit/glitch.py)"},
         "versions": vers,
     }
+
+
+def _stimulus(spec: SweepSpec) -> dict:
+    """The stimulus profile the model is fitted with (:func:`accelgen.fit.stimuli.stimulus_record`), read at the
+    sweep's first point (a sweep variant pins its dtype)."""
+    if getattr(spec.block, "external", False):
+        return {"profile": "external", "description": "the sweep's port map and stimulus (fit/external_sweep.py)"}
+    first = spec.block.validate(spec.points()[0][1])
+    return stimulus_record(spec.block, first, spec.profile)
 
 
 def _fit_target(spec: SweepSpec, name: str, tdef: dict, inputs: dict, train, held, folds: int) -> dict:

@@ -64,6 +64,7 @@ from ..errors import ConfigError
 from ..executor import Executor
 from ..family import BlockFamily, find_family
 from ..fpformat import FP_DTYPES
+from ..operand_profiles import PROFILES
 from ..gen.emit import render
 from ..util import cache_dir, canonical_json, sha256_hex, write_atomic
 from .mapping import DEFAULT_CLOCK_MHZ, check_clock
@@ -80,8 +81,8 @@ _NAME_RE = r"^[a-z][a-z0-9_]*(-[a-z0-9_]+)?$"
 def split_name(name: str) -> tuple[str, str | None]:
     """``"mac-bf16" -> ("mac", "bf16")``, ``"mac" -> ("mac", None)``; a malformed name is a ConfigError."""
     if not isinstance(name, str) or not re.match(_NAME_RE, name):
-        raise ConfigError([("name", f"{name!r} is not allowed; expected FAMILY or FAMILY-VARIANT "
-                                    "(lower case letters, digits, '_'; e.g. mac, mac-bf16)")])
+        raise ConfigError([("name", (f"{name!r} is not allowed; expected FAMILY or FAMILY-VARIANT "
+                                    "(lower case letters, digits, '_'; e.g. mac, mac-bf16)"))])
     fam, _, var = name.partition("-")
     return fam, var or None
 
@@ -93,6 +94,7 @@ class SweepSpec:
     heldout: list[dict] = field(default_factory=list)
     derived: dict[str, str] = field(default_factory=dict)
     densities: list[float] = field(default_factory=lambda: [1.0])
+    profile: str | None = None              # the operands' stimulus profile (None: the family's default)
     cycles: int = 192
     lanes: int = 32
     seed: int = 1
@@ -115,7 +117,7 @@ class SweepSpec:
                 keys = list(block)
                 for combo in itertools.product(*(block[k] if isinstance(block[k], list) else [block[k]]
                                                  for k in keys)):
-                    params = dict(zip(keys, combo))
+                    params = dict(zip(keys, combo, strict=False))
                     for name, expr in self.derived.items():
                         if name not in params:
                             val = compile_feature(expr, set(params))(params)
@@ -123,8 +125,8 @@ class SweepSpec:
                     k = canonical_json(params)
                     if k in seen:
                         if split == "heldout":
-                            raise ConfigError([(f"{self.source}.heldout[{bi}]", f"point {k} is also in the grid; "
-                                                                                "held-out points must be unseen")])
+                            raise ConfigError([(f"{self.source}.heldout[{bi}]", (f"point {k} is also in the grid; "
+                                                                                "held-out points must be unseen"))])
                         continue
                     seen.add(k)
                     out.append((split, params))
@@ -151,15 +153,15 @@ def load_sweep(name: str, path: str | Path | None = None, *, families: dict[str,
         data, src = read_sweep_file(res, f"sweeps/{name}.yaml")
     else:
         data, src = read_sweep_file(path)
-    allowed = {"family", "grid", "heldout", "derived", "densities", "cycles", "lanes", "seed", "clock_mhz",
+    allowed = {"family", "grid", "heldout", "derived", "densities", "profile", "cycles", "lanes", "seed", "clock_mhz",
                "glitch_samples", "glitch_extra", "targets"}
     problems = [(f"{src}.{k}", f"unknown key; allowed: {', '.join(sorted(allowed))}") for k in data if k not in allowed]
     if variant is not None and "family" not in data:
-        problems.append((f"{src}.family", f"missing; the sweep of variant {name!r} must name its block family "
-                                          f"(family: {fam_name})"))
+        problems.append((f"{src}.family", (f"missing; the sweep of variant {name!r} must name its block family "
+                                          f"(family: {fam_name})")))
     elif data.get("family", fam_name) != fam_name:
-        problems.append((f"{src}.family", f"{data.get('family')!r} does not match the requested "
-                                          f"{'variant' if variant else 'family'} {name!r} (expected {fam_name!r})"))
+        problems.append((f"{src}.family", (f"{data.get('family')!r} does not match the requested "
+                                          f"{'variant' if variant else 'family'} {name!r} (expected {fam_name!r})")))
     problems += settings_problems(data, src)
     if problems:
         raise ConfigError(problems)
@@ -191,6 +193,9 @@ def settings_problems(data: dict, src: str) -> list[tuple[str, str]]:
     dens = data.get("densities", [1.0])
     if not isinstance(dens, list) or not all(isinstance(d, (int, float)) and 0 <= d <= 1 for d in dens):
         problems.append((f"{src}.densities", f"{dens!r} is not allowed; expected a list of numbers in 0..1"))
+    if data.get("profile", "uniform") not in PROFILES:
+        problems.append((f"{src}.profile", (f"{data['profile']!r} is not a stimulus profile; allowed: "
+                                           f"{', '.join(PROFILES)}")))
     for key, lo, hi in (("cycles", 8, 100_000), ("lanes", 1, 64), ("glitch_samples", 0, 1000)):
         v = data.get(key, 8)
         if not isinstance(v, int) or not lo <= v <= hi:
@@ -205,11 +210,12 @@ def settings_problems(data: dict, src: str) -> list[tuple[str, str]]:
 
 def spec_settings(data: dict, src: str) -> dict:
     """The :class:`SweepSpec` fields of a checked sweep file (:func:`settings_problems`) but its block and names."""
-    return dict(grid=data["grid"], heldout=data.get("heldout") or [], derived=data.get("derived") or {},
-                densities=[float(d) for d in data.get("densities", [1.0])], cycles=data.get("cycles", 192),
-                lanes=data.get("lanes", 32), seed=data.get("seed", 1),
-                clock_mhz=float(data.get("clock_mhz", DEFAULT_CLOCK_MHZ)), glitch_samples=data.get("glitch_samples", 4),
-                glitch_extra=data.get("glitch_extra") or [], targets=data.get("targets") or {}, source=src)
+    return {"grid": data["grid"], "heldout": data.get("heldout") or [], "derived": data.get("derived") or {},
+                "densities": [float(d) for d in data.get("densities", [1.0])], "profile": data.get("profile"),
+                "cycles": data.get("cycles", 192),
+                "lanes": data.get("lanes", 32), "seed": data.get("seed", 1),
+                "clock_mhz": float(data.get("clock_mhz", DEFAULT_CLOCK_MHZ)), "glitch_samples": data.get("glitch_samples", 4),
+                "glitch_extra": data.get("glitch_extra") or [], "targets": data.get("targets") or {}, "source": src}
 
 
 def check_points(spec: SweepSpec, variant: str | None = None) -> SweepSpec:
@@ -220,14 +226,14 @@ def check_points(spec: SweepSpec, variant: str | None = None) -> SweepSpec:
     for i, extra in enumerate(spec.glitch_extra):
         if not isinstance(extra, dict) or not any(_listed_as(p, extra, spec) for p in train):
             raise ConfigError([(f"{src}.glitch_extra[{i}]",
-                                f"{extra!r} is not a training point of the grid; allowed: a point of a grid block, "
-                                "as the block lists it")])
+                                (f"{extra!r} is not a training point of the grid; allowed: a point of a grid block, "
+                                "as the block lists it"))])
     for i, (split, params) in enumerate(spec.points()):
         where = f"{src}.{split}[{i}]"
         p = fam.validate(params, path=where)
         if variant in FP_DTYPES and getattr(p, "dtype", "int") != variant:
-            raise ConfigError([(f"{where}.dtype", f"{getattr(p, 'dtype', 'int')!r} is not allowed in the sweep of "
-                                                  f"{name!r}; pin dtype: {variant} in its grid and heldout blocks")])
+            raise ConfigError([(f"{where}.dtype", (f"{getattr(p, 'dtype', 'int')!r} is not allowed in the sweep of "
+                                                  f"{name!r}; pin dtype: {variant} in its grid and heldout blocks"))])
     return spec
 
 
@@ -239,7 +245,8 @@ def point_design(job: dict) -> Design:
         return fam.design(job)
     params = fam.validate(job["params"])
     e = render(fam, params, _TOP)
-    stimuli = point_stimuli(fam, params, job["densities"], job["cycles"], job["lanes"], job["seed"])
+    stimuli = point_stimuli(fam, params, job["densities"], job["cycles"], job["lanes"], job["seed"],
+                            job.get("profile"))
     return Design(verilog=e.verilog, top=_TOP, cells=tuple(fam.mapped_cells(e.manifest)), stimuli=stimuli,
                   clock_mhz=job["clock_mhz"], liberty=job.get("liberty"), glitch=bool(job.get("glitch")))
 
@@ -314,7 +321,8 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
     store = cache_dir("sweep", spec.family)
     sampled = glitch_points(spec)
     points = [{"family": spec.family, "block": spec.block, "params": params, "split": split,
-               "densities": spec.densities, "cycles": spec.cycles, "lanes": spec.lanes, "seed": spec.seed,
+               "densities": spec.densities, "profile": spec.profile, "cycles": spec.cycles, "lanes": spec.lanes,
+               "seed": spec.seed,
                "clock_mhz": spec.clock_mhz, "liberty": liberty, "glitch": canonical_json(params) in sampled}
               for split, params in spec.points()]
     done: dict[int, dict] = {}
@@ -327,7 +335,7 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
             keys[i] = key
             bar.advance(keying)
         sharing: dict[str, list[int]] = {}    # points of one measurement not yet cached: measured once
-        for i, (job, key) in enumerate(zip(points, keys)):
+        for i, (job, key) in enumerate(zip(points, keys, strict=False)):
             path = store / f"{key}.json"
             if path.exists():
                 done[i] = {**json.loads(path.read_text()), **_point_fields(job, key)}
@@ -358,9 +366,9 @@ def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
     """
     rows = []
     params = [fam.validate(rec["params"]).model_dump() for rec in records]
-    measured = [(p, rec["glitch"]["ratio"]) for p, rec in zip(params, records) if rec.get("glitch")]
+    measured = [(p, rec["glitch"]["ratio"]) for p, rec in zip(params, records, strict=False) if rec.get("glitch")]
     ratios = glitch_ratios(params, measured)
-    for rec, base, ratio in zip(records, params, ratios):
+    for rec, base, ratio in zip(records, params, ratios, strict=False):
         m, clk = rec["mapped"], rec["clock"]
         base["split"] = rec["split"]
         base.update({f"cell:{k}": v for k, v in m["cells_by_type"].items()})
@@ -434,7 +442,7 @@ def glitch_ratios(points: list[dict], samples: list[tuple[dict, float]]) -> list
     out = []
     for p in points:
         d = [distance(p, s) for s, _ in samples]
-        near = [r for (_, r), x in zip(samples, d) if x == min(d)]
+        near = [r for (_, r), x in zip(samples, d, strict=False) if x == min(d)]
         out.append(sum(near) / len(near))
     return out
 

@@ -37,7 +37,7 @@ FOLDERS = {"accelgen": "accelgen", "accelgen.rtl": "rtl", "accelgen.gen": "gen",
 #: root modules every layer may use (they import nothing but each other)
 ROOT_HELPERS = {"accelgen", "accelgen.errors", "accelgen.util", "accelgen.problems", "accelgen.fpformat",
                 "accelgen.expr", "accelgen.executor", "accelgen.shipped", "accelgen.technology",
-                "accelgen.technology.nodes", "accelgen.technology.constants"}
+                "accelgen.technology.nodes", "accelgen.technology.constants", "accelgen.operand_profiles"}
 SUBPACKAGES = ("accelgen.cli", "accelgen.golden", "accelgen.rtl", "accelgen.gen", "accelgen.cosim", "accelgen.fit",
                "accelgen.ppa", "accelgen.params")
 #: what every layer may import besides its own modules: the root helpers and the parameter schemas
