@@ -319,6 +319,10 @@ class GateSim:
         _, bits = self.ports[name]
         width = len(bits)
         vals = np.asarray(values, dtype=object) if np.asarray(values).dtype == object else np.asarray(values)
+        if vals.dtype == object and width > 63:
+            # a port wider than a machine word (a 128-bit bus): each bit from the Python integers, lane l at bit l
+            bits = np.array([[[(int(x) >> j) & 1 for j in range(width)] for x in row] for row in vals], dtype=np.uint64)
+            return np.bitwise_or.reduce(bits << np.arange(bits.shape[1], dtype=np.uint64)[None, :, None], axis=1)
         vals = np.asarray([[int(x) & ((1 << width) - 1) for x in row] for row in vals], dtype=np.uint64) \
             if vals.dtype == object else (vals.astype(np.int64).astype(np.uint64) & np.uint64((1 << width) - 1)
                                           if width < 64 else vals.astype(np.int64).astype(np.uint64))

@@ -134,6 +134,7 @@ class ReportFigures(BaseModel):
     file: str | None = None          # path of the report in the design's repository
     area_um2: float | None = Field(None, gt=0)
     power_mw: float | None = Field(None, gt=0)
+    split: dict[str, float] = {}     # the report's own split (combinational / sequential area, switching / internal ...)
 
 
 class FlowFigures(BaseModel):
@@ -146,11 +147,14 @@ class FlowFigures(BaseModel):
     activity: str
     area_um2: float | None = Field(None, gt=0)
     power_mw: float | None = Field(None, gt=0)
+    note: str = ""                   # what a generator's design leaves out or adds against the third party's
+    detail: dict[str, float | None] = {}   # raw 45 nm figures, scale factors, toggle rates (bench/third_party_ladder.py)
 
 
 class ThirdPartyDesign(BaseModel):
-    """Third-party RTL shipped with commercial synthesis reports: the repository, commit, path and top of the
-    Verilog, the report's figures and accelgen's; ``status`` says why a design is not measured yet."""
+    """Third-party RTL shipped with commercial synthesis reports: the repository, commit, path, top and parameters
+    of the Verilog, the report's figures and accelgen's; ``generator``: accelgen's own generator for the same function
+    through the same flow (generator quality); ``status`` says why a design is not measured yet."""
 
     model_config = _STRICT
     name: str
@@ -158,8 +162,11 @@ class ThirdPartyDesign(BaseModel):
     commit: str | None = None
     path: str | None = None
     top: str | None = None
+    parameters: dict[str, int | str] = {}
     report: ReportFigures | None = None
     accelgen: FlowFigures | None = None
+    generator: FlowFigures | None = None
+    cause: str = ""                  # where accelgen's figures and the report's differ
     status: str = ""
 
     @model_validator(mode="after")
@@ -312,14 +319,22 @@ def ladder_rows(refs: ReferenceFile | None = None, operators: dict | None = None
 
 
 def _third_party_rows(d: ThirdPartyDesign) -> list[dict]:
+    """The design's row pair (area, power), and a generator-quality pair when accelgen has a generator for it."""
+    rows = _figure_rows(d, d.accelgen, d.name, "third_party_rtl", d.cause or d.status)
+    if d.generator is not None:
+        rows += _figure_rows(d, d.generator, f"{d.name}: accelgen generator", "generator_quality", d.generator.note)
+    return rows
+
+
+def _figure_rows(d: ThirdPartyDesign, flow: FlowFigures | None, rung: str, kind: str, cause: str) -> list[dict]:
     out = []
     for quantity, key, scale in (("area_um2", "area_um2", 1.0), ("power_w", "power_mw", 1e-3)):
         pub = getattr(d.report, key) if d.report else None
-        ours = getattr(d.accelgen, key) if d.accelgen else None
+        ours = getattr(flow, key) if flow else None
         if pub is None and d.report is not None:
             continue
         rep = d.report
-        out.append({"id": f"{d.name}-{quantity}", "rung": d.name, "kind": "third_party_rtl", "source": d.repository,
+        out.append({"id": f"{rung}-{quantity}", "rung": rung, "kind": kind, "source": d.repository,
                     "cite": f"{d.repository}" + (f" @ {d.commit[:7]}" if d.commit else ""),
                     "where": (rep.file if rep and rep.file else d.path) or "-", "scope": "block",
                     "operating_point": {"node_nm": rep.node_nm if rep else None, "vdd_v": rep.vdd_v if rep else None,
@@ -327,9 +342,9 @@ def _third_party_rows(d: ThirdPartyDesign) -> list[dict]:
                     "activity": rep.activity if rep else "-", "includes": f"top {d.top}" if d.top else "-",
                     "quantity": quantity, "published": pub * scale if pub is not None else None,
                     "accelgen": {"value": ours * scale if ours is not None else None,
-                                 "note": d.accelgen.command if d.accelgen else d.status},
+                                 "note": flow.command if flow else d.status},
                     "ratio": _ratio(ours, pub) if pub is not None else None, "ratio_zero_delay": None,
-                    "cause": d.status})
+                    "cause": cause})
     return out
 
 
@@ -383,7 +398,7 @@ def summary(rows: list[dict]) -> dict:
         values = [v for v in values if v is not None]
         return statistics.median(values) if values else None
     energy = [r for r in rows if r["quantity"] == "energy_pj"]
-    area = [r for r in rows if r["quantity"] == "area_um2"]
+    area = [r for r in rows if r["quantity"] == "area_um2" and r["kind"] == "reference"]
     return {"rows": len(rows), "sources": len({r["source"] for r in rows}),
             "with_ratio": sum(r["ratio"] is not None for r in rows),
             "energy_ratio_median": median(r["ratio"] for r in energy),
