@@ -57,8 +57,8 @@ from pathlib import Path
 import numpy as np
 
 from accelgen.fit.external import DEFAULT_CYCLES, DEFAULT_LANES, flow_design, synth_files
-from accelgen.fit.mapping import resolve_library
 from accelgen.fit.liberty_read import read_power_library
+from accelgen.fit.mapping import resolve_library
 from accelgen.ppa.ladder import ThirdPartyFile
 from accelgen.technology.nodes import node, scaling
 
@@ -138,7 +138,7 @@ def parse_area_report(text: str) -> dict:
                                                          ("buf_inv_um2", "Buf/Inv area"),
                                                          ("noncombinational_um2", "Noncombinational area"),
                                                          ("total_um2", "Total cell area"))
-              if (m := re.search(rf"^{re.escape(label)}:\s+({_NUMBER})", text, re.M))}
+              if (m := re.search(rf"^{re.escape(label)}:\s+({_NUMBER})", text, re.MULTILINE))}
     table = text.split("Hierarchical area distribution", 1)[-1]
     row = re.compile(rf"^(\S+)\s+({_NUMBER})\s+({_NUMBER})\s+({_NUMBER})\s+({_NUMBER})\s+({_NUMBER})\s+(\S+)\s*$")
     instances, pending = {}, None
@@ -163,7 +163,7 @@ def parse_power_report(text: str) -> dict:
     leak = re.search(r"Leakage Power Units\s*=\s*1(\w+)", text)
     to_mw = {"W": 1e3, "mW": 1.0, "uW": 1e-3, "nW": 1e-6, "pW": 1e-9}
     dyn_mw, leak_mw = to_mw[dyn.group(1) if dyn else "mW"], to_mw[leak.group(1) if leak else "nW"]
-    messages = re.findall(r"^(?:Information|Warning): (.*)$", text, re.M)
+    messages = re.findall(r"^(?:Information|Warning): (.*)$", text, re.MULTILINE)
     body = text.split("Hierarchy", 1)[-1]
     nums = rf"({_NUMBER})\s+({_NUMBER})\s+({_NUMBER})\s+({_NUMBER})\s+({_NUMBER})\s*$"
     instances, stack, pending = {}, [], None
@@ -196,7 +196,7 @@ def parse_power_report(text: str) -> dict:
 
 def parse_clock_period_ns(text: str, clock: str = "clk") -> float | None:
     """The period of ``clock`` in a DC ``report_timing``: the time of its capturing rise edge."""
-    edges = [float(t) for t in re.findall(rf"^\s*clock {re.escape(clock)} \(rise edge\)\s+({_NUMBER})", text, re.M)]
+    edges = [float(t) for t in re.findall(rf"^\s*clock {re.escape(clock)} \(rise edge\)\s+({_NUMBER})", text, re.MULTILINE)]
     return max(edges) if edges else None
 
 
@@ -220,7 +220,7 @@ def design_parameters(design: str, module: str, declared: list[str]) -> dict[str
 
 def declared_parameters(verilog: str, module: str) -> list[str]:
     """The parameters of ``module`` in declaration order (``parameter NAME =`` in its header)."""
-    m = re.search(rf"\bmodule\s+{re.escape(module)}\s*#\s*\((.*?)\)\s*\(", verilog, re.S)
+    m = re.search(rf"\bmodule\s+{re.escape(module)}\s*#\s*\((.*?)\)\s*\(", verilog, re.DOTALL)
     return re.findall(r"\bparameter\s+(?:\w+\s+)?(\w+)\s*=", re.sub(r"//[^\n]*", "", m.group(1))) if m else []
 
 
@@ -298,7 +298,7 @@ def flow_figures(rep, clock_mhz: float, vdd_v: float) -> dict:
 
 
 def git_commit(path: Path) -> str | None:
-    proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=path, capture_output=True, text=True)
+    proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=path, capture_output=True, text=True, check=False)
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
