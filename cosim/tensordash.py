@@ -22,7 +22,7 @@ from ..golden.mac import wrap
 from ..golden.tensordash import (delayed, pass_cycles, pattern_options, pe_latency, schedule_levels, schedule_step,
                                  simulate_pe)
 from .coverage import SPARSITY_BINS, Coverage, sparsity_bin
-from .fp_coverage import NO_ZERO_PRODUCT, fp16_product_sums
+from .fp_coverage import FP16_SUMS, FP16_SUMS_OVERFLOW, NO_ZERO_PRODUCT, fp16_product_sums, plus_zero_start
 from .stimulus import Activity, sparse_ints
 from .tensordash_streams import Stream, is_fp, pe_streams
 from .vectors import CycleTable, operand_range, to_bits
@@ -36,7 +36,14 @@ __all__ = ["Stream", "acc_bits", "pe_coverage", "pe_streams", "pe_table", "sched
 def trace(params, stream: Stream, tile: bool):
     return simulate_pe(stream.a, stream.b, depth=params.depth, pattern=params.pattern, side="b" if tile else "both",
                        dtype=getattr(params, "dtype", "int"),
-                       flush_subnormals=getattr(params, "flush_subnormals", False), threads=params.add_stages + 1)
+                       flush_subnormals=getattr(params, "flush_subnormals", False), threads=params.add_stages + 1,
+                       summation=getattr(params, "summation", "fused"))
+
+
+def _summation(params) -> dict:
+    """What the PE's latency depends on besides its stages: ``dtype`` and ``summation`` (the fused fp sum
+    has no lane tree)."""
+    return {"dtype": getattr(params, "dtype", "int"), "summation": getattr(params, "summation", "fused")}
 
 
 def acc_bits(params, value: int) -> int:
@@ -64,7 +71,7 @@ def pe_table(params, vectors: int = 64, seed: int = 1, *, streams: list[Stream] 
     tile = hasattr(params, "rows")
     lanes, depth = params.lanes, params.depth
     n_rows = params.rows if tile else 1
-    latency = pe_latency(lanes, params.mul_stages, params.add_stages)
+    latency = pe_latency(lanes, params.mul_stages, params.add_stages, **_summation(params))
     interleaved = params.add_stages > 0
     rng = np.random.default_rng(seed + 0x7D)
     if streams is None:
@@ -234,7 +241,7 @@ def tensordash_activity(params, density: float, cycles: int, seed: int) -> Activ
     # pipelined tile's drain cycles (up to 19 at 3 + 3 stages) were charged to a few busy cycles
     n = 8 * cycles
     # the start cycle and a pipelined PE's fill (latency - 1 cycles): simulated, not counted
-    warm = pe_latency(params.lanes, params.mul_stages, params.add_stages)
+    warm = pe_latency(params.lanes, params.mul_stages, params.add_stages, **_summation(params))
     total = cycles + warm
     a_shape = (params.rows, n, params.lanes) if tile else (n, params.lanes)
     streams, busy = [], 0
@@ -327,8 +334,9 @@ def tile_coverage(params, table: CycleTable, context) -> Coverage:
 def tensordash_fp_unreachable(params) -> dict[str, str]:
     """At depth 2 or more a pair with a zero operand is ineffectual and never multiplied (the tile: a zero B
     operand; :mod:`accelgen.golden.tensordash`); the dense baseline (depth 1) multiplies every pair. The lane
-    trees and accumulators sum products only."""
-    sums = fp16_product_sums(params)
+    trees and accumulators sum products only. The fused sum (``summation: fused``) has only multi-operand sums
+    (the ``sum`` bins), every one with the accumulator's thread, which starts at +0.0, among its operands."""
+    sums = _fused_sums(params) if getattr(params, "fused", False) else fp16_product_sums(params)
     if params.depth == 1:
         return sums
     why = "the scheduler never gives a multiplier an ineffectual pair (a zero {} operand)"
@@ -337,3 +345,17 @@ def tensordash_fp_unreachable(params) -> dict[str, str]:
     if sides == ("a", "b") and params.dtype == "fp16":
         out.update({"mul result: +0": NO_ZERO_PRODUCT, "mul result: -0": NO_ZERO_PRODUCT})
     return {**out, **sums}
+
+
+def _fused_sums(params) -> dict[str, str]:
+    """The ``sum`` bins the fused PE cannot reach: those of sums of fp16 products (as the grouped systolic
+    columns'), a subnormal operand under FTZ (products and partial sums are flushed), and a -0 result (a zero
+    sum is -0 only when every operand is -0, and the accumulator's operand never is: it starts at +0.0)."""
+    if params.dtype == "fp16":
+        out = {"sum operand: subnormal": FP16_SUMS, "sum result: subnormal": FP16_SUMS,
+               "sum: underflow to subnormal": FP16_SUMS, "sum: overflow to inf": FP16_SUMS_OVERFLOW}
+    elif params.flush_subnormals:
+        out = {"sum operand: subnormal": "flush_subnormals: the operands are flushed products and partial sums"}
+    else:
+        out = {}
+    return out | plus_zero_start(params, ("sum result: -0",))

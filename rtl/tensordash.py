@@ -68,7 +68,6 @@ from .tensordash_datapath import (
     AccControl,
     ScheduledBuffers,
     idle_b,
-    lane_accumulate,
     lane_mux,
     op_shape,
     regs,
@@ -76,6 +75,7 @@ from .tensordash_datapath import (
     stream_ports,
 )
 from .tensordash_dense import DenseRow, operand_row
+from .tensordash_sum import lane_accumulate
 from .tensordash_sched import (
     TENSORDASH_PATTERNS,
     TensorDashScheduler,
@@ -109,13 +109,21 @@ _FP_DOC = """
     for fp16). An idle lane (select 0) multiplies +0 by -0: its product is
     -0.0, the exact identity of fp32 RNE addition (x + -0 = x for every x,
     +0 and -0 included), so idle lanes are bypassed without changing the
-    pairing. Each busy cycle computes, with fp32 RNE adders::
+    pairing. Each busy cycle computes, by ``summation``:
+
+    ``"fused"`` (the default; the paper's PE, Mahmoud et al., MICRO 2020, sect. II-B)::
+
+        acc = fp_sum(acc, p[0], ..., p[L-1])   # one FPSum(L + 1): align to the largest
+                                               # exponent once, add, one RNE rounding
+
+    (:class:`~accelgen.rtl.fp_sum.FPSum`, the grouped systolic PE's adder;
+    golden :func:`accelgen.golden.fp.fp_sum`). ``"tree"``, with fp32 RNE adders::
 
         tree = pairwise(p[0], ..., p[L-1])   # level by level: (p0+p1), (p2+p3), ...;
                                              # an odd last value moves up a level unchanged
         acc  = acc + tree
 
-    e.g. for ``L = 4``: ``acc <- acc + ((p0 + p1) + (p2 + p3))``, with ``p[l]``
+    e.g. for ``L = 4``: ``acc <- acc + ((p0 + p1) + (p2 + p3))``. ``p[l]`` is
     the product lane ``l`` formed this cycle (with ``add_stages``: into one of
     the interleaved partial sums, folded at the end, see "Pipelining" of the
     PE). ``start`` loads +0.0. NaN results
@@ -131,7 +139,7 @@ _DENSE_DOC = """
     (no ``sched`` submodule) and no operand multiplexers. Each lane multiplies
     its own pair of the current row every busy cycle, zeros included (in
     floating point ``0 x Inf`` is NaN and zero products keep their signs), into
-    the same lane tree and accumulator with the same pipelining, latency and
+    the same lane sum (``summation``) and accumulator with the same pipelining, latency and
     fold. The ports keep their names; with ``D = 1`` the windows ``a_next`` /
     ``b_next`` are one row, ``next_valid`` one bit, ``take`` is 1 at ``start``
     and in every busy cycle (a stream of ``N`` rows takes ``N`` busy cycles),
@@ -198,16 +206,18 @@ class TensorDashPE(FromParams, wiring.Component):
     (:class:`~accelgen.rtl.fp.FPMultiplier`, integers
     :class:`~accelgen.rtl.intarith.PipelinedMultiplier`) and ``add_stages``
     (0..3) inside every adder of the lane tree (:class:`~accelgen.rtl.fp.FPAdder`,
-    :class:`~accelgen.rtl.intarith.PipelinedAdder`). The front (buffers,
+    :class:`~accelgen.rtl.intarith.PipelinedAdder`) or inside the fused sum
+    (:class:`~accelgen.rtl.fp_sum.FPSum`). The front (buffers,
     scheduler, muxes, ``take``, ``sel``) is not delayed: the schedule and the
     busy cycles are those of the unpipelined PE. The accumulator's clear
-    (``start``) and enable (a busy cycle) follow the tree value through a shift
-    register of ``P = mul_stages + ceil(log2(L)) * add_stages`` stages, and an
+    (``start``) and enable (a busy cycle) follow the lane sum through a shift
+    register of ``P = mul_stages + ceil(log2(L)) * add_stages`` stages (the
+    fused sum: ``P = mul_stages``, its stages are the accumulator loop's), and an
     odd lane value that skips a tree level waits ``add_stages`` cycles. With
     ``add_stages = 0`` ``acc`` therefore shows exactly what the unpipelined
     PE's ``acc`` showed ``P`` cycles earlier.
 
-    The accumulator adder has ``add_stages`` registers as well. Its feedback
+    The accumulator adder (the fused sum) has ``add_stages`` registers as well. Its feedback
     loop ``acc <- acc + tree`` is then ``T = add_stages + 1`` registers long,
     so it keeps ``T`` interleaved partial sums ("threads"): busy cycle ``j`` of
     a dot product (``j = 1 .. C``) adds its tree value to thread ``j mod T``
@@ -217,7 +227,8 @@ class TensorDashPE(FromParams, wiring.Component):
     (u2 + u3)``. That takes :attr:`fold_cycles` cycles (3, 7, 11 for
     ``add_stages`` 1, 2, 3), during which ``done`` is low. In floating point
     the association order differs from the single-cycle accumulator's (the
-    golden model follows it); integers are exact either way. While a dot
+    golden model follows it; a fold add of the fused sum presents the two threads and -0.0 on its other
+    operands); integers are exact either way. While a dot
     product is in progress ``acc`` shows one of the threads (not the running
     sum); when ``done`` it shows the dot product.
 
@@ -343,7 +354,7 @@ class TensorDashTile(FromParams, HierarchicalComponent):
     Latency
     -------
     As for :class:`TensorDashPE`: ``1 + P + F`` cycles with ``P = mul_stages +
-    ceil(log2(L)) * add_stages`` and ``F`` the accumulators' fold
+    ceil(log2(L)) * add_stages`` (``mul_stages`` fused) and ``F`` the accumulators' fold
     (:attr:`latency`; 1 without pipelining); done ``C + 1 + P + F`` cycles
     after start.
 """ + _DENSE_DOC

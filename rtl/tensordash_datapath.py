@@ -1,18 +1,15 @@
 """The TensorDash PE's datapath pieces (:mod:`accelgen.rtl.tensordash`): staging-buffer registers and their
-row shifts, per-lane operand multiplexers over the connectivity options, zero detectors, the lane multipliers,
-the lane adder tree and the accumulator (integer, or fp32 through :class:`~accelgen.rtl.fp.FPAdder`), shared by
-the PE and the tile.
+row shifts, per-lane operand multiplexers over the connectivity options, zero detectors, and the accumulator's
+control, shared by the PE and the tile (the lane multipliers and the lane sum:
+:mod:`~accelgen.rtl.tensordash_sum`).
 
-Pipelining (``mul_stages``, ``add_stages``): the lane multipliers and the tree adders are the pipelined units
-(:class:`~accelgen.rtl.fp.FPMultiplier` / :class:`~accelgen.rtl.fp.FPAdder`,
-:class:`~accelgen.rtl.intarith.PipelinedMultiplier` / :class:`~accelgen.rtl.intarith.PipelinedAdder`), whose
-registers run freely. So the tree value of a busy cycle reaches the accumulator ``mul_stages + levels *
-add_stages`` cycles later, and the accumulator's control (clear, enable) travels beside it through a shift
-register of the same length (:meth:`ScheduledBuffers.pipeline`). An odd value that moves up a tree level
-unchanged goes through ``add_stages`` registers, so that it meets its partner in step.
+Pipelining (``mul_stages``, ``add_stages``): the lane multipliers and the adders are the pipelined units, whose
+registers run freely. So the lane sum of a busy cycle reaches the accumulator some cycles later
+(:attr:`~accelgen.params.tensordash.TensorDashPEParams.pipeline_delay`), and the accumulator's control (clear,
+enable) travels beside it through a shift register of the same length (:meth:`OperandFront.pipeline`).
 
 The accumulator adder is pipelined too (:func:`interleaved_accumulate`): its feedback loop ``acc <- acc +
-tree`` is then ``T = add_stages + 1`` registers long, so it holds ``T`` interleaved partial sums ("threads",
+sum`` is then ``T = add_stages + 1`` registers long, so it holds ``T`` interleaved partial sums ("threads",
 the C-slow arrangement of the MAC) that take the busy cycles in turn, and after the last busy cycle the
 same adder folds the threads into one sum by an in-order pairwise tree (:data:`FOLD_SCHEDULE`). That
 costs :func:`accumulator_fold_cycles` cycles per dot product instead of a single-cycle fp32 adder in the loop, which
@@ -27,8 +24,6 @@ from amaranth import Cat, Const, Module, Mux, Shape, Signal, Value
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
-from .fp import FP32_NEG_ZERO, FPAdder, FPMultiplier
-from .intarith import PipelinedAdder, PipelinedMultiplier
 from .tensordash_sched import TensorDashScheduler
 
 
@@ -84,12 +79,6 @@ def lane_mux(m: Module, sel, options, regs, lane: int, shape, name: str, idle: i
     return out
 
 
-def sum_tree(values: list) -> object:
-    while len(values) > 1:
-        values = [values[i] + values[i + 1] if i + 1 < len(values) else values[i] for i in range(0, len(values), 2)]
-    return values[0]
-
-
 def used_slots(sel, options, depth: int, lanes: int) -> list[list[object]]:
     """Which buffer slots the selects consume this cycle."""
     used = [[Const(0) for _ in range(lanes)] for _ in range(depth)]
@@ -112,22 +101,6 @@ def delay_line(m: Module, value, cycles: int, name: str, *, reset_less: bool = F
         m.d.sync += reg.eq(line[-1] if line else value)
         line.append(reg)
     return line
-
-
-def lane_tree(m: Module, values: list, add, stages: int) -> object:
-    """The in-order pairwise tree over ``values``: level by level ``add(level, k, v[2k], v[2k+1])``; an odd
-    last value moves up a level unchanged, through ``stages`` registers (the adders' latency) when pipelined."""
-    level = 0
-    while len(values) > 1:
-        nxt = []
-        for i in range(0, len(values), 2):
-            if i + 1 < len(values):
-                nxt.append(add(level, i // 2, values[i], values[i + 1]))
-            else:
-                line = delay_line(m, values[i], stages, f"tree_t{level}_pass", reset_less=True)
-                nxt.append(line[-1] if line else values[i])
-        values, level = nxt, level + 1
-    return values[0]
 
 
 #: The fold of ``T = add_stages + 1`` threads after the last busy cycle, as ``T: (captures, adds)`` in slots
@@ -207,115 +180,27 @@ def accumulator_control(m: Module, clear, en, threads: int) -> AccControl:
                       load=clear | en | fold_start | folding, draining=fold_start | folding)
 
 
-def interleaved_accumulate(m: Module, tree, ctrl: AccControl, adder, shape, zero: int, idle: int) -> Signal:
-    """The accumulator loop through the pipelined ``adder`` (``add_stages`` registers, then ``acc_q``): each
-    slot adds the tree value (busy), the hold register (a fold add) or ``idle`` (the identity: -0.0 in fp, 0
-    in integers) to the thread in the loop, or to ``zero`` in the thread's first slot of a dot product."""
+def interleaved_accumulate(m: Module, values: list, ctrl: AccControl, operands: list, total, shape, zero: int,
+                           idle: int) -> Signal:
+    """The accumulator loop through a pipelined adder (``add_stages`` registers, then ``acc_q``) whose operand
+    ports are ``operands`` (the loop's, then one per busy value) and whose sum is ``total``: each slot adds the
+    busy ``values`` (the lane tree's one value, or the fused sum's lane products), the hold register (a fold
+    add: on the first value's operand) or ``idle`` (the identity: -0.0 in fp, 0 in integers) to the thread in
+    the loop, or to ``zero`` in the thread's first slot of a dot product."""
     acc = Signal(shape, name="acc_q")
     hold = Signal(shape, name="acc_hold", reset_less=True)
     a_val = Signal(shape, name="acc_a")
     b_val = Signal(shape, name="acc_b")
     m.d.comb += [
         a_val.eq(Mux(ctrl.a_zero, zero, acc)),
-        b_val.eq(Mux(ctrl.en, tree, Mux(ctrl.b_hold, hold, idle))),
-        adder.a.eq(a_val), adder.b.eq(b_val),
+        b_val.eq(Mux(ctrl.en, values[0], Mux(ctrl.b_hold, hold, idle))),
+        operands[0].eq(a_val), operands[1].eq(b_val),
+        *(port.eq(Mux(ctrl.en, value, idle)) for port, value in zip(operands[2:], values[1:])),
     ]
     with m.If(ctrl.h_load):
         m.d.sync += hold.eq(a_val)
     with m.If(ctrl.load):
-        m.d.sync += acc.eq(adder.sum)  # an integer sum is one bit wider: the accumulator wraps
-    return acc
-
-
-def fp_lane_tree(m: Module, a_ops, b_ops, dtype: str, flush: bool, *, mul_stages: int = 0,
-                 add_stages: int = 0):
-    """fp32 lane values: one :class:`~accelgen.rtl.fp.FPMultiplier` per lane, the lane products summed by
-    an in-order pairwise tree of :class:`~accelgen.rtl.fp.FPAdder` (level by level: lanes (0,1), (2,3),
-    ...; an odd last value passes to the next level).
-
-    No register separates the units: a multiplier takes its operands from the lane muxes (driven by the
-    schedule) and feeds an adder, which feeds the next level or the accumulator. So each unit is pipelined for
-    that context (``input_registered`` / ``output_registered``, :func:`~accelgen.rtl.fp.context_cuts`): with
-    enough stages it registers its own result (and a multiplier its operands), which keeps a path from running
-    through the normalization of one unit into the alignment of the next (measured, fp16 PE at 3 + 3 stages,
-    mapped at 1 GHz: 2.34 ns with the cuts of units alone, 1.28 ns in context)."""
-    values = []
-    for lane, (x, y) in enumerate(zip(a_ops, b_ops)):
-        mul = m.submodules[f"fpmul{lane}"] = FPMultiplier(dtype, flush_subnormals=flush, stages=mul_stages,
-                                                          input_registered=False, output_registered=False)
-        m.d.comb += [mul.a.eq(x), mul.b.eq(y)]
-        values.append(mul.product)
-    # a level's operands are registered when its producers (the multipliers, the level below) register results
-    registered = {-1: "result" in mul.cuts}
-
-    def add(level, k, x, y):
-        unit = m.submodules[f"fpadd_t{level}_{k}"] = FPAdder(
-            flush_subnormals=flush, stages=add_stages, input_registered=registered[level - 1], output_registered=False)
-        registered[level] = "result" in unit.cuts
-        m.d.comb += [unit.a.eq(x), unit.b.eq(y)]
-        return unit.sum
-
-    return lane_tree(m, values, add, add_stages)
-
-
-def int_lane_sum(m: Module, a_ops, b_ops, p) -> object:
-    """Integer lane products summed by the in-order pairwise tree, with the pipelined units of
-    :mod:`~accelgen.rtl.intarith` (``p.mul_stages`` / ``p.add_stages`` registers each). The result is exact
-    modulo ``2**acc_width``, which is all the wrapping accumulator keeps: an adder narrower than its exact sum
-    needs is never built, an adder wider than the accumulator works on ``acc_width`` bits (at most 64, the
-    widest :class:`~accelgen.rtl.intarith.PipelinedAdder`)."""
-    a_shape, b_shape = op_shape(p, p.a_width), op_shape(p, p.b_width)
-    values = []
-    for lane, (x, y) in enumerate(zip(a_ops, b_ops)):
-        mul = m.submodules[f"mul{lane}"] = PipelinedMultiplier(a_shape, b_shape, stages=p.mul_stages)
-        m.d.comb += [mul.a.eq(x), mul.b.eq(y)]
-        values.append(mul.product)
-
-    def add(level, k, x, y):
-        width = min(max(len(x), len(y)), p.acc_width)
-        unit = m.submodules[f"add_t{level}_{k}"] = PipelinedAdder(width, signed=p.signed, stages=p.add_stages)
-        m.d.comb += [unit.a.eq(x), unit.b.eq(y)]
-        return unit.sum
-
-    return lane_tree(m, values, add, p.add_stages)
-
-
-def lane_accumulate(m: Module, p, a_ops, b_ops, ctrl: AccControl) -> Signal:
-    """The accumulator of a PE (or tile row) ``p`` over the lane operands ``a_ops`` x ``b_ops``: fp, or
-    integer (Amaranth's ``*`` and ``+`` when not pipelined, the pipelined units when it is). With
-    ``add_stages`` the accumulator adder is pipelined as well and interleaves ``add_stages + 1`` threads
-    (:func:`interleaved_accumulate`); without, it is the single-cycle ``acc <- acc + tree``."""
-    acc_shape = op_shape(p, p.acc_width)
-    if p.is_fp:
-        tree = fp_lane_tree(m, a_ops, b_ops, p.dtype, p.flush_subnormals, mul_stages=p.mul_stages,
-                            add_stages=p.add_stages)
-        # the accumulator adder's operands come through the slot muxes, its sum goes to the accumulator register
-        adder = m.submodules.fpadd_acc = FPAdder(flush_subnormals=p.flush_subnormals, stages=p.add_stages,
-                                                 input_registered=False)
-        if ctrl.threads > 1:
-            return interleaved_accumulate(m, tree, ctrl, adder, acc_shape, zero=0, idle=FP32_NEG_ZERO)
-        acc = Signal(acc_shape, name="acc_q")
-        m.d.comb += [adder.a.eq(acc), adder.b.eq(tree)]
-        with m.If(ctrl.clear):
-            m.d.sync += acc.eq(0)
-        with m.Elif(ctrl.en):
-            m.d.sync += acc.eq(adder.sum)
-        return acc
-    if ctrl.threads > 1:
-        adder = m.submodules.add_acc = PipelinedAdder(p.acc_width, signed=p.signed, stages=p.add_stages)
-        return interleaved_accumulate(m, int_lane_sum(m, a_ops, b_ops, p), ctrl, adder, acc_shape, zero=0, idle=0)
-    if p.mul_stages or p.add_stages:
-        return accumulate(m, [int_lane_sum(m, a_ops, b_ops, p)], ctrl.clear, ctrl.en, acc_shape)
-    return accumulate(m, [x * y for x, y in zip(a_ops, b_ops)], ctrl.clear, ctrl.en, acc_shape)
-
-
-def accumulate(m: Module, products, start, step, acc_shape) -> Signal:
-    acc = Signal(acc_shape, name="acc_q")
-    with m.If(start):
-        m.d.sync += acc.eq(0)
-    with m.Elif(step):
-        # assigning the wider sum truncates: wrap-around modulo 2**acc_width
-        m.d.sync += acc.eq(acc + sum_tree(products))
+        m.d.sync += acc.eq(total)  # an integer sum is one bit wider: the accumulator wraps
     return acc
 
 

@@ -39,7 +39,8 @@ Pipelining
 With ``mul_stages`` registers inside every lane multiplier and ``add_stages``
 inside every adder of the lane tree, the schedule and the busy cycles do not
 change; what a busy cycle adds reaches the accumulator ``P = mul_stages +
-levels * add_stages`` cycles later (``levels`` = :func:`lane_tree_levels`), so
+levels * add_stages`` cycles later (``levels`` = :func:`lane_tree_levels`; the
+fused sum of floating point has no tree: ``P = mul_stages``), so
 the accumulator output is the unpipelined one delayed by ``P`` cycles
 (:func:`delayed`) and a dot product of ``C`` busy cycles is done
 :func:`pass_cycles` ``= C + pe_latency`` cycles after its start, with
@@ -66,10 +67,15 @@ the documented hardware does (``docs/architecture.md`` and the PE's docstring; f
 * every busy cycle each lane that the scheduler gives a pair forms
   ``p[l] = fp_mul(a, b)`` (fp32, RNE); a lane with nothing to multiply gives
   ``p[l] = -0.0`` (the exact identity of fp32 addition);
-* the ``L`` lane values are summed by the in-order pairwise tree
+* ``summation="fused"`` (the default, the paper's PE): the accumulator becomes
+  ``fp_sum(acc, p[0], ..., p[L-1])`` (:func:`accelgen.golden.fp.fp_sum`: every
+  operand aligned to the largest exponent, one rounding), starting from +0.0;
+  a fold add of the interleaved threads is ``fp_sum(u, v, -0.0, ...)``, the
+  unit's other ``L - 1`` operands idle;
+* ``summation="tree"``: the ``L`` lane values are summed by the in-order pairwise tree
   (:func:`lane_tree_sum`: level by level ``(p0+p1), (p2+p3), ...``, an odd last
   value moves up unchanged) and the accumulator becomes ``acc + tree``
-  (starting from +0.0).
+  (starting from +0.0); the fold adds with ``fp_add``.
 
 The arithmetic is :mod:`accelgen.golden.fp` (numpy float32, bit views).
 """
@@ -82,7 +88,7 @@ import numpy as np
 
 from ..fpformat import FP_DTYPES, is_fp
 from ..params.tensordash import TensorDashPEParams, fold_cycles
-from .fp import bits_dtype, canonical, fp_add, fp_mul, fp_width
+from .fp import bits_dtype, canonical, fp_add, fp_mul, fp_sum, fp_width
 from .tensordash_sched import TD_PATTERNS, pattern_options, schedule_levels, schedule_step
 
 __all__ = [
@@ -139,20 +145,43 @@ def lane_tree_levels(lanes: int) -> int:
     return levels
 
 
-def pe_latency(lanes: int, mul_stages: int = 0, add_stages: int = 0) -> int:
+def pe_latency(lanes: int, mul_stages: int = 0, add_stages: int = 0, *, dtype: str = "int",
+               summation: str = "fused") -> int:
     """Cycles from the last busy cycle of the PE (or tile) to its dot product in the accumulator output:
     the accumulator register, the pipeline in front of it and the fold of the threads, ``1 + mul_stages +
-    lane_tree_levels(lanes) * add_stages + fold_cycles(add_stages)``
-    (:attr:`accelgen.params.tensordash.TensorDashPEParams.latency`)."""
-    return TensorDashPEParams.model_construct(lanes=lanes, mul_stages=mul_stages, add_stages=add_stages).latency
+    lane_tree_levels(lanes) * add_stages + fold_cycles(add_stages)``, without the tree term for an fp
+    ``dtype`` summed ``"fused"`` (:attr:`accelgen.params.tensordash.TensorDashPEParams.latency`)."""
+    return TensorDashPEParams.model_construct(lanes=lanes, mul_stages=mul_stages, add_stages=add_stages,
+                                              dtype=dtype, summation=summation).latency
 
 
-def _fold(threads: np.ndarray, first: int, flush_subnormals: bool) -> np.ndarray:
+def _check_summation(summation: str) -> None:
+    if summation not in ("fused", "tree"):
+        raise ValueError(f"summation={summation!r}; allowed: 'fused' or 'tree'")
+
+
+def _accumulate(acc, products, fused: bool, flush_subnormals: bool) -> np.ndarray:
+    """One busy cycle's update of the accumulator threads ``acc`` (``(R,)`` fp32 bits) by the lane products
+    (``(R, L)``): ``fp_sum(acc, p0, ..., p[L-1])`` fused, else ``acc + lane_tree_sum(products)``."""
+    if fused:
+        return canonical(fp_sum([acc, *products.T], flush_subnormals=flush_subnormals))
+    return canonical(fp_add(acc, lane_tree_sum(products, flush_subnormals), flush_subnormals=flush_subnormals))
+
+
+def _fold(threads: np.ndarray, first: int, flush_subnormals: bool, fused_lanes: int = 0) -> np.ndarray:
     """The fold of ``threads`` (``(R, T)`` fp32 bits): the in-order pairwise tree over the threads in the order
-    ``first, first + 1, ... (mod T)``."""
+    ``first, first + 1, ... (mod T)``; with ``fused_lanes`` each addition is the fused sum's, ``fp_sum`` of
+    the two threads and ``fused_lanes - 1`` idle operands (-0.0)."""
     t = threads.shape[1]
     order = [(first + i) % t for i in range(t)]
-    return lane_tree_sum(threads[:, order], flush_subnormals)
+    if not fused_lanes:
+        return lane_tree_sum(threads[:, order], flush_subnormals)
+    vals = [threads[:, k] for k in order]
+    idle = [np.uint32(NEG_ZERO_FP32)] * (fused_lanes - 1)
+    while len(vals) > 1:
+        vals = [fp_sum([vals[i], vals[i + 1], *idle], flush_subnormals=flush_subnormals) if i + 1 < len(vals)
+                else vals[i] for i in range(0, len(vals), 2)]
+    return np.asarray(vals[0], dtype=np.uint32)
 
 
 def pass_cycles(busy_cycles, latency: int = 1):
@@ -208,7 +237,7 @@ def _operands(a, b, dtype: str, length: int | None):
 
 def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = None,
                 side: str = "both", dtype: str = "int", flush_subnormals: bool = False,
-                threads: int = 1) -> PETrace:
+                threads: int = 1, summation: str = "fused") -> PETrace:
     """Cycle-accurate model of a TensorDash PE (``a`` of shape ``(N, L)``) or tile (``(R, N, L)``).
 
     ``side="both"``: a pair is ineffectual when either operand is zero (the PE);
@@ -222,7 +251,8 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
     ``dtype`` ``"int"``: exact integer sums (Python ints; the caller wraps).
     ``"fp16"``, ``"bf16"``, ``"fp32"``: ``a`` and ``b`` hold bit patterns; sums
     are fp32 bit patterns formed in the hardware's order (module docstring);
-    ``flush_subnormals`` selects DAZ+FTZ multipliers and adders.
+    ``flush_subnormals`` selects DAZ+FTZ multipliers and adders; ``summation`` (``"fused"`` or ``"tree"``)
+    how the lane products reach the accumulator (module docstring; integers are exact either way).
 
     ``threads`` (``add_stages + 1``): the accumulator's interleaved partial sums (module docstring); the
     result is their fold, and ``acc`` per busy cycle holds the thread that cycle updated (in fp; integers:
@@ -234,8 +264,10 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
         raise ValueError(f"side={side!r}; allowed: 'both' or 'b'")
     if depth == 1:
         return simulate_dense(a, b, length=length, dtype=dtype, flush_subnormals=flush_subnormals,
-                              threads=threads)
+                              threads=threads, summation=summation)
+    _check_summation(summation)
     a_rows, b, tile, _, lanes, fp, length = _operands(a, b, dtype, length)
+    fused = fp and summation == "fused"
     if fp:
         op_type = bits_dtype(dtype)
     options = pattern_options(pattern, lanes, depth)
@@ -280,8 +312,7 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
                         sums[r] += int(a_rows[r, row, col]) * int(b[row, col])
         if fp:
             thread = (len(sels) + 1) % threads  # busy cycle j = 1, 2, ... goes to thread j mod T
-            fp_acc[:, thread] = canonical(fp_add(fp_acc[:, thread], lane_tree_sum(products, flush_subnormals),
-                                                 flush_subnormals=flush_subnormals))
+            fp_acc[:, thread] = _accumulate(fp_acc[:, thread], products, fused, flush_subnormals)
             sums = [int(v) for v in fp_acc[:, thread]]
         sels.append(sel)
         ases.append(as_rows)
@@ -290,23 +321,26 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
         live = np.concatenate([after[as_rows:], np.array([effectual(head + r) for r in range(depth - as_rows, depth)],
                                                          dtype=bool).reshape(as_rows, lanes)])
     if fp:
-        sums = [int(v) for v in canonical(_fold(fp_acc, (len(sels) + 1) % threads, flush_subnormals))]
+        sums = [int(v) for v in canonical(_fold(fp_acc, (len(sels) + 1) % threads, flush_subnormals,
+                                                fused_lanes=lanes if fused else 0))]
     return PETrace(cycles=len(sels), result=sums if tile else sums[:1],
                    sel=np.array(sels, dtype=np.int64).reshape(len(sels), lanes),
                    as_rows=np.array(ases, dtype=np.int64), acc=accs, pairs_used=used)
 
 
 def simulate_dense(a, b, *, length: int | None = None, dtype: str = "int", flush_subnormals: bool = False,
-                   threads: int = 1) -> PETrace:
+                   threads: int = 1, summation: str = "fused") -> PETrace:
     """The dense baseline (``depth=1``) of the PE (``a`` of shape ``(N, L)``) or tile (``(R, N, L)``).
 
     Busy cycle ``j = 1 .. length`` multiplies row ``j - 1``: every lane its own pair, zeros included,
     so ``sel`` is 1 (option 0, the dense slot) for every lane and ``as_rows`` 1 in every busy cycle and
-    every pair is used. Integers: exact Python sums. Floating point: ``p[l] = fp_mul(a, b)``, the lane
-    tree, then ``thread += tree`` for thread ``j mod threads``, folded at the end as in
-    :func:`simulate_pe`.
+    every pair is used. Integers: exact Python sums. Floating point: ``p[l] = fp_mul(a, b)``, then thread
+    ``j mod threads`` becomes ``fp_sum(thread, p...)`` (``summation="fused"``) or ``thread + tree`` (the lane
+    tree), folded at the end as in :func:`simulate_pe`.
     """
+    _check_summation(summation)
     a_rows, b, tile, _, lanes, fp, length = _operands(a, b, dtype, length)
+    fused = fp and summation == "fused"
     if threads < 1:
         raise ValueError(f"threads={threads}; allowed: >= 1")
     n_out = a_rows.shape[0]
@@ -317,15 +351,16 @@ def simulate_dense(a, b, *, length: int | None = None, dtype: str = "int", flush
         if fp:
             x = a_rows[:, k, :].astype(bits_dtype(dtype))
             y = np.broadcast_to(b[k, :].astype(bits_dtype(dtype)), x.shape)
-            tree = lane_tree_sum(fp_mul(x, y, dtype, flush_subnormals=flush_subnormals), flush_subnormals)
+            products = fp_mul(x, y, dtype, flush_subnormals=flush_subnormals)
             thread = (k + 1) % threads
-            fp_acc[:, thread] = canonical(fp_add(fp_acc[:, thread], tree, flush_subnormals=flush_subnormals))
+            fp_acc[:, thread] = _accumulate(fp_acc[:, thread], products, fused, flush_subnormals)
             sums = [int(v) for v in fp_acc[:, thread]]
         else:
             sums = [s + sum(int(a_rows[r, k, l]) * int(b[k, l]) for l in range(lanes)) for r, s in enumerate(sums)]
         accs.append(list(sums))
     if fp:
-        sums = [int(v) for v in canonical(_fold(fp_acc, (length + 1) % threads, flush_subnormals))]
+        sums = [int(v) for v in canonical(_fold(fp_acc, (length + 1) % threads, flush_subnormals,
+                                                fused_lanes=lanes if fused else 0))]
     return PETrace(cycles=length, result=sums if tile else sums[:1], sel=np.ones((length, lanes), dtype=np.int64),
                    as_rows=np.ones(length, dtype=np.int64), acc=accs, pairs_used=length * lanes)
 

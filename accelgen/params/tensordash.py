@@ -11,10 +11,14 @@ from pydantic import Field, field_validator, model_validator
 from .base import (AccWidth, AddStages, AWidth, BlockParams, BWidth, FlushSubnormals, FPOperandParams, MacDtype,
                    MulStages, Signed, check_flush_subnormals)
 
-__all__ = ["PatternName", "TensorDashSchedParams", "TensorDashPEParams", "TensorDashTileParams", "fold_cycles"]
+__all__ = ["PatternName", "Summation", "TensorDashSchedParams", "TensorDashPEParams", "TensorDashTileParams",
+           "fold_cycles"]
 
 #: the named connectivity patterns (their options: :data:`accelgen.rtl.tensordash_sched.TENSORDASH_PATTERNS`)
 PatternName = Literal["default", "lookahead"]
+
+#: how an fp PE sums its lane products into the accumulator (:attr:`TensorDashPEParams.summation`)
+Summation = Literal["fused", "tree"]
 
 
 def fold_cycles(add_stages: int) -> int:
@@ -69,6 +73,20 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
     multipliers and the adders of the lane tree (:attr:`latency`). ``depth: 1`` is the dense
     baseline (:mod:`accelgen.rtl.tensordash_dense`): the same PE without staging buffers, scheduler and
     muxes. ``acc_width`` (``a_width + b_width`` .. 64) wraps modulo ``2**acc_width``.
+
+    ``summation`` is how a floating-point PE adds its lane products to the accumulator. ``"fused"`` (the
+    default) is the paper's PE (Mahmoud et al., MICRO 2020, sect. II-B: a PE's MACs all contribute to one
+    output and "amortize ... the cost of the summation stage by fusing the MACs"): one
+    :class:`~accelgen.rtl.fp_sum.FPSum` of ``lanes + 1`` operands, the accumulator and the lane products,
+    aligned to the largest exponent once and rounded once, as the grouped systolic PE sums its group.
+    ``"tree"`` is an in-order pairwise tree of two-operand fp32 adders over the lane products and one more
+    adder into the accumulator: one full fp32 adder per MAC, rounded at every level. The two give different
+    fp32 bits (the golden model follows each) and different latencies: the tree's ``ceil(log2(lanes)) *
+    add_stages`` pipeline registers sit outside the accumulator loop, the fused sum has only the loop's own.
+    Integer sums are exact in any order and any grouping (modulo ``2**acc_width``), so there is nothing for
+    the choice to decide there: integer PEs ignore it and keep their one datapath (Amaranth's sum, or the
+    pipelined adder tree with ``add_stages``). Ignored rather than rejected, so that a configuration can
+    switch ``dtype`` without having to drop a field that was only ever a floating-point choice.
     """
 
     block = "tensordash_pe"
@@ -87,10 +105,19 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
     flush_subnormals: FlushSubnormals = False
     mul_stages: MulStages = 0
     add_stages: AddStages = 0
+    summation: Summation = Field("fused", description="fp dtypes: 'fused' sums the accumulator and the lane "
+                                 "products in one multi-operand fp32 adder with one rounding (the paper's PE), "
+                                 "'tree' by a pairwise tree of fp32 adders then the accumulator adder; integer "
+                                 "sums are exact either way and ignore it")
 
     @property
     def is_fp(self) -> bool:
         return self.dtype != "int"
+
+    @property
+    def fused(self) -> bool:
+        """The lane products and the accumulator are summed by one multi-operand adder (fp and ``"fused"``)."""
+        return _fused(self)
 
     @property
     def dense(self) -> bool:
@@ -104,9 +131,10 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
 
     @property
     def pipeline_delay(self) -> int:
-        """Cycles from a busy cycle's lane operands to its tree value at the accumulator:
-        ``mul_stages + tree_levels * add_stages``."""
-        return self.mul_stages + self.tree_levels * self.add_stages
+        """Cycles from a busy cycle's lane operands to its sum at the accumulator: ``mul_stages +
+        tree_levels * add_stages`` for the lane tree, ``mul_stages`` for the fused sum (whose stages are
+        the accumulator loop's)."""
+        return self.mul_stages + (0 if self.fused else self.tree_levels * self.add_stages)
 
     @property
     def threads(self) -> int:
@@ -122,14 +150,16 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
     @classmethod
     def stage_latency(cls, params: Mapping[str, Any], mul_stages: int, add_stages: int) -> int:
         """``mul_stages + ceil(log2(lanes)) * add_stages + fold_cycles(add_stages)``: the lane multiplier,
-        the lane tree's adders and the fold of the interleaved accumulator."""
-        return mul_stages + (int(params["lanes"]) - 1).bit_length() * add_stages + fold_cycles(add_stages)
+        the lane tree's adders and the fold of the interleaved accumulator; without the tree term for the
+        fused sum (``dtype`` fp and ``summation`` ``"fused"``; a mapping without ``dtype`` is an integer PE)."""
+        levels = 0 if _fused(params) else (int(params["lanes"]) - 1).bit_length()
+        return mul_stages + levels * add_stages + fold_cycles(add_stages)
 
     @property
     def latency(self) -> int:
         """Cycles from the last busy cycle to the dot product in ``acc`` (``done``): ``1 + mul_stages +
         ceil(log2(lanes)) * add_stages + fold_cycles`` (the accumulator register, the pipeline registers in
-        front of it, then the fold of the interleaved partial sums)."""
+        front of it, then the fold of the interleaved partial sums); the fused sum has no tree term."""
         return 1 + self.pipeline_latency
 
     @model_validator(mode="after")
@@ -140,6 +170,13 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
             raise ValueError(f"acc_width={self.acc_width} is too narrow for a {self.a_width}x{self.b_width}-bit "
                              f"product; allowed: acc_width >= a_width + b_width = {need}")
         return self
+
+
+def _fused(params) -> bool:
+    """Whether ``params`` (a parameter set or a plain mapping) sum fused: fp ``dtype`` and ``summation``
+    ``"fused"`` (its default)."""
+    get = params.get if isinstance(params, Mapping) else lambda name, default: getattr(params, name, default)
+    return get("dtype", "int") != "int" and get("summation", "fused") == "fused"
 
 
 class TensorDashTileParams(TensorDashPEParams):

@@ -2,10 +2,12 @@
 
 The golden model (:func:`accelgen.golden.tensordash.simulate_pe` with ``dtype``) is the
 cycle-accurate scheduler model accumulating in fp32 in the documented hardware order: each
-lane's fp32 product, idle lanes -0.0, the in-order pairwise lane tree, then ``acc + tree``.
+lane's fp32 product, idle lanes -0.0, then the fused sum ``fp_sum(acc, p0..pL-1)`` (the default
+``summation``), or with ``summation="tree"`` the in-order pairwise lane tree, then ``acc + tree``
+(both structures: also tests/cosim/test_tensordash_fused.py).
 Cosim checks every cycle's selects, ``take``, ``done`` and the fp32 accumulator bits against it;
 special values (+-0, subnormals, +-Inf, NaN, extremes, cancellation, ties) are in every table.
-Two mutants show the checks can fail: a golden that sums the lanes left to right, and an RTL
+Two mutants show the checks can fail: a golden that sums the lanes left to right (against the tree), and an RTL
 whose zero detector misses -0 (so it forms Inf x -0 = NaN and schedules differently).
 """
 
@@ -229,7 +231,8 @@ def test_pe_fp16_reactive_cycles_equal_model_and_int():
 
 @pytest.mark.cosim
 def test_mutant_golden_left_fold_fails(tmp_path, monkeypatch):
-    """A golden that adds the lane products left to right instead of the pairwise tree is caught."""
+    """A golden that adds the lane products left to right instead of the pairwise tree is caught (the lane
+    tree's PE: the build of tests/cosim/test_tensordash_fused.py's tree PE)."""
     def left_fold(products, flush_subnormals=False):
         p = np.asarray(products, np.uint32)
         acc = p[..., 0]
@@ -237,10 +240,10 @@ def test_mutant_golden_left_fold_fails(tmp_path, monkeypatch):
             acc = fp_add(acc, p[..., i], flush_subnormals=flush_subnormals)
         return np.asarray(acc, np.uint32)
 
-    params = TensorDashPEParams(dtype="fp16")
+    params = TensorDashPEParams(dtype="fp16", summation="tree")
     monkeypatch.setattr(td_model, "lane_tree_sum", left_fold)
     table = pe_table(params, vectors=48, seed=7)
-    result = _cosim(params, table, tmp_path, "tdpe_fp16")  # the correct RTL (build cached)
+    result = _cosim(params, table, tmp_path, "tdpe_fp16_tree")  # the correct RTL (build cached)
     assert not result.passed and result.mismatches > 0
     assert {m["port"] for m in result.first_mismatches} == {"acc"}
 

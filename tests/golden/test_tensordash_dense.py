@@ -70,10 +70,10 @@ def test_dense_fp_is_numpy_float32_in_hardware_order(dtype, threads):
     for n, lanes in ((11, 4), (7, 3), (1, 2)):
         a = np.asarray(random_fp_bits(rng, (2, n, lanes), dtype, density=0.7), np.int64)
         b = np.asarray(random_fp_bits(rng, (n, lanes), dtype, density=0.7), np.int64)
-        tr = simulate_pe(a, b, depth=1, dtype=dtype, threads=threads, side="b")
+        tr = simulate_pe(a, b, depth=1, dtype=dtype, threads=threads, side="b", summation="tree")
         assert tr.result == _numpy_dense(a, b, dtype, threads, n)
         assert tr.cycles == n
-        pe = simulate_pe(a[0], b, depth=1, dtype=dtype, threads=threads)
+        pe = simulate_pe(a[0], b, depth=1, dtype=dtype, threads=threads, summation="tree")
         assert pe.result == tr.result[:1]
 
 

@@ -69,7 +69,8 @@ def test_dense_ports_are_the_tensordash_ports_with_one_row(cls):
     rows = (4,) if cls is TensorDashTile else ()
     assert members["a_next"].dimensions == (*rows, 1, 4) and members["b_next"].dimensions == (1, 4)
     assert dense.latency == sparse.latency == 1
-    assert cls(depth=1, dtype="fp16", mul_stages=2, add_stages=1).latency == 8  # 1 + 2 + 2 * 1 + fold 3
+    assert cls(depth=1, dtype="fp16", mul_stages=2, add_stages=1, summation="tree").latency == 8  # 1+2+2*1+fold 3
+    assert cls(depth=1, dtype="fp16", mul_stages=2, add_stages=1).latency == 6  # fused: 1 + 2 + fold 3
 
 
 # --------------------------------------------------------------------------- the hardware that is not there
@@ -94,7 +95,8 @@ def _modules(verilog):
     ("tensordash_pe", {}),
     ("tensordash_tile", {}),
     ("tensordash_tile", {"dtype": "fp16", "rows": 2, "mul_stages": 2, "add_stages": 1}),
-], ids=["pe_int", "tile_int", "tile_fp16_m2a1"])
+    ("tensordash_tile", {"dtype": "fp16", "rows": 2, "mul_stages": 2, "add_stages": 1, "summation": "tree"}),
+], ids=["pe_int", "tile_int", "tile_fp16_m2a1", "tile_fp16_m2a1_tree"])
 def test_dense_has_no_scheduler_buffers_or_muxes(family, kw):
     dense = _verilog(family, depth=1, **kw)
     sparse = _verilog(family, depth=2, **kw)
@@ -102,12 +104,13 @@ def test_dense_has_no_scheduler_buffers_or_muxes(family, kw):
     assert "sched" in sparse and "sched" not in dense
     assert TENSORDASH_NAMES.search(sparse) and not TENSORDASH_NAMES.search(dense)
     # the sparse design's modules are the dense one's and the scheduler's: the top first, then (the tile) its row
-    # cell and, pipelined fp, the row's fp units
+    # cell and, pipelined fp, the row's fp units (multipliers and the lane tree's adders, or the fused sum)
     sched = f"{family}__sched"
     assert _modules(sparse) == [family, sched] + _modules(dense)[1:] and sched not in _modules(dense)
     cells = _modules(dense)[1:]
     assert cells[:1] == ([f"{family}__row"] if "tile" in family else [])
-    assert all(re.fullmatch(rf"{family}__row__fp(mul\d|add_\w+)", m) for m in cells[1:]) and \
+    units = r"add_\w+" if kw.get("summation") == "tree" else "sum_acc"
+    assert all(re.fullmatch(rf"{family}__row__fp(mul\d|{units})", m) for m in cells[1:]) and \
         bool(cells[1:]) == ("dtype" in kw)
     # no select logic: the depth-2 designs switch on the selects (lane muxes, staging shifts), the dense ones
     # have no case statement at all
@@ -136,8 +139,10 @@ def test_dense_pe_hierarchy_has_no_scheduler_submodule():
 
     assert "sched" in names(TensorDashPE(depth=2))
     assert names(TensorDashPE(depth=1)) == set()  # integer, unpipelined: `*` and `+` in the PE itself
-    piped = names(TensorDashPE(depth=1, dtype="fp16", mul_stages=1, add_stages=1))
+    piped = names(TensorDashPE(depth=1, dtype="fp16", mul_stages=1, add_stages=1, summation="tree"))
     assert "sched" not in piped and {"fpmul0", "fpadd_acc"} <= piped
+    fused = names(TensorDashPE(depth=1, dtype="fp16", mul_stages=1, add_stages=1))
+    assert fused == {"fpmul0", "fpmul1", "fpmul2", "fpmul3", "fpsum_acc"}  # one multi-operand adder, no tree
 
 
 @pytest.mark.synth
