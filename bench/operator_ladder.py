@@ -39,9 +39,10 @@ from amaranth.back import verilog
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from accelgen.cosim.stimulus import Activity
+from accelgen.cosim.stimulus import Activity, operand_fp_bits, operand_ints
 from accelgen.fit.mapping import DEFAULT_CLOCK_MHZ, OUTPUT_LOAD_FF
 from accelgen.fit.measure import GLITCH_CYCLES, Design, measure, versions
+from accelgen.operand_profiles import describe
 from accelgen.rtl import fp, intarith
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,22 +83,40 @@ OPERATORS = {
     "fp32_add": ("fp32 adder (IEEE, subnormals)", lambda: fp.FPAdder(), {"a": 32, "b": 32}),
     "register_bit": ("32-bit register (DFF per bit), per bit", lambda: Register(32), {"d": 32}),
 }
+#: what a stimulus profile's entry of an operator keeps (area and delay do not depend on the stimulus)
+PROFILE_FIELDS = ("energy_zero_delay_pj", "energy_pj", "clock_energy_pj", "glitch_ratio", "glitch_cycles")
 #: operations per cycle of each design: the register rung is reported per bit
 OPS_PER_CYCLE = {"register_bit": 32}
 
 
-def stimulus(widths: dict[str, int], cycles: int, seed: int) -> Activity:
-    """Uniformly random values on every port: each bit a fair coin every cycle."""
+#: the role (accelgen.operand_profiles.ROLES) of each port's operand under the ``dnn`` profile: a multiplier's
+#: operands are an activation and a weight; an adder's and a register's are given the same roles, for want of a
+#: sample of partial sums
+ROLES = {"a": "activation", "b": "weight", "d": "activation"}
+
+
+def stimulus(key: str, widths: dict[str, int], cycles: int, seed: int, profile: str = "uniform") -> Activity:
+    """Every port's operands drawn by ``profile`` at density 1: ``uniform`` makes each bit a fair coin every cycle
+    (the bit patterns of an fp operator's operands included); ``dnn`` draws real tensors' values
+    (accelgen.operand_profiles; integer operands unsigned, as the operators are)."""
     rng = np.random.default_rng(seed)
-    ins = {port: np.array([int(v) for v in rng.integers(0, 1 << w, cycles, dtype=np.uint64)], dtype=object)
-           for port, w in widths.items()}
+    fp_dtype = key.split("_")[0] if key.startswith(("fp", "bf")) else None
+    ins = {}
+    for port, w in widths.items():
+        if profile == "uniform":
+            values = rng.integers(0, 1 << w, cycles, dtype=np.uint64)
+        elif fp_dtype:
+            values = operand_fp_bits(rng, cycles, fp_dtype, 1.0, profile, ROLES[port])
+        else:
+            values = operand_ints(rng, cycles, w, False, 1.0, profile, ROLES[port])
+        ins[port] = np.array([int(v) for v in values], dtype=object)
     return Activity(ins, ops=float(cycles), per="operation")
 
 
-def measure_operator(key: str, cycles: int, seed: int) -> dict:
+def measure_operator(key: str, cycles: int, seed: int, profile: str = "uniform") -> dict:
     what, build, widths = OPERATORS[key]
     text = verilog.convert(build(), name="top", emit_src=False)
-    design = Design(verilog=text, top="top", cells=(), stimuli={"1.0": [stimulus(widths, cycles, seed)]},
+    design = Design(verilog=text, top="top", cells=(), stimuli={"1.0": [stimulus(key, widths, cycles, seed, profile)]},
                     clock_mhz=DEFAULT_CLOCK_MHZ, glitch=True)
     t0 = time.time()
     rec = measure(design)
@@ -119,26 +138,40 @@ def main() -> None:
     ap.add_argument("--cycles", type=int, default=400, help="zero-delay cycles per operator")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", nargs="+", choices=sorted(OPERATORS), help="measure only these (the rest is kept)")
+    ap.add_argument("--profile", choices=["uniform", "dnn"], default="uniform",
+                    help="operand stimulus profile (accelgen.operand_profiles); uniform fills the operator's figures, "
+                         "another profile its by_profile entry")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = ap.parse_args()
-    old = json.loads(args.out.read_text())["operators"] if args.out.exists() else {}
-    results = dict(old)
+    old = json.loads(args.out.read_text()) if args.out.exists() else {}
+    results = dict(old.get("operators", {}))
     for key in args.only or OPERATORS:
-        r = measure_operator(key, args.cycles, args.seed)
-        results[key] = r
+        r = measure_operator(key, args.cycles, args.seed, args.profile)
+        by_profile = results.get(key, {}).get("by_profile", {})
+        if args.profile == "uniform":
+            results[key] = r | {"by_profile": by_profile}
+        else:
+            by_profile[args.profile] = {k: r[k] for k in PROFILE_FIELDS} | {"command": " ".join(
+                ["python bench/operator_ladder.py", *sys.argv[1:]])}
+            results[key] = results.get(key, r) | {"by_profile": by_profile}
         print(f"{key:14s} area {r['area_um2']:9.1f} um^2  delay {r['delay_ns']:.3f} ns  "
               f"E0 {r['energy_zero_delay_pj']:.4f} pJ  glitch x{r['glitch_ratio']:.2f}  E {r['energy_pj']:.4f} pJ  "
               f"({r['seconds']} s)", flush=True)
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     doc = {"source": "bench/operator_ladder.py (accelgen's mapped flow, accelgen.fit.measure.measure)",
-           "commit": commit, "command": "python " + " ".join(["bench/operator_ladder.py", *sys.argv[1:]]),
+           "commit": commit if args.profile == "uniform" else old.get("commit", commit),
+           "command": "python " + " ".join(["bench/operator_ladder.py", *sys.argv[1:]]) if args.profile == "uniform"
+           else old.get("command", "python bench/operator_ladder.py"),
            "library": "nangate45-typical (generated), fit/tech/nangate45_cells.yaml", "vdd_v": LIBRARY_VDD_V,
            "node_nm": 45, "clock_mhz": DEFAULT_CLOCK_MHZ, "output_load_ff": OUTPUT_LOAD_FF,
            "cycles": args.cycles, "glitch_cycles": GLITCH_CYCLES, "seed": args.seed, "versions": versions(),
            "scope": "the operator alone, combinational: operands on primary inputs switching at the cycle start, "
                     "result on primary outputs with the flow's output load; no registers, no clock (the register "
                     "rung: a 32-bit register per bit, clock network included)",
-           "activity": "uniformly random operands, every bit a fair coin every cycle (density 1)",
+           "activity": "uniformly random operands, every bit a fair coin every cycle (density 1); each operator's "
+                       "by_profile holds its energies under another stimulus profile (accelgen.operand_profiles)",
+           "profiles": {p: describe(p) for p in ["uniform", *sorted({q for r in results.values()
+                                                                       for q in r.get("by_profile", {})})]},
            "operators": {k: results[k] for k in OPERATORS if k in results}}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1) + "\n")

@@ -22,6 +22,7 @@ from typing import Annotated, Literal, Optional
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..errors import ConfigError
+from ..operand_profiles import PROFILES
 from ..problems import schema_problems
 from ..util import read_yaml
 from .process import node_range
@@ -98,9 +99,13 @@ class Activity(BaseModel):
     #: switches: TDP, measurements), ``zero_delay`` each net at most once per cycle (as averaged-mode power
     #: analysis of zero-delay or vectorless activity counts it: the fitted ``energy_zero_delay_pj``)
     switching: Literal["timed", "zero_delay"] = "timed"
+    #: how the fitted units' non-zero operands were drawn (accelgen.operand_profiles): unset, each model's own (the
+    #: worst case for integers); ``dnn`` for real tensors, the models fitted on that profile (``mac-dnn``)
+    profile: Optional[Literal[tuple(PROFILES)]] = None
 
     def factors(self) -> dict[str, float]:
-        out = {k: v for k, v in self.model_dump().items() if v is not None and k not in ("density", "switching")}
+        out = {k: v for k, v in self.model_dump().items()
+               if v is not None and k not in ("density", "switching", "profile")}
         if "pe_memory" not in out and "tensor" in out:
             out["pe_memory"] = out["tensor"]
         return out
@@ -153,6 +158,11 @@ class Arch(BaseModel):
     def switching(self) -> str:
         """How the fitted units' switching is counted (``activity.switching``; ``timed`` without an activity)."""
         return self.activity.switching if self.activity else "timed"
+
+    @property
+    def profile(self) -> str | None:
+        """The stimulus profile of the fitted units' operands (``activity.profile``; ``None``: each model's own)."""
+        return self.activity.profile if self.activity else None
 
     def with_switching(self, switching: str) -> "Arch":
         """This description with its fitted units' switching counted as ``switching`` (``timed``/``zero_delay``)."""

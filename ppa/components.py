@@ -266,13 +266,14 @@ def scalar_core(tech: TechNode) -> Component:
 
 # --------------------------------------------------------------------------- fitted compute blocks
 
-def model_name(family: str, dtype: str = "int", variant: str = "") -> str:
+def model_name(family: str, dtype: str = "int", variant: str = "", profile: str = "") -> str:
     """Fitted model of ``family`` for operands of ``dtype``: the family's own model for "int", the variant
     ``<family>-<dtype>`` (``systolic-bf16``) for a floating-point format. A hardware ``variant`` that no
     polynomial of the family's parameters continues to (TensorDash's dense baseline, ``depth: 1``, whose
     scheduler and staging buffers are gone) comes first: ``tensordash_tile-dense``,
-    ``tensordash_tile-dense_fp16`` (a model name has one '-')."""
-    parts = [p for p in (variant, None if dtype in ("int", None) else dtype) if p]
+    ``tensordash_tile-dense_fp16`` (a model name has one '-'). A stimulus ``profile`` other than the one the
+    default model was fitted with comes last: ``mac-dnn``, ``systolic-bf16_dnn``."""
+    parts = [p for p in (variant, None if dtype in ("int", None) else dtype, profile) if p]
     return f"{family}-{'_'.join(parts)}" if parts else family
 
 
@@ -287,9 +288,11 @@ class FittedCompute:
     missing variant) saying which model to fit (no invented numbers).
     """
 
-    def __init__(self, model_paths: dict[str, str] | None = None, switching: str = "timed"):
+    def __init__(self, model_paths: dict[str, str] | None = None, switching: str = "timed",
+                 profile: str | None = None):
         self.model_paths = dict(model_paths or {})
         self.switching = switching
+        self.profile = profile
         self._cache: dict[str, object] = {}
 
     def energy_target(self, model, path: str) -> str:
@@ -305,20 +308,33 @@ class FittedCompute:
         return "energy_zero_delay_pj"
 
     def model(self, family: str, path: str, dtype: str = "int", variant: str = ""):
-        name = model_name(family, dtype, variant)
+        """The fitted model of a unit; with a stimulus :attr:`profile` (``activity.profile``), the model fitted on
+        that profile's operands, unless the family's stimulus is its own (the default model records ``family``)."""
+        # the field that asks for a variant: a dense TensorDash unit's depth, else the dtype
+        asked_by = (f"{path}.depth", 1) if variant == "dense" else (f"{path}.dtype", dtype)
+        base = self._load(model_name(family, dtype, variant), family, path, asked_by)
+        if not self.profile or stimulus_profile(base) in ("family", self.profile):
+            return base
+        model = self._load(model_name(family, dtype, variant, self.profile), family, path,
+                           ("activity.profile", self.profile))
+        if stimulus_profile(model) != self.profile:
+            raise ConfigError([("activity.profile", f"{self.profile!r}: the model {model.name!r} ({model.source}) "
+                                                    f"was fitted on {stimulus_profile(model)!r} operands")])
+        return model
+
+    def _load(self, name: str, family: str, path: str, asked_by: tuple[str, object]):
         if name not in self._cache:
             try:
                 self._cache[name] = load_model(name, path=self.model_paths.get(name))
             except ConfigError as exc:
                 msg = "; ".join(f"{where}: {m}" if where not in ("", "path") else m for where, m in exc.problems)
                 if name != family and name not in self.model_paths:
-                    # the field that asked for the variant: a dense TensorDash unit's depth, else the dtype
-                    field, value = ("depth", 1) if variant == "dense" else ("dtype", dtype)
-                    raise ConfigError([(f"{path}.{field}", f"{value!r} needs the fitted model variant {name!r}, "
-                                                         f"which is not shipped; fit it with `accelgen sweep {name} "
-                                                         f"&& accelgen fit {name} --ship` (sweep file "
-                                                         f"fit/sweeps/{name}.yaml with family: {family}) or give "
-                                                         f"models.{name}: FILE")]
+                    where, value = asked_by
+                    raise ConfigError([(where, f"{value!r} needs the fitted model variant {name!r}, "
+                                               f"which is not shipped; fit it with `accelgen sweep {name} "
+                                               f"&& accelgen fit {name} --ship` (sweep file "
+                                               f"fit/sweeps/{name}.yaml with family: {family}) or give "
+                                               f"models.{name}: FILE")]
                                       ) from None
                 raise ConfigError([(path, f"needs the fitted model of {name!r}: {msg} "
                                           f"(fit it with `accelgen fit {name}` or give models.{name}: FILE)")]
@@ -346,6 +362,7 @@ class FittedCompute:
         out, steady = with_energy(model, out, inputs, node_nm, target)
         vals = {k: float(np.asarray(v)) for k, v in out.items()}
         trace = {"family": family, "model": model.name, "dtype": dtype, "model_file": model.source,
+                 "stimulus": stimulus_profile(model),
                  "inputs": {k: v for k, v in inputs.items()},
                  "fitted_range": {k: v.get("range", v.get("values")) for k, v in model.inputs.items()},
                  "heldout_error": model.errors(),
@@ -355,6 +372,12 @@ class FittedCompute:
         if target != "energy_pj":
             trace["energy_target"] = target
         return vals, trace
+
+
+def stimulus_profile(model) -> str:
+    """The stimulus profile a fitted model was fitted with (``training.stimulus``; a model file written before the
+    record existed was fitted with its family's default, which this cannot tell: ``None``)."""
+    return (model.training.get("stimulus") or {}).get("profile")
 
 
 def with_energy(model, out: dict, inputs: dict, node_nm, target: str = "energy_pj") -> tuple[dict, tuple | None]:

@@ -238,7 +238,7 @@ def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
     elif isinstance(arch, dict):
         arch = parse_arch(arch)
     tech = technology(arch.node_nm)
-    fc = FittedCompute({**arch.models, **(model_paths or {})}, switching=arch.switching)
+    fc = FittedCompute({**arch.models, **(model_paths or {})}, switching=arch.switching, profile=arch.profile)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         traces: list = []

@@ -246,7 +246,13 @@ class Ladder:
             if op is None:
                 return {"value": None, "note": f"operator {a.operator!r} not measured: run bench/operator_ladder.py"}
             note = f"{op['what']}; mapped at {self.ops['clock_mhz']:g} MHz, {self.ops['vdd_v']:g} V"
-            return self._energy_or_area(ref, op, self.library_vdd_v, note)
+            fig = self._energy_or_area(ref, op, self.library_vdd_v, note)
+            if q == "energy_pj" and op.get("by_profile"):
+                # the same operator on other stimulus profiles' operands (accelgen.operand_profiles)
+                fig["by_profile"] = {p: {k: v for k, v in self._energy_or_area(ref, e, self.library_vdd_v, "").items()
+                                         if k in ("value", "zero_delay", "glitch_ratio")}
+                                     for p, e in op["by_profile"].items()}
+            return fig
         if a.model is not None:
             model = load_model(a.model, path=(self.model_paths or {}).get(a.model))
             pred = {k: float(v) for k, v in model.predict(node_nm=ref.node_nm, **a.inputs).items()}
@@ -312,6 +318,9 @@ def ladder_rows(refs: ReferenceFile | None = None, operators: dict | None = None
                      "activity": ref.activity, "includes": ref.includes, "quantity": ref.quantity,
                      "published": ref.value, "accelgen": fig, "ratio": _ratio(fig["value"], ref.value),
                      "ratio_zero_delay": _ratio(fig.get("zero_delay"), ref.value),
+                     "ratio_by_profile": {p: {"ratio": _ratio(f["value"], ref.value),
+                                              "ratio_zero_delay": _ratio(f["zero_delay"], ref.value)}
+                                          for p, f in fig.get("by_profile", {}).items()},
                      "cause": ref.cause or (fig["note"] if fig["value"] is None else "")})
     for d in (third_party or load_third_party()).designs:
         rows.extend(_third_party_rows(d))
@@ -370,14 +379,18 @@ def _accelgen_text(row: dict) -> str:
         return _num(fig["value"], q)
     scaled = f" at {row['operating_point']['vdd_v']:g} V" if fig["supply_scale"] != 1.0 else ""
     raw = f" ({fig['raw']:.3g} / {fig['raw_zero_delay']:.3g} at {fig['raw_vdd_v']:g} V)" if scaled else ""
-    return f"{fig['value']:.3g} pJ, zero-delay {fig['zero_delay']:.3g}{scaled}{raw}"
+    others = "".join(f"; {p} operands: {f['value']:.3g} pJ, zero-delay {f['zero_delay']:.3g}{scaled}"
+                     for p, f in fig.get("by_profile", {}).items())
+    return f"{fig['value']:.3g} pJ, zero-delay {fig['zero_delay']:.3g}{scaled}{raw}{others}"
 
 
 def _ratio_text(row: dict) -> str:
     if row["ratio"] is None:
         return "-"
     zd = f" (zero-delay {row['ratio_zero_delay']:.2f}x)" if row["ratio_zero_delay"] is not None else ""
-    return f"{row['ratio']:.2f}x{zd}"
+    others = "".join(f"; {p} operands: {r['ratio']:.2f}x (zero-delay {r['ratio_zero_delay']:.2f}x)"
+                     for p, r in row.get("ratio_by_profile", {}).items())
+    return f"{row['ratio']:.2f}x{zd}{others}"
 
 
 TABLE_HEADERS = ("rung", "figure", "source", "scope", "operating point", "activity", "published", "accelgen", "ratio",
@@ -403,6 +416,9 @@ def summary(rows: list[dict]) -> dict:
             "with_ratio": sum(r["ratio"] is not None for r in rows),
             "energy_ratio_median": median(r["ratio"] for r in energy),
             "energy_zero_delay_ratio_median": median(r["ratio_zero_delay"] for r in energy),
+            "operator_energy_ratio_median_by_profile": {
+                p: median(r["ratio_by_profile"][p]["ratio"] for r in energy if p in r.get("ratio_by_profile", {}))
+                for p in sorted({p for r in energy for p in r.get("ratio_by_profile", {})})},
             "operator_area_ratio_median": median(r["ratio"] for r in area)}
 
 
@@ -412,7 +428,10 @@ def summary_line(rows: list[dict]) -> str:
         return "-" if v is None else f"{v:.2f}x"
     return (f"{s['rows']} rows from {s['sources']} sources, {s['with_ratio']} with a ratio; operator and MAC energy "
             f"(at the reference's supply): median {x(s['energy_ratio_median'])} with glitches, "
-            f"{x(s['energy_zero_delay_ratio_median'])} zero-delay; operator area: median "
+            f"{x(s['energy_zero_delay_ratio_median'])} zero-delay"
+            + "".join(f"; operators on {p} operands: median {x(v)}"
+                      for p, v in s["operator_energy_ratio_median_by_profile"].items())
+            + "; operator area: median "
             f"{x(s['operator_area_ratio_median'])}")
 
 

@@ -35,7 +35,8 @@ class PerfContext:
     def __init__(self, arch: Arch, model_paths: dict | None):
         self.arch = arch
         self.tech = technology(arch.node_nm)
-        self.fc = FittedCompute({**arch.models, **(model_paths or {})}, switching=arch.switching)
+        self.fc = FittedCompute({**arch.models, **(model_paths or {})}, switching=arch.switching,
+                                profile=arch.profile)
         missing = []
         for (fam, dtype, variant), path in _families(arch).items():
             name = model_name(fam, dtype, variant)
