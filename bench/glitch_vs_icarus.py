@@ -17,11 +17,13 @@ the flow's GLITCH_CYCLES counted cycles after the warm-up, as accelgen.fit.measu
 
 ``--arcs`` (a more physical model, which the same-model runs cannot be: they check TimedSim's code, not its
 assumptions): every cell keeps its Liberty arcs, a specify path per input pin with the arc's own rise and fall delays
-at the nominal slew and the net's load (1 ps steps; Icarus, run with ``-gspecify``, rejects a pulse shorter than the
-path delay, as it does for a delayed assignment: checked on a two-input cell), the delay taken from the input that
-changed last (IEEE 1364-2005 14.2-14.3: of simultaneous changes, the shortest path), and flip-flop outputs switching
+at the input net's transition (its driver's, one stage) and the output net's load (1 ps steps; Icarus, run with
+``-gspecify``, rejects a pulse shorter than the path delay, as it does for a delayed assignment: checked on a
+two-input cell), the delay taken from the input that changed last (module path delays, IEEE 1364-2005 clause 14;
+of simultaneous changes Icarus takes the shortest path, as checked on the same cell), and flip-flop outputs switching
 a library clock-to-Q after the edge (the DFF's CK -> Q / QN arcs at their loads); the input ports change one mean
-DFF_X1 clock-to-Q after the edge (they come from registers upstream).
+DFF_X1 clock-to-Q after the edge (they come from registers upstream). ``arcs_no_ckq`` (compare_point only): the arcs
+with every source switching at the edge, to separate the two.
 
 It prints the total toggles of the cell-driven nets per lane-cycle (zero-delay, TimedSim, Icarus), their energies
 (accelgen's energy per toggle of each net), the glitch ratios and the per-net agreement (the share of toggles on
@@ -41,6 +43,7 @@ import numpy as np
 import yaml
 
 from accelgen.cosim.stimulus import Activity
+from accelgen.fit.cell_library import CLOCK_ARCS
 from accelgen.fit.glitch import STEP_PS, TimedSim, cell_delays
 from accelgen.fit.measure import GLITCH_CYCLES
 
@@ -64,7 +67,8 @@ def cell_models(types: set[str]) -> str:
         if "ff" in c:
             clk, d = c["ff"]["clocked_on"], c["ff"]["next_state"]
             body = ["  reg IQ = 1'b0;", f"  always @(posedge {clk}) IQ <= {d};"]
-            body += [f"  assign {p} = {_verilog_expr(c['outputs'][p]['function']).replace('IQN', '~IQ')};" for p in outs]
+            body += [f"  assign {p} = {_verilog_expr(c['outputs'][p]['function']).replace('IQN', '~IQ')};"
+                     for p in outs]
         else:
             body = [f"  assign #(DLY) {p} = {_verilog_expr(c['outputs'][p]['function'])};" for p in outs]
         out += [f"module {t} ({ports});", "  parameter DLY = 1;"] + decl + body + ["endmodule", ""]
@@ -187,30 +191,67 @@ def arc_cell_models(types: set[str], tlib) -> str:
     return "\n".join(out)
 
 
-def arc_delays(tlib, ctype: str, conn: dict, load_ff: np.ndarray) -> dict[str, int]:
+def net_slews(point: ep.Point) -> dict[int, tuple[float, float]]:
+    """The (rise, fall) transition (ps) of every cell-driven net: the mean of its driver's arcs' transitions at the
+    library's nominal input slew and the net's load (one stage of slew propagation, not the full chain)."""
+    tlib, out = point.mapped.timing_library, {}
+    for _, ctype, conn in ep.cell_instances(point.mapped.netlist, ep.TOP):
+        for o, arcs in tlib.cells[ctype].arcs.items():
+            b = conn.get(o)
+            if not isinstance(b, int):
+                continue
+            edges = [[t.at(tlib.nominal_slew_ps, float(point.energy.load_ff[b])) for a in arcs
+                      if (t := a.transition[e]) is not None] for e in (0, 1)]
+            out[b] = tuple(sum(v) / len(v) if v else tlib.nominal_slew_ps for v in edges)
+    return out
+
+
+def arc_delays(tlib, ctype: str, conn: dict, load_ff: np.ndarray, slews: dict[int, tuple[float, float]],
+               clock_to_q: bool = True, average: str | None = None) -> dict[str, int]:
     """The ``--arcs`` parameters of one instance: each arc's rise and fall delay (ps, rounded to 1 ps) at the
-    library's nominal slew and the load of the net the output drives (an edge the library leaves out takes the
-    other's)."""
+    transition of the net on its input pin (:func:`net_slews`: the edge that makes the output edge by the arc's
+    unateness, the mean of both for a non-unate arc; the nominal slew on a port) and the load of the net the output
+    drives (an edge the library leaves out takes the other's); ``clock_to_q=False``: flip-flop outputs switch at the
+    edge (TimedSim's assumption). ``average`` takes one of the arcs' distinctions away, to see what each is worth:
+    ``"pin"`` (each pin's rise and fall averaged), ``"edge"`` (each edge's delay averaged over the pins) or ``"all"``
+    (one delay per output, as TimedSim's, but at the input nets' transitions)."""
     out = {}
     for o, arcs in tlib.cells[ctype].arcs.items():
         b = conn.get(o)
         load = float(load_ff[b]) if isinstance(b, int) else 0.0
+        values = []
         for a in arcs:
-            rise, fall = (t.at(tlib.nominal_slew_ps, load) if t is not None else None for t in a.delay)
+            rise_in, fall_in = slews.get(conn.get(a.pin), (tlib.nominal_slew_ps,) * 2)
+            by_edge = {"positive_unate": (rise_in, fall_in), "negative_unate": (fall_in, rise_in)}
+            slew = by_edge.get(a.sense, ((rise_in + fall_in) / 2,) * 2)
+            rise, fall = (t.at(sl, load) if t is not None else None for t, sl in zip(a.delay, slew))
             rise, fall = rise if rise is not None else fall, fall if fall is not None else rise
-            out[f"{a.pin}_{o}_R"], out[f"{a.pin}_{o}_F"] = max(1, round(rise)), max(1, round(fall))
+            if a.sense in CLOCK_ARCS and not clock_to_q:
+                rise = fall = 0.0
+            values.append([a, rise, fall])
+        comb = [v for v in values if v[0].sense not in CLOCK_ARCS]
+        if comb and average in ("edge", "all"):
+            mean_rise, mean_fall = (sum(v[i] for v in comb) / len(comb) for i in (1, 2))
+            for v in comb:
+                v[1], v[2] = mean_rise, mean_fall
+        if comb and average in ("pin", "all"):
+            for v in comb:
+                v[1] = v[2] = (v[1] + v[2]) / 2
+        for a, rise, fall in values:
+            out[f"{a.pin}_{o}_R"], out[f"{a.pin}_{o}_F"] = (max(1, round(v)) if v else 0 for v in (rise, fall))
     return out
 
 
-def arc_design_verilog(point: ep.Point) -> str:
+def arc_design_verilog(point: ep.Point, clock_to_q: bool = True, average: str | None = None) -> str:
     """The mapped netlist with every instance's arc parameters (:func:`arc_delays`)."""
     text = ep.netlist_verilog(point.mapped.netlist, ep.TOP, point.plib)
     insts = {iname: (ctype, conn) for iname, ctype, conn in ep.cell_instances(point.mapped.netlist, ep.TOP)}
-    tlib = point.mapped.timing_library
+    tlib, slews = point.mapped.timing_library, net_slews(point)
 
     def with_arcs(m):
         ctype, conn = insts[m.group(2)]
-        values = ", ".join(f".{k}({v})" for k, v in arc_delays(tlib, ctype, conn, point.energy.load_ff).items())
+        delays = arc_delays(tlib, ctype, conn, point.energy.load_ff, slews, clock_to_q, average)
+        values = ", ".join(f".{k}({v})" for k, v in delays.items())
         return f"  {ctype} #({values}) {m.group(2)} ("
     return re.sub(r"^  (\w+) (c\d+) \(", with_arcs, text, flags=re.MULTILINE)
 
@@ -233,10 +274,15 @@ def iverilog_version() -> str:
     return subprocess.run(["iverilog", "-V"], capture_output=True, text=True, check=False).stdout.splitlines()[0]
 
 
-def compare_point(point: ep.Point, lanes: int, workdir: Path, mode: str = "grid") -> dict:
+def compare_point(point: ep.Point, lanes: int, workdir: Path, mode: str = "grid", timeout: float | None = None
+                  ) -> dict:
     """TimedSim against Icarus on ``point``'s first ``lanes`` lanes, cut as the flow cuts a glitch run. ``mode``:
     ``grid`` (Icarus with TimedSim's delays on its 5 ps grid: the same model), ``exact`` (the same delays to 1 ps) or
-    ``arcs`` (the Liberty's arcs, clock-to-Q, input arrival: :func:`arc_cell_models`). Returns the toggles per
+    ``arcs`` (the Liberty's arcs, clock-to-Q, input arrival: :func:`arc_cell_models`) or ``arcs_no_ckq`` (the arcs,
+    but flip-flops and inputs switching at the edge, as in TimedSim), and without clock-to-Q, one distinction of
+    the arcs taken away (:func:`arc_delays`' ``average``): ``arcs_mean`` (TimedSim's one delay per output, at the
+    input nets' transitions), ``arcs_pin`` (per pin, rise = fall), ``arcs_edge`` (rise and fall, the same for every
+    pin). Returns the toggles per
     lane-cycle and their energies (fJ), zero-delay / TimedSim / Icarus, over the cell-driven nets and, as the flow
     counts them, over every net (the sources included), and the per-net agreement."""
     t0 = time.monotonic()
@@ -258,22 +304,23 @@ def compare_point(point: ep.Point, lanes: int, workdir: Path, mode: str = "grid"
     d = workdir / mode
     d.mkdir(parents=True, exist_ok=True)
     cells = {ctype for _, ctype, _ in ep.cell_instances(point.mapped.netlist, ep.TOP)}
-    if mode == "arcs":
+    if mode.startswith("arcs"):
+        average = {"arcs_mean": "all", "arcs_pin": "pin", "arcs_edge": "edge"}.get(mode)
         (d / "cells.v").write_text("`timescale 1ps/1ps\n" + arc_cell_models(cells, point.mapped.timing_library))
-        (d / "design.v").write_text("`timescale 1ps/1ps\n" + arc_design_verilog(point))
-        arrival = input_arrival_ps(point)
+        (d / "design.v").write_text("`timescale 1ps/1ps\n" + arc_design_verilog(point, mode == "arcs", average))
+        arrival = input_arrival_ps(point) if mode == "arcs" else 0
     else:
         (d / "cells.v").write_text("`timescale 1ps/1ps\n" + cell_models(cells))
         (d / "design.v").write_text("`timescale 1ps/1ps\n" + design_verilog(point, delays, mode == "exact"))
         arrival = 0
     (d / "tb.v").write_text(testbench(point, stims, lanes, arrival))
     t1 = time.monotonic()
-    subprocess.run(["iverilog", *(["-gspecify"] if mode == "arcs" else []), "-o", "sim", "cells.v", "design.v",
+    subprocess.run(["iverilog", *(["-gspecify"] if mode.startswith("arcs") else []), "-o", "sim", "cells.v", "design.v",
                     "tb.v"], cwd=d, check=True)
-    subprocess.run(["vvp", "-n", "sim"], cwd=d, check=True, capture_output=True)
+    subprocess.run(["vvp", "-n", "sim"], cwd=d, check=True, capture_output=True, timeout=timeout)
     # cycle `step` starts at step * PERIOD_PS; TimedSim counts steps first + 1 .. cycles
     icarus = vcd_toggles(d / "waves.vcd", (first + 1) * PERIOD_PS, (stims[0].cycles + 1) * PERIOD_PS)
-    (d / "waves.vcd").unlink()
+    (d / "waves.vcd").unlink()      # large, and read once
     t_icarus = time.monotonic() - t1
     mod = ep.module_of(point.mapped.netlist, ep.TOP)
     nets = sorted({out for _, _, out in point.sim.gates})
