@@ -34,6 +34,7 @@ from ..errors import ConfigError, ToolFailedError
 from ..util import cache_dir, canonical_json, write_atomic
 from .mapping import DEFAULT_CLOCK_MHZ, check_clock, resolve_library
 from .measure import Design, measure, measurement_key
+from .vectorless import Sources, measure_vectorless
 from .yosys import result_cache_path, run_yosys
 
 #: the default toggle probability of each data input bit per cycle: independent uniform random bits (the worst case
@@ -352,6 +353,7 @@ class ExternalReport:
     clock_energy_pj: float         # per cycle, the clock network's part of both
     glitch_ratio: float | None     # timed over zero-delay switching energy (None: the timed simulation was not run)
     measurement: dict = field(default_factory=dict, repr=False)
+    activity_semantics: str = "simulated"    # or "vectorless" (propagated probabilities, fit/vectorless.py)
 
     @property
     def meets_clock(self) -> bool:
@@ -385,19 +387,25 @@ def describe_stimulus(activity: float, stimulus, cycles: int, lanes: int, seed: 
 def synth_files(files, top: str, *, defines=None, params=None, clock_mhz: float = DEFAULT_CLOCK_MHZ,
                 liberty=None, activity: float | None = None, stimulus=None, clock: str | None = None,
                 reset: str | None = None, cycles: int = DEFAULT_CYCLES, lanes: int = DEFAULT_LANES,
-                seed: int = 1, glitch: bool = True) -> ExternalReport:
+                seed: int = 1, glitch: bool = True, vectorless: Sources | None = None) -> ExternalReport:
     """Map, time and simulate the module ``top`` of a user's Verilog ``files`` the way a sweep point is measured.
 
     ``defines``/``params``: ``{name: value}`` (``read_verilog -D``, ``chparam``); ``clock_mhz`` the target clock of the
     mapping; ``liberty`` a cell library (default: the default technology's); the stimulus is :func:`random_stimuli`
     at ``activity`` (default :data:`DEFAULT_ACTIVITY`) or a file (``stimulus``, :func:`read_stimulus`), not both;
     ``clock``/``reset`` name those ports (default: found by name, :func:`port_roles`); ``glitch``: also run the timed
-    simulation for the glitch ratio."""
+    simulation for the glitch ratio. ``vectorless``: no simulation; the activity propagated from these sources
+    (:func:`accelgen.fit.vectorless.measure_vectorless`, DC's and OpenSTA's semantics without vectors), zero-delay."""
     clock_mhz = check_clock(clock_mhz)
     if activity is not None and stimulus is not None:
         raise ConfigError([("--activity", "give --activity or --stimulus, not both")])
+    if vectorless is not None and (activity is not None or stimulus is not None):
+        raise ConfigError([("--vectorless", "give --vectorless or --activity/--stimulus, not both")])
     resolve_library(liberty)                      # a missing library fails before the synthesis
     elab, roles, verilog = flow_design(files, top, defines=defines, params=params, clock=clock, reset=reset)
+    if vectorless is not None:
+        return _synth_vectorless(elab, roles, verilog, vectorless, files=files, defines=defines or {},
+                                 params=params or {}, clock_mhz=clock_mhz, liberty=liberty)
     act = DEFAULT_ACTIVITY if activity is None else activity
     stims = (read_stimulus(stimulus, elab.ports, roles) if stimulus is not None else
              random_stimuli(elab.ports, roles, activity=act, cycles=cycles, lanes=lanes, seed=seed))
@@ -406,6 +414,28 @@ def synth_files(files, top: str, *, defines=None, params=None, clock_mhz: float 
     rec = measure_cached(design)
     return report_of(rec, elab, roles, files=files, defines=defines or {}, params=params or {},
                      stimulus=describe_stimulus(act, stimulus, cycles, lanes, seed))
+
+
+def _synth_vectorless(elab: Elaborated, roles: PortRoles, verilog: str, sources: Sources, *, files, defines, params,
+                      clock_mhz: float, liberty) -> ExternalReport:
+    """:func:`synth_files` with vectorless activity: ``sources`` name the ports in the user's names (the clock, renamed
+    ``clk`` in the flow, cannot be held)."""
+    allowed = [p for p in (*roles.data, roles.reset) if p]
+    for name in (*sources.held, *sources.ports):
+        if name not in allowed:
+            raise ConfigError([("--hold", f"{name!r} is not a data or reset input of {elab.top}; allowed: "
+                                          f"{', '.join(allowed) or 'none'}")])
+    for name, value in sources.held.items():
+        width = elab.ports[name][1]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < (1 << width):
+            raise ConfigError([("--hold", f"{name}={value!r} is not allowed; expected an integer in "
+                                          f"0..{(1 << width) - 1} ({width} bits)")])
+    design = Design(verilog=verilog, top=elab.top, cells=(), stimuli={}, clock_mhz=clock_mhz,
+                    liberty=str(liberty) if liberty else None, glitch=False)
+    rec = measure_vectorless(design, sources)
+    rep = report_of(rec, elab, roles, files=files, defines=defines, params=params, stimulus=sources.describe())
+    rep.activity_semantics = "vectorless"
+    return rep
 
 
 def report_of(rec: dict, elab: Elaborated, roles: PortRoles, *, files, defines, params, stimulus) -> ExternalReport:

@@ -34,23 +34,51 @@ def _print_report(rep) -> None:
                   f"path {p['start']} -> {p['end']}, {p['cells']} cells"),
         ("leakage", f"{rep.leakage_uw:.3g} uW"),
         ("energy", f"{rep.energy_pj:.4g} pJ per cycle ({rep.energy_zero_delay_pj:.4g} zero-delay, "
-                   + (f"glitch ratio {rep.glitch_ratio:.2f}" if rep.glitch_ratio else "glitches not simulated")
+                   + (f"glitch ratio {rep.glitch_ratio:.2f}" if rep.glitch_ratio else
+                      "vectorless, no glitches" if rep.activity_semantics == "vectorless" else "glitches not simulated")
                    + f"; clock network {rep.clock_energy_pj:.4g})"),
-        ("stimulus", rep.stimulus),
+        ("activity" if rep.activity_semantics == "vectorless" else "stimulus", rep.stimulus),
         ("ports", rep.ports),
     ]
     for name, text in rows:
         con.print(f"  {name:<9} {text}", highlight=False, soft_wrap=True)
 
 
-def _synth_files(files, top, define, param, clock_mhz, liberty, activity, stimulus, clock, reset, glitch, as_json):
+def _vectorless_sources(vectorless: bool, toggle_rate, static_prob, hold):
+    """The sources of ``--vectorless`` (None without it); its options without it are a usage error."""
+    from ..errors import ConfigError
+    from ..fit.external import parse_assignments
+    from ..fit.vectorless import DC_STATIC_PROBABILITY, DC_TOGGLE_RATE, Sources
+
+    if not vectorless:
+        given = [(o, v) for o, v in (("--toggle-rate", toggle_rate), ("--static-prob", static_prob),
+                                     ("--hold", " ".join(hold))) if v not in (None, "")]
+        if given:
+            option, value = given[0]
+            raise ConfigError([(option, f"{value!r} is not allowed without --vectorless (it sets a vectorless "
+                                        "source)")])
+        return None
+    held = {}
+    for name, value in parse_assignments(hold, "--hold").items():
+        try:
+            held[name] = int(value, 0)
+        except ValueError:
+            raise ConfigError([("--hold", f"{name}={value!r} is not allowed; expected an integer value")]) from None
+    return Sources(toggle_rate=DC_TOGGLE_RATE if toggle_rate is None else toggle_rate,
+                   static_prob=DC_STATIC_PROBABILITY if static_prob is None else static_prob, held=held)
+
+
+def _synth_files(files, top, define, param, clock_mhz, liberty, activity, stimulus, vectorless, toggle_rate,
+                 static_prob, hold, clock, reset, glitch, as_json):
     from ..fit.external import parse_assignments, synth_files
 
     parent = click.get_current_context().parent
     as_json = as_json or bool(parent and parent.params.get("as_json"))    # ``accelgen synth --json FILE.v``
+    sources = _vectorless_sources(vectorless, toggle_rate, static_prob, hold)
     rep = synth_files(files, top, defines=parse_assignments(define, "--define", bare=True),
                       params=parse_assignments(param, "--param"), clock_mhz=clock_mhz, liberty=liberty,
-                      activity=activity, stimulus=stimulus, clock=clock, reset=reset, glitch=glitch)
+                      activity=activity, stimulus=stimulus, clock=clock, reset=reset, glitch=glitch,
+                      vectorless=sources)
     if as_json:
         click.echo(json.dumps(rep.to_dict(), indent=2))
     else:
@@ -70,7 +98,8 @@ synth_files_cmd = _FilesCommand(
     help="Map, time and simulate a module of your own Verilog files (the flow the fitted models are measured with): "
          "area and cells by type, critical path and slack at the clock, leakage, energy per cycle at a stated input "
          "activity (default: each data input bit toggles with probability 0.5 per cycle, uniform random) or from a "
-         "stimulus file (CSV or JSON of per-cycle port values; docs/refit.md, 'Your own Verilog').",
+         "stimulus file (CSV or JSON of per-cycle port values), or vectorless (--vectorless: DC's default "
+         "activity semantics, propagated; docs/refit.md, 'Your own Verilog').",
     params=[
         click.Argument(["files"], nargs=-1, required=True, metavar="FILE.v..."),
         click.Option(["--top"], required=True, help="The top module."),
@@ -86,6 +115,16 @@ synth_files_cmd = _FilesCommand(
                      help="Toggle probability of each data input bit per cycle [default: 0.5, uniform random]."),
         click.Option(["--stimulus"], type=click.Path(dir_okay=False), default=None,
                      help="Per-cycle input values instead: CSV (a header of port names, a row per cycle) or JSON."),
+        click.Option(["--vectorless"], is_flag=True,
+                     help="No simulation: switching activity propagated as probabilities (transition density, "
+                          "zero-delay), every input bit and flip-flop output at --toggle-rate and --static-prob, "
+                          "as Design Compiler's and OpenSTA's defaults without a SAIF/VCD."),
+        click.Option(["--toggle-rate"], type=float, default=None,
+                     help="With --vectorless: toggles per clock cycle of each source, 0..2 [default: 0.1, DC's]."),
+        click.Option(["--static-prob"], type=float, default=None,
+                     help="With --vectorless: probability that a source is 1, 0..1 [default: 0.5, DC's]."),
+        click.Option(["--hold"], multiple=True, metavar="PORT=VALUE",
+                     help="With --vectorless: an input held at a constant value. Repeatable."),
         click.Option(["--clock"], default=None, metavar="PORT", help="The clock input [default: clk or clock]."),
         click.Option(["--reset"], default=None, metavar="PORT[:low|:high]",
                      help="The reset input [default: rst/reset, or rst_n/reset_n... active low]."),
