@@ -173,7 +173,7 @@ def _glitch_evidence(df, spec: SweepSpec) -> dict | None:
     sampled = df[df["glitch_sample_ratio"].notna()].drop_duplicates("key")
     fields = list(spec.block.params_model.model_fields)
     return {"assignment": "each point takes the mean ratio of the sampled points nearest in its pipelining parameters "
-                          "(fit.sweep.glitch_ratios)",
+                          "(fit.glitch_samples.glitch_ratios)",
             "applied_to": "the switching part of energy_pj (not the clock network)",
             "samples": [{**{k: (v.item() if hasattr(v, "item") else v) for k, v in row[fields].items()},
                          "ratio": float(row["glitch_sample_ratio"])} for _, row in sampled.iterrows()]}

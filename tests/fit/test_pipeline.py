@@ -182,7 +182,7 @@ def test_tech_costs_are_sums_of_cell_figures():
 
 
 def test_glitch_ratio_is_the_nearest_sampled_points():
-    from accelgen.fit.sweep import glitch_ratios
+    from accelgen.fit.glitch_samples import glitch_ratios
     points = [{"rows": r, "mul_stages": m, "dataflow": d} for r in (2, 4, 8) for m in (0, 3) for d in ("ws", "os")]
     samples = [({"rows": 2, "mul_stages": 0, "dataflow": "ws"}, 5.0), ({"rows": 8, "mul_stages": 0, "dataflow": "os"}, 6.0),
                ({"rows": 4, "mul_stages": 3, "dataflow": "ws"}, 2.0)]
@@ -196,7 +196,8 @@ def test_glitch_ratio_is_the_nearest_sampled_points():
 
 
 def test_glitch_samples_spread_over_the_pipelining_settings_plus_the_extra_ones():
-    from accelgen.fit.sweep import glitch_points, load_sweep
+    from accelgen.fit.glitch_samples import glitch_points
+    from accelgen.fit.sweep import load_sweep
     spec = load_sweep("systolic-bf16", families=FAMILIES)
     sampled = [json.loads(p) for p in glitch_points(spec)]
     spread = [p for p in sampled if not p.get("flush_subnormals")]
@@ -210,7 +211,8 @@ def test_glitch_samples_spread_over_the_pipelining_settings_plus_the_extra_ones(
 def test_a_flushing_point_takes_a_flushing_sample(tmp_path):
     """Flushing fp logic differs between the same registers: a flushing point takes the ratio of the flushing sample
     at its stages when one is measured, and the mean of the others when none is."""
-    from accelgen.fit.sweep import glitch_ratios, load_sweep
+    from accelgen.fit.glitch_samples import glitch_ratios
+    from accelgen.fit.sweep import load_sweep
     points = [{"mul_stages": m, "flush_subnormals": f} for m in (0, 3) for f in (False, True)]
     got = glitch_ratios(points, [(points[0], 5.0), (points[1], 4.0), (points[2], 2.0)])
     assert got == [5.0, 4.0, 2.0, 2.0]
