@@ -44,7 +44,7 @@ def _print_report(rep) -> None:
         con.print(f"  {name:<9} {text}", highlight=False, soft_wrap=True)
 
 
-def _vectorless_sources(vectorless: bool, toggle_rate, static_prob, hold):
+def _vectorless_sources(vectorless: bool, toggle_rate, static_prob, hold, propagation):
     """The sources of ``--vectorless`` (None without it); its options without it are a usage error."""
     from ..errors import ConfigError
     from ..fit.external import parse_assignments
@@ -52,7 +52,7 @@ def _vectorless_sources(vectorless: bool, toggle_rate, static_prob, hold):
 
     if not vectorless:
         given = [(o, v) for o, v in (("--toggle-rate", toggle_rate), ("--static-prob", static_prob),
-                                     ("--hold", " ".join(hold))) if v not in (None, "")]
+                                     ("--hold", " ".join(hold)), ("--propagation", propagation)) if v not in (None, "")]
         if given:
             option, value = given[0]
             raise ConfigError([(option, f"{value!r} is not allowed without --vectorless (it sets a vectorless "
@@ -65,16 +65,17 @@ def _vectorless_sources(vectorless: bool, toggle_rate, static_prob, hold):
         except ValueError:
             raise ConfigError([("--hold", f"{name}={value!r} is not allowed; expected an integer value")]) from None
     return Sources(toggle_rate=DC_TOGGLE_RATE if toggle_rate is None else toggle_rate,
-                   static_prob=DC_STATIC_PROBABILITY if static_prob is None else static_prob, held=held)
+                   static_prob=DC_STATIC_PROBABILITY if static_prob is None else static_prob, held=held,
+                   propagation=propagation or "simulation")
 
 
 def _synth_files(files, top, define, param, clock_mhz, liberty, activity, stimulus, vectorless, toggle_rate,
-                 static_prob, hold, clock, reset, glitch, as_json):
+                 static_prob, hold, propagation, clock, reset, glitch, as_json):
     from ..fit.external import parse_assignments, synth_files
 
     parent = click.get_current_context().parent
     as_json = as_json or bool(parent and parent.params.get("as_json"))    # ``accelgen synth --json FILE.v``
-    sources = _vectorless_sources(vectorless, toggle_rate, static_prob, hold)
+    sources = _vectorless_sources(vectorless, toggle_rate, static_prob, hold, propagation)
     rep = synth_files(files, top, defines=parse_assignments(define, "--define", bare=True),
                       params=parse_assignments(param, "--param"), clock_mhz=clock_mhz, liberty=liberty,
                       activity=activity, stimulus=stimulus, clock=clock, reset=reset, glitch=glitch,
@@ -116,9 +117,12 @@ synth_files_cmd = _FilesCommand(
         click.Option(["--stimulus"], type=click.Path(dir_okay=False), default=None,
                      help="Per-cycle input values instead: CSV (a header of port names, a row per cycle) or JSON."),
         click.Option(["--vectorless"], is_flag=True,
-                     help="No simulation: switching activity propagated as probabilities (transition density, "
-                          "zero-delay), every input bit and flip-flop output at --toggle-rate and --static-prob, "
-                          "as Design Compiler's and OpenSTA's defaults without a SAIF/VCD."),
+                     help="No stimulus: every input bit and flip-flop output a source at --toggle-rate and "
+                          "--static-prob, as Design Compiler's and OpenSTA's defaults without a SAIF/VCD, carried "
+                          "through the logic zero-delay (--propagation)."),
+        click.Option(["--propagation"], type=str, default=None,
+                     help="With --vectorless: 'simulation' (random sources simulated, DC's low-effort default) or "
+                          "'density' (transition densities, inputs independent, OpenSTA's) [default: simulation]."),
         click.Option(["--toggle-rate"], type=float, default=None,
                      help="With --vectorless: toggles per clock cycle of each source, 0..2 [default: 0.1, DC's]."),
         click.Option(["--static-prob"], type=float, default=None,

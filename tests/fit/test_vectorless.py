@@ -12,7 +12,7 @@ import pytest
 from accelgen.cosim.stimulus import Activity
 from accelgen.errors import ConfigError
 from accelgen.fit.activity import GateSim
-from accelgen.fit.vectorless import Sources, activity_of, propagate, truth_table
+from accelgen.fit.vectorless import Sources, activity_of, propagate, simulate_sources, truth_table
 
 #: a, b (inputs) -> AND2 (4), XOR2 (5), NOT (6), NOT (7); q (8) a flip-flop of the AND, NAND of q and a (9)
 NETLIST = {"modules": {"t": {
@@ -76,11 +76,40 @@ def test_density_agrees_with_simulation_without_reconvergence():
     assert simulated == pytest.approx(propagated["w"], rel=0.1)
 
 
+def test_simulated_sources_match_the_densities_on_a_tree():
+    """The simulation propagation (DC's) gives the closed forms on a netlist without reconvergence, to O(D^2) (two
+    inputs toggling in one cycle) and sampling (25,600 samples a net); the flip-flop output is a source at 0.1."""
+    sim = GateSim(NETLIST, "t")
+    sources = Sources(ports={"a": (0.3, 0.2), "b": (0.8, 0.05)})
+    _, dens = propagate(sim, sources)
+    nets = (4, 5, 7, 8, 9)
+    unit = {f"n{b}": np.eye(sim.n_nets)[b] for b in nets}
+    simulated = simulate_sources(sim, sources, unit)
+    for b in nets:
+        assert simulated[f"n{b}"] == pytest.approx(dens[b], rel=0.1), b
+    assert simulated["n8"] == pytest.approx(0.1, rel=0.05)
+
+
+def test_reconvergence_density_over_counts_simulation_does_not():
+    """x = a XOR BUF(a) is constant 0: the simulation sees no toggle; the density, taking the XOR's inputs as
+    independent, counts both (Da + Da)."""
+    netlist = {"modules": {"r": {
+        "ports": {"a": {"direction": "input", "bits": [2]}, "x": {"direction": "output", "bits": [4]}},
+        "cells": {"buf": {"type": "$_BUF_", "connections": {"A": [2], "Y": [3]}},
+                  "xor": {"type": "$_XOR_", "connections": {"A": [2], "B": [3], "Y": [4]}}}}}}
+    sim = GateSim(netlist, "r")
+    sources = Sources(toggle_rate=0.3)
+    assert propagate(sim, sources)[1][4] == pytest.approx(0.6)
+    assert simulate_sources(sim, sources, {"x": np.eye(sim.n_nets)[4]})["x"] == 0.0
+
+
 def test_bad_sources_are_one_line_errors():
     with pytest.raises(ConfigError, match=r"--toggle-rate: 2\.5 is not allowed; expected toggles per clock cycle in 0\.\.2"):
         Sources(toggle_rate=2.5)
     with pytest.raises(ConfigError, match=r"--static-prob: -0\.1 is not allowed; expected a probability in 0\.\.1"):
         Sources(static_prob=-0.1)
+    with pytest.raises(ConfigError, match=r"--propagation: 'bdd' is not allowed; expected one of simulation, density"):
+        Sources(propagation="bdd")
 
 
 def test_cli_vectorless_errors(accelgen_main, tmp_path):
@@ -91,6 +120,7 @@ def test_cli_vectorless_errors(accelgen_main, tmp_path):
             (("--vectorless", "--toggle-rate", "3"), "--toggle-rate: 3.0 is not allowed; expected toggles per "
                                                       "clock cycle in 0..2"),
             (("--vectorless", "--static-prob", "1.5"), "--static-prob: 1.5 is not allowed; expected a probability"),
+            (("--propagation", "density"), "--propagation: 'density' is not allowed without --vectorless"),
             (("--vectorless", "--activity", "0.1"), "--vectorless: give --vectorless or --activity/--stimulus"),
             (("--vectorless", "--hold", "clk=1"), "--hold: 'clk' is not a data or reset input of reg_adder")):
         r = accelgen_main(*base, *args, cwd=tmp_path)
