@@ -121,6 +121,42 @@ def check_bench_point(name: str, modes: list[str], budget: int, timeout: float, 
     return rec
 
 
+def _point_text(params: dict) -> str:
+    """The parameters that differ from nothing obvious: ints and strings, the false flags dropped."""
+    return ", ".join(f"{k} {v}" for k, v in params.items() if v is not False and k not in ("signed", "dtype")
+                     or k == "dtype" and v != "int")
+
+
+def tables(data: dict) -> str:
+    """The markdown tables of bench/RESULTS.md from the data file: the same-model check of every model, then the
+    arcs runs (glitch ratios as the flow counts them: every net, the sources included)."""
+    rows = [("| model | point | cells | lanes x cycles | toggles per lane-cycle zero-delay / TimedSim / Icarus | "
+             "TimedSim / Icarus | glitch ratio: model file / flow now, all lanes | TimedSim / Icarus, lanes run | "
+             "toggles on nets > 20% off | Icarus s |"), "|---|---|---|---|---|---|---|---|---|---|"]
+    arcs = [("| model | TimedSim (5 ps) | 1 ps | arcs_mean | arcs_pin | arcs_edge | arcs, no clock-to-Q | arcs | "
+             "toggles TimedSim / arcs |"), "|---|---|---|---|---|---|---|---|---|"]
+    for name, rec in data["models"].items():
+        g = rec["runs"].get("grid", {})
+        if "skipped" in g or not g:
+            rows.append(f"| {name} | {_point_text(rec['point'])} | {rec['cells']} | | {g.get('skipped', 'not run')} "
+                        "| | | | | |")
+            continue
+        t = g["toggles_per_lane_cycle"]
+        rows.append(f"| {name} | {_point_text(rec['point'])} | {rec['cells']:,} | {g['lanes']} x {g['counted_cycles']}"
+                    f" | {t['zero_delay']:,.1f} / {t['timedsim']:,.1f} / {t['icarus']:,.1f} | "
+                    f"{g['toggles_timedsim_over_icarus']:.4f} | {rec.get('ratio_model_file', float('nan')):.3f} / "
+                    f"{rec['ratio_flow_now']:.3f} | {g['glitch_ratio_all_nets']['timedsim']:.3f} / "
+                    f"{g['glitch_ratio_all_nets']['icarus']:.3f} | "
+                    f"{100 * g['per_net']['toggle_share_on_nets_over_20pct']:.1f}% | {g['seconds']['icarus']:.0f} |")
+        if "arcs" in rec["runs"]:
+            r = {m: run["glitch_ratio_all_nets"]["icarus"] for m, run in rec["runs"].items() if "skipped" not in run}
+            cells = " | ".join(f"{r[m]:.3f}" if m in r else "" for m in
+                               ("exact", "arcs_mean", "arcs_pin", "arcs_edge", "arcs_no_ckq", "arcs"))
+            arcs.append(f"| {name} | {g['glitch_ratio_all_nets']['timedsim']:.3f} | {cells} | "
+                        f"{rec['runs']['arcs']['toggles_timedsim_over_icarus']:.3f} |")
+    return "\n".join(rows) + "\n\n" + "\n".join(arcs) + "\n"
+
+
 def header(argv: list[str]) -> dict:
     def git(*cmd):
         return subprocess.run(["git", *cmd], cwd=ROOT, capture_output=True, text=True, check=False).stdout.strip()
@@ -149,11 +185,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds an Icarus run may take")
     ap.add_argument("--redo", action="store_true", help="rerun what the output file holds already")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--table", action="store_true", help="print the tables of the output file and stop")
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/glitch_check"))
     args = ap.parse_args(argv)
     known = set(all_models) | {f"energy_points:{p}" for p in ep.POINTS}
     if unknown := sorted(set(args.models + args.arcs + args.decompose) - known):
         ap.error(f"unknown model {unknown[0]!r}; allowed: {', '.join(all_models)} or energy_points:POINT")
+    if args.table:
+        print(tables(json.loads(args.out.read_text())))
+        return 0
     if shutil.which("iverilog") is None:
         print("iverilog is not on the PATH: apt-get install iverilog", file=sys.stderr)
         return 2

@@ -274,6 +274,14 @@ def iverilog_version() -> str:
     return subprocess.run(["iverilog", "-V"], capture_output=True, text=True, check=False).stdout.splitlines()[0]
 
 
+def icarus_count(icarus: dict[str, float], name: str) -> float:
+    """A net's toggles from :func:`vcd_toggles`: Icarus writes a one-bit port declared ``[0:0]`` without its range
+    (``sum_valid__0``, not ``sum_valid__0[0]``)."""
+    if name in icarus:
+        return icarus[name]
+    return icarus.get(name[:-3], 0.0) if name.endswith("[0]") else 0.0
+
+
 def compare_point(point: ep.Point, lanes: int, workdir: Path, mode: str = "grid", timeout: float | None = None
                   ) -> dict:
     """TimedSim against Icarus on ``point``'s first ``lanes`` lanes, cut as the flow cuts a glitch run. ``mode``:
@@ -324,7 +332,7 @@ def compare_point(point: ep.Point, lanes: int, workdir: Path, mode: str = "grid"
     t_icarus = time.monotonic() - t1
     mod = ep.module_of(point.mapped.netlist, ep.TOP)
     nets = sorted({out for _, _, out in point.sim.gates})
-    ic = np.array([icarus.get(ep.net_name(mod, b), 0.0) for b in nets])
+    ic = np.array([icarus_count(icarus, ep.net_name(mod, b)) for b in nets])
     ts, z = flips[nets], zd[nets]
     w_all = np.pad(point.energy.per_toggle_fj, (0, max(0, len(zd) - len(point.energy.per_toggle_fj))))[:len(zd)]
     w = w_all[nets]
