@@ -43,6 +43,7 @@ from .activity import LANES, ONES, GateSim
 from .liberty_read import read_power_library
 from .mapping import OUTPUT_LOAD_FF, map_netlist, timing_of
 from .measure import Design, measurement_key
+from .netlist import module_of
 from .power import clock_network, net_energy
 
 #: DC's defaults for unannotated primary inputs and sequential outputs (``power_default_toggle_rate``: toggles per
@@ -237,6 +238,21 @@ def simulate_sources(sim: GateSim, sources: Sources, weights: dict[str, np.ndarr
     return out
 
 
+def wire_energy_fj(netlist: dict, top: str, plib, size: int) -> np.ndarray:
+    """The wire's share of each net's energy per toggle, ``1/2 C_wire V^2`` with the library's wire load for the
+    net's fanout, counted as :func:`accelgen.fit.power.net_energy` counts it (a report made with a zero wire load
+    model, as FEATHER's DC run, has none of it)."""
+    fanout = np.zeros(size, dtype=np.int64)
+    for inst in module_of(netlist, top).get("cells", {}).values():
+        cell = plib.cells.get(inst["type"].lstrip("\\"))
+        if cell is None:
+            continue
+        for pin, bits in inst.get("connections", {}).items():
+            if pin in cell.inputs and isinstance(bits[0], int) and not (cell.ff and pin == cell.ff[0]):
+                fanout[bits[0]] += 1
+    return np.array([0.5 * plib.wire_cap(int(f)) * plib.vdd_v ** 2 if f else 0.0 for f in fanout])
+
+
 def vectorless_key(design: Design, sources: Sources) -> str:
     """The content key of a vectorless measurement: the design's (without stimuli), the sources and this code."""
     return sha256_hex(canonical_json({"design": measurement_key(design), "sources": sources.to_dict(),
@@ -260,7 +276,8 @@ def measure_vectorless(design: Design, sources: Sources) -> dict:
     unknown = sorted((set(sources.held) | set(sources.ports)) - {k for k, (d, _) in sim.ports.items() if d == "input"})
     if unknown:
         raise ConfigError([("--hold", f"{unknown[0]!r} is not an input port of {top}")])
-    weights = {"switching_fj": energy.per_toggle_fj, "internal_fj": energy.internal_fj}
+    weights = {"switching_fj": energy.per_toggle_fj, "internal_fj": energy.internal_fj,
+               "wire_fj": wire_energy_fj(mapped.netlist, top, plib, len(energy.per_toggle_fj))}
     act = activity_of(sim, sources, weights) if sources.propagation == "density" else \
         simulate_sources(sim, sources, weights)
     record = {"mapped": {"library": mapped.library_name, "clock_mhz": mapped.clock_mhz,
