@@ -3,43 +3,32 @@
 
     python bench/third_party_ladder.py --checkout DIR [--commit SHA] [--design KEY ...] [--write] [--json]
 
-``DIR`` holds maeri-project/FEATHER's ``FEATHER_RTL`` (a checkout, or ``git archive``/``git show`` of it into a
-scratch directory: nothing of it enters this repository) at the commit whose ``reports/4x4`` were written by the
-Verilog beside them: a414376 (2024-04-24) added ``reports/4x4/feather_top_*.rpt`` (Design Compiler V-2023.12-SP2,
-dated 2024-04-21); the BIRRD Verilog changed after it (90e2e2d, 2024-06-27), so a later checkout is not the same
-Verilog. ``--commit`` names the commit when ``DIR`` is not a git work tree.
+``DIR`` holds maeri-project/FEATHER's ``FEATHER_RTL`` (a checkout, or ``git archive`` of it into a scratch
+directory: nothing of it enters this repository) at a414376 (2024-04-24), which added ``reports/4x4/feather_top_*.rpt``
+(Design Compiler V-2023.12-SP2, 2024-04-21) with the Verilog that produced them (the BIRRD changed after, 90e2e2d).
+``--commit`` names the commit when ``DIR`` is not a git work tree.
 
-What the report is (read from the report and from ``scripts/syn.tcl``, ``cons/design_cons.tcl``, ``cons/defaults.tcl``
-of that commit): TSMC 28HPC+ ``tcbn28hpcplusbwp30p140tt0p8v25c`` (typical, 0.8 V, 25 C), zero wire load, a 2 ns clock
-(500 MHz), ``compile_ultra -no_autoungroup -no_boundary_optimization`` (each block keeps its boundary, so a block's
-hierarchical figures are the block alone), ideal clock (no clock tree: synthesis before place and route). Power:
-``report_power -hier -analysis_effort low`` without SAIF: "unannotated primary inputs" (PWR-414) and "unannotated
-sequential cell outputs" (PWR-415) take DC's defaults, ``power_default_toggle_rate`` 0.1 (of the clock) and static
-probability 0.5, propagated through the combinational logic by a zero-delay simulation (PWR-6). The DC defaults are
-the tool's documented defaults (no ``set_switching_activity`` or ``power_default_*`` in the scripts); they are not
-printed in the report.
+The report (from it and from that commit's ``scripts/syn.tcl``, ``cons/design_cons.tcl``, ``cons/defaults.tcl``):
+TSMC 28HPC+ ``tcbn28hpcplusbwp30p140tt0p8v25c`` (typical, 0.8 V, 25 C), zero wire load, 2 ns clock, ``compile_ultra
+-no_autoungroup -no_boundary_optimization`` (a block's hierarchical figures are the block alone), ideal clock.
+``report_power -hier -analysis_effort low`` without SAIF: unannotated primary inputs (PWR-414) and sequential cell
+outputs (PWR-415) take DC's documented defaults, ``power_default_toggle_rate`` 0.1 (of the clock) and static
+probability 0.5 (none set in the scripts), propagated through the combinational logic zero-delay (PWR-6).
 
-The emulation of those semantics in accelgen's flow (``accelgen synth FILE.v --top M --param ... --clock-mhz 500
---stimulus S``): every data input bit starts at a fair coin (static probability 0.5) and toggles with probability 0.1
-per cycle (:func:`dc_default_stimulus`, the same as ``accelgen synth --activity 0.1``), except inputs the report's
-context ties to a constant (``i_en`` = 1 in ``feather_top.v``), which are held there; the reset stays released after
-the first cycle. Where this is not DC's: DC also forces every flip-flop output to 0.1 / 0.5 (PWR-415) whatever the
-logic does, where accelgen simulates the flip-flops (an accumulator toggles more, a held weight less); DC's
-zero-delay propagation has no glitches, so the compared energy is accelgen's zero-delay one; DC's ideal clock charges
-the flip-flops' clock-pin internal energy (in "internal power") and no clock tree, so the compared energy is the
-zero-delay switching plus the flip-flops' clock-pin internal energy, without the clock wire, its buffers and the
-clock pins' C V^2 (accelgen's clock network; the area is the cells without the clock tree's buffers). accelgen's full
-figure (glitches, clock network) is kept beside it.
+Those semantics in accelgen's flow: ``accelgen synth FILE.v --top M --param ... --clock-mhz 500 --vectorless``
+(:mod:`accelgen.fit.vectorless`): every input bit (the reset too: ``rst_n`` is a primary input of ``feather_top``)
+and every flip-flop output at toggle rate 0.1 per cycle, static probability 0.5, propagated as transition densities,
+zero-delay; inputs ``feather_top`` ties to a constant (``i_en`` = 1) held (``--hold``). Not DC's: inside
+``feather_top`` a block input driven through other logic has the rate DC propagates, not 0.1. Kept beside it, the
+simulated figure (``--stimulus S``, :func:`dc_default_stimulus`: data input bits fair coins toggling with probability
+0.1, the reset released, the flip-flops simulated). Compared: zero-delay switching plus the flip-flops'
+clock-pin internal energy (DC's ideal clock: no tree), cell area (no clock-tree buffers); the full simulated figure
+(glitches, clock network) is kept too.
 
-Node and supply: accelgen's library is the NanGate45-like default (45 nm, 1.1 V); its figures are carried to 28 nm by
-the project's node rule (:func:`accelgen.technology.nodes.scaling`, the factors every fitted model carries as
-``tech.scaling``): area x ``logic_area``, energy x ``energy`` (C V^2 at the node table's 28 nm supply, 0.9 V) times
-``(0.8 / 0.9)^2`` to the report's 0.8 V (C V^2, as ``ppa/ladder.py`` carries energies to a reference's supply),
-leakage x ``leakage`` x ``0.8 / 0.9`` (``I_off x V``, the node rule's own supply term).
-
-Each design's row pair (area, power) and, where accelgen has a generator for the same function, its generator's
-figures under the same emulation ("generator quality") go to ``--out`` (``--write``) with the report's path, the
-FEATHER commit, the accelgen command and accelgen's commit.
+Node and supply: the default library (NanGate45-like, 45 nm, 1.1 V) to 28 nm by the project's node rule
+(:func:`accelgen.technology.nodes.scaling`, as every fitted model's ``tech.scaling``): area x ``logic_area``, energy
+x ``energy`` (C V^2 at the node table's 0.9 V) x ``(0.8 / 0.9)^2`` to the report's 0.8 V, leakage x ``leakage`` x
+``0.8 / 0.9``. The figures, and accelgen's generator's for the function ("generator quality"), go to ``--out``.
 """
 
 from __future__ import annotations
@@ -59,6 +48,7 @@ import numpy as np
 from accelgen.fit.external import DEFAULT_CYCLES, DEFAULT_LANES, flow_design, synth_files
 from accelgen.fit.liberty_read import read_power_library
 from accelgen.fit.mapping import resolve_library
+from accelgen.fit.vectorless import DC_STATIC_PROBABILITY, DC_TOGGLE_RATE, Sources
 from accelgen.ppa.ladder import ThirdPartyFile
 from accelgen.technology.nodes import node, scaling
 
@@ -69,10 +59,8 @@ RTL_DIR = "FEATHER_RTL/RTL"
 REPORT_DIR = "FEATHER_RTL/reports/4x4"
 #: the report's top (``scripts/syn.tcl``: TOP_DESIGN)
 REPORT_TOP = "feather_top"
-#: DC's defaults for unannotated primary inputs and sequential outputs (``power_default_toggle_rate``,
-#: ``power_default_static_probability``); the report uses them (PWR-414, PWR-415: no SAIF, none set in the scripts)
-DC_TOGGLE_RATE = 0.1
-DC_STATIC_PROBABILITY = 0.5
+# DC_TOGGLE_RATE, DC_STATIC_PROBABILITY: DC's defaults for unannotated primary inputs and sequential outputs; the
+# report uses them (PWR-414, PWR-415: no SAIF, none set in the scripts)
 #: the node of the report's library, TSMC 28HPC+ (tcbn28hpcplus...), and the project's node table entry for it
 REPORT_NODE_NM = 28
 #: the library accelgen maps to: the default technology (fit/tech/nangate45_cells.yaml, 45 nm, nom_voltage 1.1 V)
@@ -254,14 +242,11 @@ def factors() -> dict[str, float]:
     return {"area": s.logic_area, "energy": s.energy, "leakage": s.leakage, "node_vdd_v": node(REPORT_NODE_NM).vdd_v}
 
 
-@functools.cache
-def default_power_library():
-    return read_power_library(resolve_library(None)[0])
+default_power_library = functools.cache(lambda: read_power_library(resolve_library(None)[0]))
 
 
 def flop_clock_internal_fj(cells_by_type: dict[str, int]) -> float:
-    """The flip-flops' clock-pin internal energy per cycle (both edges), from the default library, as the flow
-    charges it inside its clock network (:func:`accelgen.fit.power.net_energy`)."""
+    """The flip-flops' clock-pin internal energy per cycle (both edges), as the flow charges it (net_energy)."""
     plib = default_power_library()
     return sum(n * plib.cells[c].clock_energy_fj(plib.nominal_slew_ps) for c, n in cells_by_type.items()
                if plib.cells[c].ff is not None)
@@ -322,13 +307,14 @@ def measure_block(block: Block, checkout: Path, area: dict, power: dict, clock_m
     stim = scratch / f"{block.key}-stimulus.json"
     stim.write_text(json.dumps(dc_default_stimulus(elab.ports, roles, block.held)))
     rep = synth_files(files, block.module, params=params, clock_mhz=clock_mhz, stimulus=stim)
-    ours = flow_figures(rep, clock_mhz, power["vdd_v"])
+    vectorless = [synth_files(files, block.module, params=params, clock_mhz=clock_mhz,
+                              vectorless=Sources(held=block.held, propagation=how)) for how in ("simulation", "density")]
+    ours = both_figures(*vectorless, rep, clock_mhz, power["vdd_v"])
     rel = [f"{RTL_DIR}/{f}" for f in block.files]
     command = (f"accelgen synth {' '.join(rel)} --top {block.module} "
-               + "".join(f"--param {k}={v} " for k, v in params.items()) + f"--clock-mhz {clock_mhz:g} --stimulus S"
-               + f" (S: {DC_TOGGLE_RATE:g} toggles per cycle and static probability {DC_STATIC_PROBABILITY:g} on "
-               + "every data input bit" + "".join(f", {k}={v} held" for k, v in block.held.items())
-               + f"; python bench/third_party_ladder.py --design {block.key})")
+               + "".join(f"--param {k}={v} " for k, v in params.items()) + f"--clock-mhz {clock_mhz:g} --vectorless"
+               + "".join(f" --hold {k}={v}" for k, v in block.held.items()) + " (simulated: --stimulus S, "
+               + f"dc_default_stimulus; python bench/third_party_ladder.py --design {block.key})")
     entry = {"name": block.name, "path": rel[0], "top": block.module, "parameters": params,
              "report": {"instance": block.instance, "design": a["design"], "area_um2": a["total_um2"],
                         "combinational_um2": a["combinational_um2"], "noncombinational_um2": a["noncombinational_um2"],
@@ -351,9 +337,24 @@ def generator_figures(block: Block, clock_mhz: float, vdd_v: float, scratch: Pat
     stim = scratch / f"gen-{block.key}-stimulus.json"
     stim.write_text(json.dumps(dc_default_stimulus(elab.ports, roles, {})))
     rep = synth_files([verilog], family, clock_mhz=clock_mhz, stimulus=stim)
+    vectorless = [synth_files([verilog], family, clock_mhz=clock_mhz, vectorless=Sources(propagation=how))
+                  for how in ("simulation", "density")]
     command = (f"accelgen gen {' '.join(block.generator)} -o G; accelgen synth G/{family}.v --top {family} "
-               f"--clock-mhz {clock_mhz:g} --stimulus S")
-    return {"command": command, "note": block.generator_note, **flow_figures(rep, clock_mhz, vdd_v)}
+               f"--clock-mhz {clock_mhz:g} --vectorless (simulated: --stimulus S)")
+    return {"command": command, "note": block.generator_note, **both_figures(*vectorless, rep, clock_mhz, vdd_v)}
+
+
+def both_figures(vectorless, density, simulated, clock_mhz: float, vdd_v: float) -> dict:
+    """The compared figures from the vectorless run (DC's propagation, the report's semantics); the transition-density
+    run's power and the simulated run's power and detail beside them (``flop_output_toggle_rate``: simulated)."""
+    v, s = flow_figures(vectorless, clock_mhz, vdd_v), flow_figures(simulated, clock_mhz, vdd_v)
+    wire_mw = vectorless.measurement["activity"]["vectorless"]["wire_fj"] * v["detail"]["energy_factor"] * clock_mhz / 1e6
+    return {"area_um2": v["area_um2"], "power_mw": v["power_mw"],
+            "detail": {**s["detail"], "power_simulated_mw": round(s["power_mw"], 6),
+                       "power_zero_wire_load_mw": round(v["power_mw"] - wire_mw, 6),
+                       "power_density_mw": round(flow_figures(density, clock_mhz, vdd_v)["power_mw"], 6),
+                       "switching_vectorless_45nm_pj": v["detail"]["switching_zero_delay_45nm_pj"],
+                       "cell_output_toggle_rate_vectorless": v["detail"]["cell_output_toggle_rate"]}}
 
 
 def main() -> None:
@@ -381,7 +382,10 @@ def main() -> None:
             r, o = e["report"], e["accelgen"]
             line = (f"{block.key:<14} area {r['area_um2']:8.1f} vs {o['area_um2']:8.1f} um^2 "
                     f"({o['area_um2'] / r['area_um2']:.2f}x); power {r['total_mw']:.4f} vs {o['power_mw']:.4f} mW "
-                    f"({o['power_mw'] / r['total_mw']:.2f}x; with glitches and clock network "
+                    f"({o['power_mw'] / r['total_mw']:.2f}x; simulated {o['detail']['power_simulated_mw']:.4f} mW "
+                    f"{o['detail']['power_simulated_mw'] / r['total_mw']:.2f}x, density "
+                    f"{o['detail']['power_density_mw'] / r['total_mw']:.2f}x, zero wire load "
+                    f"{o['detail']['power_zero_wire_load_mw'] / r['total_mw']:.2f}x, with glitches and clock network "
                     f"{o['detail']['power_with_glitches_and_clock_network_mw'] / r['total_mw']:.2f}x)")
             if "generator" in e:
                 g = e["generator"]
@@ -434,8 +438,10 @@ def cause(entry: dict, clock_mhz: float) -> str:
     x = o["detail"]
     return (f"area: accelgen's cells ({x['flip_flops']:.0f} flip-flops, DC's sequential area / that count "
             f"{r['noncombinational_um2'] / max(x['flip_flops'], 1):.2f} um^2) scaled by the node rule's logic area "
-            f"{x['area_factor']:.3f}; power: accelgen simulates the flip-flops, whose outputs toggle "
-            f"{x['flop_output_toggle_rate']:.2f} per cycle where DC pins every one at {DC_TOGGLE_RATE:g} (PWR-415); "
+            f"{x['area_factor']:.3f}; power at DC's vectorless semantics {o['power_mw'] / r['total_mw']:.2f}x "
+            f"(transition density instead of DC's zero-delay simulation {x['power_density_mw'] / r['total_mw']:.2f}x); "
+            f"simulated {x['power_simulated_mw'] / r['total_mw']:.2f}x (its flip-flop outputs toggle "
+            f"{x['flop_output_toggle_rate']:.2f} per cycle where DC pins every one at {DC_TOGGLE_RATE:g}, PWR-415); "
             f"the flip-flops' clock pins give {x['flop_clock_internal_45nm_pj'] * x['energy_factor'] * clock_mhz / 1e3:.4f}"
             f" mW at {clock_mhz:g} MHz against DC's internal power {r['internal_mw']:.4f} mW (flip-flops and logic); with "
             f"glitches (ratio {x['glitch_ratio']:.2f}) and the clock network, outside DC's zero-delay ideal-clock "
@@ -444,9 +450,11 @@ def cause(entry: dict, clock_mhz: float) -> str:
 
 def _flow(o: dict, commit: str | None) -> dict:
     return {"command": o["command"], "commit": commit or "unknown",
-            "activity": "DC defaults emulated: every data input bit at toggle probability 0.1 per cycle and static "
-                        "probability 0.5 (held inputs held); flip-flops simulated; zero-delay switching plus the "
-                        "flip-flops' clock-pin internal energy (DC's ideal clock), no clock tree",
+            "activity": "DC's vectorless semantics (accelgen synth --vectorless): every input bit and flip-flop "
+                        "output a random source at toggle rate 0.1 per cycle, static probability 0.5 (held inputs "
+                        "held), the logic simulated zero-delay from them (DC's PWR-6); plus the flip-flops' clock-pin "
+                        "internal energy (DC's ideal clock), no clock tree. detail.power_density_mw: transition "
+                        "densities instead; detail.power_simulated_mw: inputs at that rate, flip-flops simulated",
             "area_um2": round(o["area_um2"], 3), "power_mw": round(o["power_mw"], 6),
             **({"note": o["note"]} if o.get("note") else {}), "detail": o["detail"]}
 

@@ -196,12 +196,21 @@ def activity_of(sim: GateSim, sources: Sources, weights: dict[str, np.ndarray]) 
 
 def simulate_sources(sim: GateSim, sources: Sources, weights: dict[str, np.ndarray], *, cycles: int = SOURCE_CYCLES,
                      seed: int = 1) -> dict:
+    """:func:`source_densities` weighed as :func:`activity_of` weighs :func:`propagate`'s densities."""
+    dens = source_densities(sim, sources, cycles=cycles, seed=seed)
+    out = {"toggles_per_cycle": {k: float(dens[idx].sum()) for k, idx in sim.kind_masks.items()}}
+    for name, w in weights.items():
+        out[name] = float(dens @ np.pad(np.asarray(w, dtype=float), (0, max(0, sim.n_nets - len(w))))[:sim.n_nets])
+    return out
+
+
+def source_densities(sim: GateSim, sources: Sources, *, cycles: int = SOURCE_CYCLES, seed: int = 1) -> np.ndarray:
     """The same sources, propagated by a zero-delay simulation instead of probabilities (DC's "low effort zero delay
     simulation", PWR-6): each source bit (input bit, flip-flop state) is an independent two-state Markov stream in
     each of 64 lanes, at static probability ``P`` and ``D`` toggles per cycle (1 -> 0 with probability ``D / 2P``,
     0 -> 1 with ``D / 2(1 - P)``, capped at 1), and the logic is evaluated from them every cycle (the flip-flops do
     not load their D inputs: their outputs are sources). Unlike :func:`propagate`, it keeps the correlation of
-    reconvergent paths (an XOR of two paths from one source). Returns :func:`activity_of`'s shape."""
+    reconvergent paths (an XOR of two paths from one source). Returns the toggles per cycle of every net."""
     rng = np.random.default_rng(seed)
     inputs = [(b, name, j) for name, (direction, bits) in sim.ports.items() if direction == "input" and name != "clk"
               for j, b in enumerate(bits) if b >= 2]
@@ -215,8 +224,6 @@ def simulate_sources(sim: GateSim, sources: Sources, weights: dict[str, np.ndarr
     rise = np.minimum(1.0, np.divide(dens, 2 * (1 - prob), out=np.zeros_like(dens), where=prob < 1))[:, None]
     in_nets = np.array([b for b, _, _ in inputs], dtype=np.int64)
     state = rng.random((len(prob), LANES)) < prob[:, None]
-    w = {k: np.pad(np.asarray(v, dtype=float), (0, max(0, sim.n_nets - len(v))))[:sim.n_nets]
-         for k, v in weights.items()}
     flips_sum, prev = np.zeros(sim.n_nets), None
     val = np.zeros(sim.n_nets, dtype=np.uint64)
     val[1] = ONES
@@ -231,11 +238,7 @@ def simulate_sources(sim: GateSim, sources: Sources, weights: dict[str, np.ndarr
         prev = val.copy()
         u = rng.random(state.shape)
         state = np.where(state, u >= fall, u < rise)
-    dens_sim = flips_sum / (cycles * LANES)
-    out = {"toggles_per_cycle": {k: float(dens_sim[idx].sum()) for k, idx in sim.kind_masks.items()}}
-    for name, vec in w.items():
-        out[name] = float(dens_sim @ vec)
-    return out
+    return flips_sum / (cycles * LANES)
 
 
 def wire_energy_fj(netlist: dict, top: str, plib, size: int) -> np.ndarray:
