@@ -5,8 +5,8 @@
 
 Needs Debian's ``iverilog`` (bench only). For each model of ``fit/models`` (default: all of them), the point is the
 smallest of the model's own glitch samples (``training.glitch.samples``, the points whose timed simulation the model
-carries) by the model's fitted area: the cheapest point Icarus can run whose ratio the model file records, and in
-every family the unpipelined configuration, where glitching is largest. It is prepared as its sweep
+carries) by the model's fitted area: the cheapest point Icarus can run whose ratio the model file records (in every
+family but mac-fp32 an unpipelined configuration, where glitching is largest). It is prepared as its sweep
 (``fit/sweeps/NAME.yaml``) measures it: mapped by the flow at the sweep's clock (default library), the sweep's
 stimulus (seed, lanes, cycles) at its first density, cut to the flow's GLITCH_CYCLES counted cycles. Then:
 
