@@ -238,11 +238,13 @@ class OperandFront:
         """The accumulator's control: ``start`` and ``step`` delayed by ``delay`` cycles, so that they meet
         the tree value of their cycle after the pipelined multipliers and adders, and for an interleaved
         accumulator of ``threads`` threads its selects (:func:`accumulator_control`). While any of them is
-        still on its way or the threads are being folded, ``done`` stays low (:meth:`drive_outputs`)."""
+        still on its way or the threads are being folded, ``done`` stays low (:meth:`drive_outputs`). An
+        interleaved accumulator without a delay (the fused sum with ``mul_stages`` 0: its stages are all in
+        the loop) takes ``start`` and ``step`` as they are."""
         c = self.component
         clear = delay_line(self.m, c.start, delay, "acc_clear")
         en = delay_line(self.m, self.step, delay, "acc_en")
-        ctrl = accumulator_control(self.m, clear[-1], en[-1], threads) if delay else AccControl(c.start, self.step)
+        ctrl = accumulator_control(self.m, clear[-1] if delay else c.start, en[-1] if delay else self.step, threads)
         pending = [Cat(*clear, *en).any()] if delay else []
         if ctrl.draining is not None:
             pending.append(ctrl.draining)

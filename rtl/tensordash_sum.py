@@ -111,10 +111,11 @@ def int_lane_sum(m: Module, a_ops, b_ops, p) -> object:
 
 
 def lane_accumulate(m: Module, p, a_ops, b_ops, ctrl: AccControl) -> Signal:
-    """The accumulator of a PE (or tile row) ``p`` over the lane operands ``a_ops`` x ``b_ops``: fp, or
-    integer (Amaranth's ``*`` and ``+`` when not pipelined, the pipelined units when it is). With
-    ``add_stages`` the accumulator adder is pipelined as well and interleaves ``add_stages + 1`` threads
-    (:func:`interleaved_accumulate`); without, it is the single-cycle ``acc <- acc + tree``."""
+    """The accumulator of a PE (or tile row) ``p`` over the lane operands ``a_ops`` x ``b_ops``: fp fused
+    (:func:`fp_fused_accumulate`), fp through the lane tree, or integer (Amaranth's ``*`` and ``+`` when not
+    pipelined, the pipelined units when it is). With ``add_stages`` the accumulator adder is pipelined as well
+    and interleaves ``add_stages + 1`` threads (:func:`interleaved_accumulate`); without, it is the
+    single-cycle ``acc <- acc + tree``."""
     acc_shape = op_shape(p, p.acc_width)
     if p.fused:
         return fp_fused_accumulate(m, p, a_ops, b_ops, ctrl, acc_shape)

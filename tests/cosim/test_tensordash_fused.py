@@ -5,7 +5,8 @@ two-operand FPAdders, each against its golden model (:func:`accelgen.golden.tens
 
 The fused fp16 and bf16 PEs unpipelined, the fused fp16 PE and tile pipelined are
 tests/cosim/test_tensordash_fp.py's and test_tensordash_pipeline.py's (the default ``summation``); here the
-fused bf16 PE pipelined with an odd lane count and three interleaved partial sums, the lane tree unpipelined
+fused bf16 PE pipelined with an odd lane count and three interleaved partial sums, the fused dense fp16 tile with
+adder stages only (interleaved threads with no pipeline in front of the loop), the lane tree unpipelined
 (whose build the left-fold mutant of test_tensordash_fp.py reuses) and pipelined (slow), and a mutant: the
 tree's golden against the fused RTL fails on ``acc`` only (the two structures give different bits, with
 the same schedule and cycles).
@@ -19,7 +20,7 @@ from accelgen.cosim.tensordash import pe_streams, pe_table
 from accelgen.gen import render, write
 from accelgen.golden.tensordash import pe_latency
 from accelgen.registry import FAMILIES
-from accelgen.rtl.tensordash import TensorDashPEParams
+from accelgen.rtl.tensordash import TensorDashPEParams, TensorDashTileParams
 
 pytestmark = pytest.mark.cosim
 
@@ -31,7 +32,7 @@ def _slow_only_when_selected(request):
 
 
 def _cosim(params, table, tmp_path, name):
-    fam = FAMILIES["tensordash_pe"]
+    fam = FAMILIES["tensordash_tile" if hasattr(params, "rows") else "tensordash_pe"]
     e = write(render(fam, params, name), tmp_path)
     return run_cosim(e.verilog_path, e.manifest, table, sim="verilator", seed=1, waves_on_failure=False)
 
@@ -49,6 +50,15 @@ def test_pe_bf16_fused_pipelined_odd_lanes_bit_exact(tmp_path):
     params = TensorDashPEParams(lanes=3, depth=3, dtype="bf16", mul_stages=1, add_stages=2)
     assert params.latency == pe_latency(3, 1, 2, dtype="bf16") == 9
     _exact(params, pe_table(params, vectors=40, seed=11), tmp_path, "tdpe_bf16_fused_m1a2")
+
+
+def test_tile_fp16_fused_adder_stages_only_bit_exact(tmp_path):
+    """The dense fp16 tile (two rows), fused, 0 multiplier and 1 adder stage: nothing delays the accumulators'
+    control (the products reach the loop in their own cycle), yet the loop interleaves two threads, whose
+    selects the tile drives into both rows from start and step directly (latency 1 + 0 + 3 = 4)."""
+    params = TensorDashTileParams(depth=1, rows=2, dtype="fp16", add_stages=1)
+    assert params.pipeline_delay == 0 and params.threads == 2 and params.latency == 4
+    _exact(params, pe_table(params, vectors=32, seed=3), tmp_path, "tdtile_fp16_dense_a1")
 
 
 def test_pe_fp16_tree_bit_exact(tmp_path):

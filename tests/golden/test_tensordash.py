@@ -456,8 +456,10 @@ def TensorDashSchedParams_default():
     {"lanes": 5, "depth": 2, "dtype": "bf16", "flush_subnormals": True, "mul_stages": 1, "add_stages": 3},
     # the fp cases above sum fused (the default); the lane tree of FPAdders, pipelined, with an odd lane
     {"lanes": 3, "depth": 2, "dtype": "fp16", "mul_stages": 2, "add_stages": 1, "summation": "tree"},
+    # fused with adder stages only: no pipeline in front of the loop, its three threads driven by start and step
+    {"lanes": 4, "depth": 2, "dtype": "fp16", "add_stages": 2},
 ], ids=["l4d2", "l2d2_unsigned", "l3d3_m1a2", "l2d2_unsigned_m3", "l3_32x32_m1a1", "l3_fp16_m2a1",
-        "l5_bf16_ftz_m1a3", "l3_fp16_m2a1_tree"])
+        "l5_bf16_ftz_m1a3", "l3_fp16_m2a1_tree", "l4_fp16_a2"])
 def test_pe_matches_table_in_amaranth_simulator(kw):
     p = TensorDashPEParams(**kw)
     table = pe_table(p, vectors=24 if p.dtype == "int" else 8, seed=4)
