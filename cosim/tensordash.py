@@ -37,13 +37,13 @@ def trace(params, stream: Stream, tile: bool):
     return simulate_pe(stream.a, stream.b, depth=params.depth, pattern=params.pattern, side="b" if tile else "both",
                        dtype=getattr(params, "dtype", "int"),
                        flush_subnormals=getattr(params, "flush_subnormals", False), threads=params.add_stages + 1,
-                       summation=getattr(params, "summation", "fused"))
+                       summation=getattr(params, "summation", "tree"))
 
 
 def _summation(params) -> dict:
     """What the PE's latency depends on besides its stages: ``dtype`` and ``summation`` (the fused fp sum
     has no lane tree)."""
-    return {"dtype": getattr(params, "dtype", "int"), "summation": getattr(params, "summation", "fused")}
+    return {"dtype": getattr(params, "dtype", "int"), "summation": getattr(params, "summation", "tree")}
 
 
 def acc_bits(params, value: int) -> int:

@@ -67,12 +67,12 @@ the documented hardware does (``docs/architecture.md`` and the PE's docstring; f
 * every busy cycle each lane that the scheduler gives a pair forms
   ``p[l] = fp_mul(a, b)`` (fp32, RNE); a lane with nothing to multiply gives
   ``p[l] = -0.0`` (the exact identity of fp32 addition);
-* ``summation="fused"`` (the default, the paper's PE): the accumulator becomes
+* ``summation="fused"`` (the paper's PE): the accumulator becomes
   ``fp_sum(acc, p[0], ..., p[L-1])`` (:func:`accelgen.golden.fp.fp_sum`: every
   operand aligned to the largest exponent, one rounding), starting from +0.0;
   a fold add of the interleaved threads is ``fp_sum(u, v, -0.0, ...)``, the
   unit's other ``L - 1`` operands idle;
-* ``summation="tree"``: the ``L`` lane values are summed by the in-order pairwise tree
+* ``summation="tree"`` (the default): the ``L`` lane values are summed by the in-order pairwise tree
   (:func:`lane_tree_sum`: level by level ``(p0+p1), (p2+p3), ...``, an odd last
   value moves up unchanged) and the accumulator becomes ``acc + tree``
   (starting from +0.0); the fold adds with ``fp_add``.
@@ -146,7 +146,7 @@ def lane_tree_levels(lanes: int) -> int:
 
 
 def pe_latency(lanes: int, mul_stages: int = 0, add_stages: int = 0, *, dtype: str = "int",
-               summation: str = "fused") -> int:
+               summation: str = "tree") -> int:
     """Cycles from the last busy cycle of the PE (or tile) to its dot product in the accumulator output:
     the accumulator register, the pipeline in front of it and the fold of the threads, ``1 + mul_stages +
     lane_tree_levels(lanes) * add_stages + fold_cycles(add_stages)``, without the tree term for an fp
@@ -237,7 +237,7 @@ def _operands(a, b, dtype: str, length: int | None):
 
 def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = None,
                 side: str = "both", dtype: str = "int", flush_subnormals: bool = False,
-                threads: int = 1, summation: str = "fused") -> PETrace:
+                threads: int = 1, summation: str = "tree") -> PETrace:
     """Cycle-accurate model of a TensorDash PE (``a`` of shape ``(N, L)``) or tile (``(R, N, L)``).
 
     ``side="both"``: a pair is ineffectual when either operand is zero (the PE);
@@ -329,7 +329,7 @@ def simulate_pe(a, b, *, depth: int, pattern="default", length: int | None = Non
 
 
 def simulate_dense(a, b, *, length: int | None = None, dtype: str = "int", flush_subnormals: bool = False,
-                   threads: int = 1, summation: str = "fused") -> PETrace:
+                   threads: int = 1, summation: str = "tree") -> PETrace:
     """The dense baseline (``depth=1``) of the PE (``a`` of shape ``(N, L)``) or tile (``(R, N, L)``).
 
     Busy cycle ``j = 1 .. length`` multiplies row ``j - 1``: every lane its own pair, zeros included,

@@ -74,13 +74,15 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
     baseline (:mod:`accelgen.rtl.tensordash_dense`): the same PE without staging buffers, scheduler and
     muxes. ``acc_width`` (``a_width + b_width`` .. 64) wraps modulo ``2**acc_width``.
 
-    ``summation`` is how a floating-point PE adds its lane products to the accumulator. ``"fused"`` (the
-    default) is the paper's PE (Mahmoud et al., MICRO 2020, sect. II-B: a PE's MACs all contribute to one
+    ``summation`` is how a floating-point PE adds its lane products to the accumulator. ``"fused"`` is the
+    paper's PE (Mahmoud et al., MICRO 2020, sect. II-B: a PE's MACs all contribute to one
     output and "amortize ... the cost of the summation stage by fusing the MACs"): one
     :class:`~accelgen.rtl.fp_sum.FPSum` of ``lanes + 1`` operands, the accumulator and the lane products,
     aligned to the largest exponent once and rounded once, as the grouped systolic PE sums its group.
-    ``"tree"`` is an in-order pairwise tree of two-operand fp32 adders over the lane products and one more
-    adder into the accumulator: one full fp32 adder per MAC, rounded at every level. The two give different
+    ``"tree"`` (the default, until the shipped TensorDash models are refitted on the fused PE: the generator's
+    default is what the estimator's models measured) is an in-order pairwise tree of two-operand fp32 adders over
+    the lane products and one more adder into the accumulator: one full fp32 adder per MAC, rounded at every
+    level. The two give different
     fp32 bits (the golden model follows each) and different latencies: the tree's ``ceil(log2(lanes)) *
     add_stages`` pipeline registers sit outside the accumulator loop, the fused sum has only the loop's own.
     Integer sums are exact in any order and any grouping (modulo ``2**acc_width``), so there is nothing for
@@ -105,7 +107,7 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
     flush_subnormals: FlushSubnormals = False
     mul_stages: MulStages = 0
     add_stages: AddStages = 0
-    summation: Summation = Field("fused", description="fp dtypes: 'fused' sums the accumulator and the lane "
+    summation: Summation = Field("tree", description="fp dtypes: 'fused' sums the accumulator and the lane "
                                  "products in one multi-operand fp32 adder with one rounding (the paper's PE), "
                                  "'tree' by a pairwise tree of fp32 adders then the accumulator adder; integer "
                                  "sums are exact either way and ignore it")
@@ -174,9 +176,9 @@ class TensorDashPEParams(TensorDashSchedParams, FPOperandParams):
 
 def _fused(params) -> bool:
     """Whether ``params`` (a parameter set or a plain mapping) sum fused: fp ``dtype`` and ``summation``
-    ``"fused"`` (its default)."""
+    ``"fused"`` (the default is ``"tree"``)."""
     get = params.get if isinstance(params, Mapping) else lambda name, default: getattr(params, name, default)
-    return get("dtype", "int") != "int" and get("summation", "fused") == "fused"
+    return get("dtype", "int") != "int" and get("summation", "tree") == "fused"
 
 
 class TensorDashTileParams(TensorDashPEParams):

@@ -164,10 +164,10 @@ def test_family_fp_coverage(name, params, ops):
     ("tensordash_pe", {"dtype": "fp16", "summation": "tree"}, {
         "add a: subnormal", "add result: subnormal", "add: underflow to subnormal", "add: overflow to inf",
         "mul result: +0", "mul result: -0"}),
-    # the fused PE (the default): one multi-operand sum with the accumulator (from +0.0) among its operands
-    ("tensordash_pe", {"dtype": "fp16"}, {"sum operand: subnormal", "sum result: subnormal", "sum result: -0",
+    # the fused PE: one multi-operand sum with the accumulator (from +0.0) among its operands
+    ("tensordash_pe", {"dtype": "fp16", "summation": "fused"}, {"sum operand: subnormal", "sum result: subnormal", "sum result: -0",
                                           "sum: underflow to subnormal", "sum: overflow to inf", "mul result: +0"}),
-    ("tensordash_tile", {"dtype": "bf16", "rows": 2}, {"sum result: -0"}),
+    ("tensordash_tile", {"dtype": "bf16", "rows": 2, "summation": "fused"}, {"sum result: -0"}),
     ("mac", {"dtype": "fp16"}, {"add b: subnormal", "add: underflow to subnormal", "add: overflow to inf"}),
     # a Flex-DPE multiplies non-zero pairs only
     ("flexdpe", {"dtype": "bf16", "k": 4}, {"mul a: +0", "mul a: -0", "mul b: +0", "mul b: -0"}),

@@ -2,8 +2,8 @@
 
 The golden model (:func:`accelgen.golden.tensordash.simulate_pe` with ``dtype``) is the
 cycle-accurate scheduler model accumulating in fp32 in the documented hardware order: each
-lane's fp32 product, idle lanes -0.0, then the fused sum ``fp_sum(acc, p0..pL-1)`` (the default
-``summation``), or with ``summation="tree"`` the in-order pairwise lane tree, then ``acc + tree``
+lane's fp32 product, idle lanes -0.0, then the in-order pairwise lane tree and ``acc + tree`` (the default
+``summation``), or with ``summation="fused"`` the fused sum ``fp_sum(acc, p0..pL-1)``
 (both structures: also tests/cosim/test_tensordash_fused.py).
 Cosim checks every cycle's selects, ``take``, ``done`` and the fp32 accumulator bits against it;
 special values (+-0, subnormals, +-Inf, NaN, extremes, cancellation, ties) are in every table.

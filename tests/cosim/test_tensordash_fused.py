@@ -47,8 +47,8 @@ def _exact(params, table, tmp_path, name):
 def test_pe_bf16_fused_pipelined_odd_lanes_bit_exact(tmp_path):
     """Three bf16 lanes, 1 multiplier and 2 adder stages: FPSum(4) in a loop of three interleaved partial sums,
     folded through the same unit in 7 cycles (latency 1 + 1 + 7 = 9; the tree's would be 1 + 1 + 2 * 2 + 7)."""
-    params = TensorDashPEParams(lanes=3, depth=3, dtype="bf16", mul_stages=1, add_stages=2)
-    assert params.latency == pe_latency(3, 1, 2, dtype="bf16") == 9
+    params = TensorDashPEParams(lanes=3, depth=3, dtype="bf16", mul_stages=1, add_stages=2, summation="fused")
+    assert params.latency == pe_latency(3, 1, 2, dtype="bf16", summation="fused") == 9
     _exact(params, pe_table(params, vectors=40, seed=11), tmp_path, "tdpe_bf16_fused_m1a2")
 
 
@@ -56,7 +56,7 @@ def test_tile_fp16_fused_adder_stages_only_bit_exact(tmp_path):
     """The dense fp16 tile (two rows), fused, 0 multiplier and 1 adder stage: nothing delays the accumulators'
     control (the products reach the loop in their own cycle), yet the loop interleaves two threads, whose
     selects the tile drives into both rows from start and step directly (latency 1 + 0 + 3 = 4)."""
-    params = TensorDashTileParams(depth=1, rows=2, dtype="fp16", add_stages=1)
+    params = TensorDashTileParams(depth=1, rows=2, dtype="fp16", add_stages=1, summation="fused")
     assert params.pipeline_delay == 0 and params.threads == 2 and params.latency == 4
     _exact(params, pe_table(params, vectors=32, seed=3), tmp_path, "tdtile_fp16_dense_a1")
 
@@ -83,11 +83,11 @@ def test_pe_tree_pipelined_bit_exact(tmp_path, kw):
 
 
 def test_mutant_tree_golden_on_fused_rtl_fails(tmp_path, monkeypatch):
-    """The fused fp16 PE (tests/cosim/test_tensordash_fp.py's build, cached) checked against the lane tree's
-    golden: the schedule and cycles agree, the accumulator's bits do not."""
-    params = TensorDashPEParams(lanes=4, depth=4, dtype="fp16")
+    """The fused fp16 PE checked against the lane tree's golden: the schedule and cycles agree, the
+    accumulator's bits do not."""
+    params = TensorDashPEParams(lanes=4, depth=4, dtype="fp16", summation="fused")
     real = td_host.simulate_pe
     monkeypatch.setattr(td_host, "simulate_pe", lambda *a, summation, **kw: real(*a, summation="tree", **kw))
-    result = _cosim(params, pe_table(params, streams=pe_streams(params, 48, seed=7), seed=7), tmp_path, "tdpe_fp16")
+    result = _cosim(params, pe_table(params, streams=pe_streams(params, 48, seed=7), seed=7), tmp_path, "tdpe_fp16_fused")
     assert not result.passed and result.mismatches > 0
     assert {m["port"] for m in result.first_mismatches} == {"acc"}

@@ -1,8 +1,7 @@
 """Pipelined TensorDash PE and tile (issue 19): ``mul_stages`` / ``add_stages`` on the emitted Verilog.
 
 The schedule and the busy cycles are those of the unpipelined PE; ``done`` comes ``latency - 1 =
-mul_stages + ceil(log2 L) * add_stages + fold`` cycles after the last busy cycle (``mul_stages + fold`` for
-the fused fp sum, the default ``summation`` of fp PEs). With ``add_stages`` the
+mul_stages + ceil(log2 L) * add_stages + fold`` cycles after the last busy cycle. With ``add_stages`` the
 accumulator interleaves ``add_stages + 1`` partial sums and folds them at the end (fp32 results in that
 order); without, its output is the unpipelined one delayed. The cycle tables check every cycle (selects,
 ``take``, ``done``, and every accumulator: each cycle, or with interleaving whenever ``done``) against that
@@ -68,12 +67,11 @@ def _exact(params, table, tmp_path, name=None):
 
 
 def test_pe_fp16_pipelined_bit_exact(tmp_path):
-    """fp16 PE, 2 multiplier and 1 adder stages, fused sum (latency 1 + 2 + 3 = 6: two interleaved partial
-    sums folded in 3 cycles; the lane tree's 1 + 2 + 2 * 1 + 3 = 8 is tests/cosim/test_tensordash_fused.py's):
-    fp32 sums bit-exact with every special value, done 5 cycles after the last busy cycle; the CLI run shares
-    the build."""
+    """fp16 PE, 2 multiplier and 1 adder stages (latency 1 + 2 + 2 * 1 + 3 = 8: two interleaved partial
+    sums folded in 3 cycles): fp32 sums bit-exact with every special value, done 7 cycles after the last busy
+    cycle; the CLI run shares the build."""
     params = TensorDashPEParams(**FP16_PE)
-    assert params.latency == pe_latency(4, 2, 1, dtype="fp16") == 6
+    assert params.latency == pe_latency(4, 2, 1) == 8
     _exact(params, pe_table(params, vectors=48, seed=7), tmp_path)
     assert main(["cosim", "tensordash_pe", "--dtype", "fp16", "--mul-stages", "2", "--add-stages", "1",
                  "--vectors", "8"]) == 0

@@ -20,9 +20,9 @@ were added. Re-recorded for issue 51 with every Verilog hash changed on purpose:
 (``accelgen.gen.verilog_script``) writes plain module names, explicit operand widths, the top module first, and
 manifests name the lint waiver file (``lint_waivers``); re-recorded again the same day when the processes came
 back as SystemVerilog ``always_comb``/``always_ff`` blocks (no dummy registers, and the if/case structure that
-line coverage reports on). Re-recorded for the TensorDash PE's ``summation`` (fused by default in floating
-point): the tensordash_pe / tensordash_tile cases only; their fp Verilog hashes change on purpose (one multi-operand
-adder instead of the lane tree), their integer Verilog hashes are unchanged and every manifest lists the parameter.
+line coverage reports on). Re-recorded for the TensorDash PE's ``summation`` (the lane tree by default, what the
+shipped models measured; ``fused`` an option): the tensordash_pe / tensordash_tile cases only; every Verilog hash
+unchanged and every manifest lists the parameter.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ def test_fused_sum_rounds_once_where_the_tree_rounds_twice():
     a = np.array([[_fp16(1.0), _fp16(2.0 ** -12), _fp16(2.0 ** -12), _fp16(2.0 ** -12)]], np.int64)
     b = np.array([[_fp16(1.0), _fp16(2.0 ** -12), _fp16(2.0 ** -12), _fp16(2.0 ** -12)]], np.int64)
     tree = simulate_pe(a, b, depth=2, dtype="fp16", summation="tree")
-    fused = simulate_pe(a, b, depth=2, dtype="fp16")
+    fused = simulate_pe(a, b, depth=2, dtype="fp16", summation="fused")
     assert tree.result == [_f32(1.0 + 2.0 ** -23)]
     assert fused.result == [_f32(1.0 + 2.0 ** -22)]
     assert fused.cycles == tree.cycles == 1 and (fused.sel == tree.sel).all()
@@ -47,7 +47,7 @@ def test_fused_dense_is_one_fp_sum_per_busy_cycle(dtype, threads):
     n = 9
     a = np.asarray(random_fp_bits(rng, (2, n, 4), dtype, density=0.8), np.int64)
     b = np.asarray(random_fp_bits(rng, (n, 4), dtype, density=0.8), np.int64)
-    tr = simulate_pe(a, b, depth=1, dtype=dtype, threads=threads, side="b")
+    tr = simulate_pe(a, b, depth=1, dtype=dtype, threads=threads, side="b", summation="fused")
     shift = 16 if dtype == "bf16" else 0
     f = (lambda v: (np.asarray(v, np.uint32) << shift).view(np.float32)) if dtype == "bf16" else \
         (lambda v: np.asarray(v, np.uint16).view(np.float16).astype(np.float32))
@@ -68,7 +68,7 @@ def test_fused_differs_from_the_tree_on_random_operands():
     rng = np.random.default_rng(7)
     a = np.asarray(random_fp_bits(rng, (64, 4), "fp16", density=0.8), np.int64)
     b = np.asarray(random_fp_bits(rng, (64, 4), "fp16", density=0.8), np.int64)
-    fused = simulate_pe(a, b, depth=3, dtype="fp16", threads=2)
+    fused = simulate_pe(a, b, depth=3, dtype="fp16", threads=2, summation="fused")
     tree = simulate_pe(a, b, depth=3, dtype="fp16", threads=2, summation="tree")
     assert fused.cycles == tree.cycles and fused.result != tree.result
 
@@ -76,9 +76,9 @@ def test_fused_differs_from_the_tree_on_random_operands():
 def test_fused_latency_has_no_tree_term():
     for lanes, m, a in ((4, 2, 1), (8, 3, 3), (3, 0, 2), (4, 1, 0)):
         tree = TensorDashPEParams(lanes=lanes, dtype="fp16", mul_stages=m, add_stages=a, summation="tree")
-        fused = TensorDashPEParams(lanes=lanes, dtype="fp16", mul_stages=m, add_stages=a)
+        fused = TensorDashPEParams(lanes=lanes, dtype="fp16", mul_stages=m, add_stages=a, summation="fused")
         fold = 0 if a == 0 else 4 * a - 1
-        assert fused.latency == 1 + m + fold == pe_latency(lanes, m, a, dtype="fp16")
+        assert fused.latency == 1 + m + fold == pe_latency(lanes, m, a, dtype="fp16", summation="fused")
         assert tree.latency == 1 + m + (lanes - 1).bit_length() * a + fold == \
             pe_latency(lanes, m, a, dtype="fp16", summation="tree")
         assert fused.pipeline_delay == m and fused.fused and not tree.fused

@@ -69,8 +69,8 @@ def test_dense_ports_are_the_tensordash_ports_with_one_row(cls):
     rows = (4,) if cls is TensorDashTile else ()
     assert members["a_next"].dimensions == (*rows, 1, 4) and members["b_next"].dimensions == (1, 4)
     assert dense.latency == sparse.latency == 1
-    assert cls(depth=1, dtype="fp16", mul_stages=2, add_stages=1, summation="tree").latency == 8  # 1+2+2*1+fold 3
-    assert cls(depth=1, dtype="fp16", mul_stages=2, add_stages=1).latency == 6  # fused: 1 + 2 + fold 3
+    assert cls(depth=1, dtype="fp16", mul_stages=2, add_stages=1).latency == 8  # the tree: 1 + 2 + 2 * 1 + fold 3
+    assert cls(depth=1, dtype="fp16", mul_stages=2, add_stages=1, summation="fused").latency == 6  # 1 + 2 + fold 3
 
 
 # --------------------------------------------------------------------------- the hardware that is not there
@@ -94,9 +94,9 @@ def _modules(verilog):
 @pytest.mark.parametrize("family, kw", [
     ("tensordash_pe", {}),
     ("tensordash_tile", {}),
+    ("tensordash_tile", {"dtype": "fp16", "rows": 2, "mul_stages": 2, "add_stages": 1, "summation": "fused"}),
     ("tensordash_tile", {"dtype": "fp16", "rows": 2, "mul_stages": 2, "add_stages": 1}),
-    ("tensordash_tile", {"dtype": "fp16", "rows": 2, "mul_stages": 2, "add_stages": 1, "summation": "tree"}),
-], ids=["pe_int", "tile_int", "tile_fp16_m2a1", "tile_fp16_m2a1_tree"])
+], ids=["pe_int", "tile_int", "tile_fp16_m2a1_fused", "tile_fp16_m2a1_tree"])
 def test_dense_has_no_scheduler_buffers_or_muxes(family, kw):
     dense = _verilog(family, depth=1, **kw)
     sparse = _verilog(family, depth=2, **kw)
@@ -109,7 +109,7 @@ def test_dense_has_no_scheduler_buffers_or_muxes(family, kw):
     assert _modules(sparse) == [family, sched] + _modules(dense)[1:] and sched not in _modules(dense)
     cells = _modules(dense)[1:]
     assert cells[:1] == ([f"{family}__row"] if "tile" in family else [])
-    units = r"add_\w+" if kw.get("summation") == "tree" else "sum_acc"
+    units = "sum_acc" if kw.get("summation") == "fused" else r"add_\w+"
     assert all(re.fullmatch(rf"{family}__row__fp(mul\d|{units})", m) for m in cells[1:]) and \
         bool(cells[1:]) == ("dtype" in kw)
     # no select logic: the depth-2 designs switch on the selects (lane muxes, staging shifts), the dense ones
@@ -139,9 +139,9 @@ def test_dense_pe_hierarchy_has_no_scheduler_submodule():
 
     assert "sched" in names(TensorDashPE(depth=2))
     assert names(TensorDashPE(depth=1)) == set()  # integer, unpipelined: `*` and `+` in the PE itself
-    piped = names(TensorDashPE(depth=1, dtype="fp16", mul_stages=1, add_stages=1, summation="tree"))
+    piped = names(TensorDashPE(depth=1, dtype="fp16", mul_stages=1, add_stages=1))
     assert "sched" not in piped and {"fpmul0", "fpadd_acc"} <= piped
-    fused = names(TensorDashPE(depth=1, dtype="fp16", mul_stages=1, add_stages=1))
+    fused = names(TensorDashPE(depth=1, dtype="fp16", mul_stages=1, add_stages=1, summation="fused"))
     assert fused == {"fpmul0", "fpmul1", "fpmul2", "fpmul3", "fpsum_acc"}  # one multi-operand adder, no tree
 
 
