@@ -111,8 +111,9 @@ def _activity(spent: dict, full_w: dict, time_s: float) -> dict[str, float]:
 
 
 def _at_activity(arch: Arch, act: dict[str, float]) -> Activity:
-    """``arch``'s activity with the run's per-class ``act`` (every other class idle), its density and switching."""
-    return Activity(default=0.0, density=arch.density, switching=arch.switching, **act)
+    """``arch``'s activity with the run's per-class ``act`` (every other class idle), its density, switching and
+    operand profile."""
+    return Activity(default=0.0, density=arch.density, switching=arch.switching, profile=arch.profile, **act)
 
 
 def _workload_run(arch: Arch, fig: PowerFigure, model_paths: dict | None):

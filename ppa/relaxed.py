@@ -22,7 +22,9 @@ chip's node: ``s`` does not depend on the node) is costed with ``1 - f(s) (1 - r
 mapped to meet it). A unit without slack keeps its 1 GHz netlist: a relaxed mapping of a unit that cannot meet the
 clock anyway recovers area (an fp32 MAC does) but lengthens a path that is already too long. A model without
 measured ratios, or one a user fitted (``models: FILE``, mapped at whatever clock its sweep gave), keeps its
-figures.
+figures. A model fitted on a stimulus profile (``systolic-dnn``: the same hardware as ``systolic``, other operands)
+takes its base model's ratios: the recovery is the netlist's (smaller cells, less capacitance), measured on the
+base model's stimulus.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from importlib import resources
 import numpy as np
 
 from ..fit.model import shipped_source
+from ..operand_profiles import PROFILES
 
 #: the file of measured ratios (the estimator's data)
 FILE = "relaxed_mapping.json"
@@ -48,8 +51,20 @@ def _table() -> dict:
 
 
 def measured(model: str) -> dict | None:
-    """The measured entry of ``model`` (a model name such as ``systolic-bf16``): ``ratio``, ``curve``, or None."""
-    return _table().get(model)
+    """The measured entry of ``model`` (a model name such as ``systolic-bf16``, or its base model's for a model
+    fitted on a stimulus profile: module docstring): ``ratio``, ``curve``, or None."""
+    table = _table()
+    return table.get(model, table.get(profile_base(model)))
+
+
+def profile_base(model: str) -> str:
+    """The model a stimulus-profile variant refits on other operands (``mac-dnn`` -> ``mac``, ``systolic-bf16_dnn``
+    -> ``systolic-bf16``: :func:`accelgen.ppa.components.model_name` puts the profile last); other names unchanged."""
+    for profile in PROFILES:
+        for sep in ("-", "_"):
+            if model.endswith(sep + profile):
+                return model[: -len(profile) - 1]
+    return model
 
 
 def at_slack(model: str, slack: float) -> dict | None:

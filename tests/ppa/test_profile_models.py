@@ -57,11 +57,16 @@ def test_a_model_fitted_on_another_profile_is_refused(tmp_path):
         _estimate(_arch(models=models))
 
 
-def test_a_missing_profile_model_names_the_field_and_the_fix(tmp_path):
-    models = {"mac-dnn": _copy(tmp_path, "mac", "mac-dnn", "dnn")}
-    with pytest.raises(ConfigError, match="activity.profile: 'dnn' needs the fitted model variant 'systolic-dnn', "
-                                          "which is not shipped; fit it with `accelgen sweep systolic-dnn"):
-        _estimate(_arch(models=models))
+def test_a_missing_profile_model_names_the_field_and_the_fix():
+    with pytest.raises(ConfigError, match="activity.profile: 'dnn' needs the fitted model variant "
+                                          "'systolic-bf16_dnn', which is not shipped; fit it with `accelgen sweep "
+                                          "systolic-bf16_dnn"):
+        _estimate(_arch(core={"tensor_units": [{"rows": 32, "cols": 32, "dtype": "bf16"}]}))
+
+
+def test_the_shipped_profile_models_are_used():
+    used = {t["model"]: t["stimulus"] for t in _estimate(_arch()).compute_models}
+    assert used == {"systolic-dnn": "dnn", "mac-dnn": "dnn"}
 
 
 def test_profile_is_checked():
