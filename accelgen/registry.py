@@ -33,7 +33,7 @@ _FAMILIES = (
         params_model=MACParams, build_component=MAC.from_params, golden="accelgen.golden.mac",
         cycle_table=mac_host.mac_table, coverage=mac_host.mac_coverage, activity_table=mac_host.mac_activity,
         fp_operations=("mul", "add"), fp_unreachable=mac_host.mac_fp_unreachable,
-        sweep_variants=("bf16", "fp16", "fp32"), ppa_unit="vector_unit",
+        sweep_variants=("bf16", "fp16", "fp32", "dnn"), ppa_unit="vector_unit",
     ),
     BlockFamily(
         name="systolic", summary="systolic array (weight- or output-stationary tensor unit of MAC PEs)",
@@ -44,7 +44,7 @@ _FAMILIES = (
         default_vectors=6, vectors_help="random GEMM shapes added to the directed ones (ignored with --gemm)",
         coverage=systolic_host.systolic_coverage, activity_table=systolic_host.systolic_activity,
         fp_operations=("mul", "add"), fp_unreachable=systolic_host.systolic_fp_unreachable,
-        sweep_variants=("bf16", "grouped_bf16"), ppa_unit="systolic",
+        sweep_variants=("bf16", "grouped_bf16", "dnn"), ppa_unit="systolic",
     ),
     BlockFamily(
         name="tensordash_sched",

@@ -13,7 +13,7 @@ import pytest
 
 import accelgen.cosim.flexdpe as sigma
 from accelgen.cosim import run_cosim
-from accelgen.golden.fp import dot_sequential, fp_mul, is_zero, to_float32
+from accelgen.golden.fp import dot_sequential, fp_mul, is_zero, random_fp_bits, to_float32
 from accelgen.golden.flexdpe import flexdpe_fp_reference
 from accelgen.cosim.flexdpe import BitmapMatrix, flexdpe_table, plan_gemm, sparse_operands
 from accelgen.cosim.flexdpe import verify as sigma_verify
@@ -165,7 +165,7 @@ def test_activity_schedule_cut_to_its_cycles_is_the_whole_schedules_start(k, den
     """The activity stimulus plans only the cycles it keeps: they equal the first cycles of the whole schedule."""
     params = FlexDPEParams(k=k, dtype="bf16")
     rng = np.random.default_rng(7)
-    gemms = [tuple(sigma.random_fp_bits(rng, (2 * k, 2 * k), "bf16", density=density).astype(np.int64)
+    gemms = [tuple(random_fp_bits(rng, (2 * k, 2 * k), "bf16", density=density).astype(np.int64)
                    for _ in range(2))]
     whole, _ = sigma.gemm_schedule(params, gemms)
     cut, _ = sigma.gemm_schedule(params, gemms, max_cycles=24)
