@@ -33,7 +33,7 @@ vector unit and its register file, the scalar core, the NoC, the I/O, the supply
 and the operand density of the base); a base field that path cannot cost (weight
 loading, subnormal flushing, row grouping or given stages of the tensor unit, a
 memory's bandwidth target, ports or instances, other compute units, a die budget,
-zero-delay switching) is refused (``space._unbatched``).
+zero-delay switching, a stimulus profile's models) is refused (``space._unbatched``).
 
 Runs are chunked: each chunk of points is written to
 ``OUT/chunks/<key>-<index>.csv`` (atomically), where ``key`` hashes the

@@ -330,7 +330,8 @@ def _unbatched(b: dict) -> list[tuple[str, object, object]]:
     out += [(f"core.{k}", core.get(k) or None, None) for k in ("reduction_trees", "dot_products", "flex_dpes",
                                                                 "tensordash", "units")]
     out += [("chip.die_budget_mm2", (b.get("chip") or {}).get("die_budget_mm2"), None),
-            ("activity.switching", (b.get("activity") or {}).get("switching", "timed"), "timed")]
+            ("activity.switching", (b.get("activity") or {}).get("switching", "timed"), "timed"),
+            ("activity.profile", (b.get("activity") or {}).get("profile"), None)]
     if mem.get("cell") == "dff":
         out.append(("core.memories[0].cell", "dff", "sram or sram_lp"))
     clock = b.get("clock_mhz")

@@ -320,6 +320,7 @@ def test_chip_level_point_whose_mesh_cannot_hold_its_cores_is_invalid_as_in_the_
     (lambda b: b["core"].update(reduction_trees=[{"inputs": 16}]), "core.reduction_trees: [{'inputs': 16}]"),
     (lambda b: b["chip"].update(die_budget_mm2=300), "chip.die_budget_mm2: 300"),
     (lambda b: b.update(activity={"switching": "zero_delay"}), "activity.switching: 'zero_delay'"),
+    (lambda b: b.update(activity={"profile": "dnn"}), "activity.profile: 'dnn'"),
     (lambda b: (b.pop("clock_mhz"), b.update(target_tops=10)), "clock_mhz: None"),
 ])
 def test_chip_level_space_refuses_a_base_field_the_batch_estimator_would_not_cost(edit, field):
