@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
+from typing import Any
 
 from .. import __version__
 from ..cosim.stimulus import Activity
@@ -87,17 +88,43 @@ def measurement_key(design: Design) -> str:
         "versions": versions()}))[:32]
 
 
+@dataclass(frozen=True)
+class MappedDesign:
+    """A design mapped and timed, its per-net energies, clock network and gate simulator: what every way of
+    counting its activity starts from (:func:`measure`, :func:`accelgen.fit.vectorless.measure_vectorless`)."""
+    mapped: Any
+    timing: Any
+    plib: Any
+    energy: Any
+    clock: dict
+    sim: GateSim
+
+    def record(self) -> dict:
+        """The ``mapped`` entry of a measurement: library, area, leakage, cells, delay, critical path."""
+        mapped, timing, energy = self.mapped, self.timing, self.energy
+        return {"library": mapped.library_name, "clock_mhz": mapped.clock_mhz, "abc_script": mapped.abc_script,
+                "area_um2": energy.area_um2, "leakage_nw": energy.leakage_nw, "cells": timing.cells,
+                "cells_by_type": energy.cells_by_type, "flip_flops": energy.flip_flops,
+                "delay_ns": timing.delay_ns, "logic_ns": timing.logic_ns,
+                "critical_path": {k: timing.critical_path[k] for k in ("start", "end", "cells")}}
+
+
+def map_design(design: Design) -> MappedDesign:
+    """Map ``design`` to its library at its clock, time it, and price its nets and clock network."""
+    top = design.top
+    mapped = map_netlist(design.verilog, top, cells=design.cells, clock_mhz=design.clock_mhz, liberty=design.liberty)
+    plib = read_power_library(mapped.library_path)
+    energy = net_energy(mapped.netlist, top, plib, output_load_ff=OUTPUT_LOAD_FF)
+    clock = clock_network(plib, energy.flip_flops, energy.clock_pin_ff, energy.clock_internal_fj, energy.area_um2)
+    return MappedDesign(mapped, timing_of(mapped), plib, energy, clock, GateSim(mapped.netlist, top, library=plib))
+
+
 def measure(design: Design) -> dict:
     """Map, time and simulate ``design``: ``mapped`` (library, area, leakage, cells, delay, critical path),
     ``clock`` (the clock network's energy per cycle), ``activity`` per density (toggles and weighted energy per
     cycle, operations per cycle) and ``glitch`` (the timed simulation, or ``None``)."""
-    top = design.top
-    mapped = map_netlist(design.verilog, top, cells=design.cells, clock_mhz=design.clock_mhz, liberty=design.liberty)
-    timing = timing_of(mapped)
-    plib = read_power_library(mapped.library_path)
-    energy = net_energy(mapped.netlist, top, plib, output_load_ff=OUTPUT_LOAD_FF)
-    clock = clock_network(plib, energy.flip_flops, energy.clock_pin_ff, energy.clock_internal_fj, energy.area_um2)
-    sim = GateSim(mapped.netlist, top, library=plib)
+    m = map_design(design)
+    top, mapped, energy, sim = design.top, m.mapped, m.energy, m.sim
     runs = {}
     for dens, stims in design.stimuli.items():
         r = sim.run(stims, weights={"switching_fj": energy.per_toggle_fj, "internal_fj": energy.internal_fj})
@@ -113,9 +140,4 @@ def measure(design: Design) -> dict:
                  if s.cycles > n else s for s in stims]
         timed = TimedSim(sim, cell_delays(mapped.netlist, top, mapped.timing_library, energy.load_ff))
         glitch = {"density": float(dens), **timed.run(stims, energy.per_toggle_fj)}
-    return {"mapped": {"library": mapped.library_name, "clock_mhz": mapped.clock_mhz, "abc_script": mapped.abc_script,
-                       "area_um2": energy.area_um2, "leakage_nw": energy.leakage_nw, "cells": timing.cells,
-                       "cells_by_type": energy.cells_by_type, "flip_flops": energy.flip_flops,
-                       "delay_ns": timing.delay_ns, "logic_ns": timing.logic_ns,
-                       "critical_path": {k: timing.critical_path[k] for k in ("start", "end", "cells")}},
-            "clock": clock, "activity": runs, "glitch": glitch}
+    return {"mapped": m.record(), "clock": m.clock, "activity": runs, "glitch": glitch}

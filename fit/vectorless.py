@@ -40,11 +40,8 @@ import numpy as np
 from ..errors import ConfigError
 from ..util import cache_dir, canonical_json, module_digest, sha256_hex, write_atomic
 from .activity import LANES, ONES, GateSim
-from .liberty_read import read_power_library
-from .mapping import OUTPUT_LOAD_FF, map_netlist, timing_of
-from .measure import Design, measurement_key
+from .measure import Design, map_design, measurement_key
 from .netlist import module_of
-from .power import clock_network, net_energy
 
 #: DC's defaults for unannotated primary inputs and sequential outputs (``power_default_toggle_rate``: toggles per
 #: period of the related clock; ``power_default_static_probability``), the semantics of a report without SAIF
@@ -81,8 +78,8 @@ class Sources:
         for p, d in self.ports.values():
             check_sources(d, p)
         if self.propagation not in PROPAGATIONS:
-            raise ConfigError([("--propagation", f"{self.propagation!r} is not allowed; expected one of "
-                                                 f"{', '.join(PROPAGATIONS)}")])
+            raise ConfigError([("--propagation", (f"{self.propagation!r} is not allowed; expected one of "
+                                                 f"{', '.join(PROPAGATIONS)}"))])
 
     def describe(self) -> str:
         held = "".join(f", {k}={v} held" for k, v in sorted(self.held.items()))
@@ -103,8 +100,8 @@ def check_sources(toggle_rate, static_prob) -> None:
     problems = []
     if isinstance(toggle_rate, bool) or not isinstance(toggle_rate, (int, float)) \
             or not 0 <= toggle_rate <= MAX_TOGGLE_RATE:
-        problems.append(("--toggle-rate", f"{toggle_rate!r} is not allowed; expected toggles per clock cycle in "
-                                          f"0..{MAX_TOGGLE_RATE:g}"))
+        problems.append(("--toggle-rate", (f"{toggle_rate!r} is not allowed; expected toggles per clock cycle in "
+                                          f"0..{MAX_TOGGLE_RATE:g}")))
     if isinstance(static_prob, bool) or not isinstance(static_prob, (int, float)) or not 0 <= static_prob <= 1:
         problems.append(("--static-prob", f"{static_prob!r} is not allowed; expected a probability in 0..1"))
     if problems:
@@ -269,13 +266,8 @@ def measure_vectorless(design: Design, sources: Sources) -> dict:
     path = cache_dir("external") / f"vectorless-{vectorless_key(design, sources)}.json"
     if path.exists():
         return json.loads(path.read_text())
-    top = design.top
-    mapped = map_netlist(design.verilog, top, cells=design.cells, clock_mhz=design.clock_mhz, liberty=design.liberty)
-    timing = timing_of(mapped)
-    plib = read_power_library(mapped.library_path)
-    energy = net_energy(mapped.netlist, top, plib, output_load_ff=OUTPUT_LOAD_FF)
-    clock = clock_network(plib, energy.flip_flops, energy.clock_pin_ff, energy.clock_internal_fj, energy.area_um2)
-    sim = GateSim(mapped.netlist, top, library=plib)
+    m = map_design(design)
+    top, mapped, plib, energy, sim = design.top, m.mapped, m.plib, m.energy, m.sim
     unknown = sorted((set(sources.held) | set(sources.ports)) - {k for k, (d, _) in sim.ports.items() if d == "input"})
     if unknown:
         raise ConfigError([("--hold", f"{unknown[0]!r} is not an input port of {top}")])
@@ -283,12 +275,7 @@ def measure_vectorless(design: Design, sources: Sources) -> dict:
                "wire_fj": wire_energy_fj(mapped.netlist, top, plib, len(energy.per_toggle_fj))}
     act = activity_of(sim, sources, weights) if sources.propagation == "density" else \
         simulate_sources(sim, sources, weights)
-    record = {"mapped": {"library": mapped.library_name, "clock_mhz": mapped.clock_mhz,
-                         "abc_script": mapped.abc_script, "area_um2": energy.area_um2, "leakage_nw": energy.leakage_nw,
-                         "cells": timing.cells, "cells_by_type": energy.cells_by_type,
-                         "flip_flops": energy.flip_flops, "delay_ns": timing.delay_ns, "logic_ns": timing.logic_ns,
-                         "critical_path": {k: timing.critical_path[k] for k in ("start", "end", "cells")}},
-              "clock": clock,
+    record = {"mapped": m.record(), "clock": m.clock,
               "activity": {"vectorless": {**act, "ops_per_cycle": 1.0, "per": "cycle", "sources": sources.to_dict()}},
               "glitch": None}
     write_atomic(path, json.dumps(record))
