@@ -31,7 +31,8 @@ def takes_profile(family, params) -> bool:
     act = getattr(family, "activity_table", None)
     if not act or "profile" not in inspect.signature(act).parameters:
         return False
-    return getattr(params, "dtype", "int") in getattr(act, "profile_dtypes", (getattr(params, "dtype", "int"),))
+    declared = getattr(act, "profile_dtypes", None)
+    return declared is None or getattr(params, "dtype", "int") in declared
 
 
 def stimulus_record(family, params, profile: str | None) -> dict:
@@ -54,9 +55,10 @@ def family_stimuli(family, params, density: float, cycles: int, lanes: int, seed
     act = getattr(family, "activity_table", None)
     if profile is not None:
         if not takes_profile(family, params):
-            raise ConfigError([("profile", (f"{profile!r}: {family.name}'s stimulus for {getattr(params, 'dtype', 'int')} "
-                                           "operands is its own (partial sums, routing, a cosim table), not drawn by "
-                                           "a profile; allowed: none (leave profile unset)"))])
+            dtype = getattr(params, "dtype", "int")
+            raise ConfigError([("profile", (f"{profile!r}: {family.name}'s stimulus for {dtype} operands is its own "
+                                           "(partial sums, routing, a cosim table), not drawn by a profile; allowed: "
+                                           "none (leave profile unset)"))])
         act = functools.partial(act, profile=profile)
     stims = [(act(params, density, cycles, seed * 1000 + i) if act else
               cosim_activity(family.cycle_table, params, density, cycles, seed * 1000 + i)) for i in range(lanes)]
