@@ -11,7 +11,7 @@ family but mac-fp32 an unpipelined configuration, where glitching is largest). I
 stimulus (seed, lanes, cycles) at its first density, cut to the flow's GLITCH_CYCLES counted cycles. Then:
 
 * the flow's TimedSim on all the sweep's lanes (as ``accelgen sweep`` measures it): reproduces the model file's ratio;
-* :func:`glitch_vs_icarus.compare_point` in ``grid`` mode (Icarus with TimedSim's delays on its 5 ps grid: the same
+* :func:`glitch_vs_icarus.compare_point` in ``grid`` mode (Icarus with TimedSim's delays on its 2.5 ps grid: the same
   model, an independent simulator) on the first ``lanes`` lanes, ``lanes = min(16, budget // cells)`` (at least 1),
   so that the Icarus run holds at most ``budget`` cell instances;
 * for the models named after ``--arcs`` (and bench/energy_points.py's ``--points``): also ``exact`` (the same delays
@@ -38,9 +38,8 @@ from pathlib import Path
 import energy_points as ep
 import glitch_vs_icarus as gvi
 
-from accelgen.cosim.stimulus import Activity
 from accelgen.fit.glitch import TimedSim, cell_delays
-from accelgen.fit.measure import GLITCH_CYCLES
+from accelgen.fit.measure import glitch_stimulus
 from accelgen.fit.model import read_model
 from accelgen.fit.sweep import load_sweep
 from accelgen.registry import FAMILIES
@@ -69,9 +68,7 @@ def chosen_sample(model_path: Path) -> tuple[dict, float, float]:
 
 def flow_ratio(point: ep.Point) -> float:
     """TimedSim's ratio on every lane of the sweep's stimulus, cut as :func:`accelgen.fit.measure.measure` cuts it."""
-    n = GLITCH_CYCLES + max(s.warmup for s in point.stimuli)
-    stims = [Activity({k: v[:n] for k, v in s.inputs.items()}, ops=s.ops, per=s.per, warmup=s.warmup)
-             if s.cycles > n else s for s in point.stimuli]
+    _, stims = glitch_stimulus({1.0: point.stimuli})
     delays = cell_delays(point.mapped.netlist, ep.TOP, point.mapped.timing_library, point.energy.load_ff)
     return TimedSim(point.sim, delays).run(stims, point.energy.per_toggle_fj)["ratio"]
 

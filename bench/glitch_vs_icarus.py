@@ -7,10 +7,12 @@ library, 1 GHz) and simulated twice on the same stimulus (the sweep's, seed 1, i
 the flow's GLITCH_CYCLES counted cycles after the warm-up, as accelgen.fit.measure does):
 
 * TimedSim, the flow's inertial-delay simulation, with each cell's delay from :func:`accelgen.fit.glitch.cell_delays`
-  (the mean of its arcs at the nominal slew and the net's real load) on its 5 ps grid;
+  (a rise and a fall delay per output, each the mean of its arcs for that edge at the nominal slew and the net's
+  real load) on its 2.5 ps grid;
 * Icarus: the mapped netlist as structural Verilog, every cell a module whose output is a continuous assignment
-  ``assign #(D) Y = f(inputs)`` (Verilog's inertial delay: a pulse shorter than D is swallowed, IEEE 1364-2005 6.1.3),
-  each instance's D the same delay, rounded to TimedSim's 5 ps steps (``--exact``: to 1 ps), a flip-flop
+  ``assign #(R, F) Y = f(inputs)`` (Verilog's inertial delay: a pulse shorter than the delay of its edge is
+  swallowed, IEEE 1364-2005 6.1.3), each instance's R and F the same delays, rounded to TimedSim's
+  2.5 ps steps (``--exact``: to 1 ps), a flip-flop
   ``always @(posedge CK) Q <= D`` (no clock-to-Q: TimedSim's sources switch together at t = 0). One copy of the
   design per lane; a 50 ns clock, long enough for every net to settle; every net's value changes counted from a
   VCD over the counted cycles.
@@ -45,7 +47,7 @@ import yaml
 from accelgen.cosim.stimulus import Activity
 from accelgen.fit.cell_library import CLOCK_ARCS
 from accelgen.fit.glitch import STEP_PS, TimedSim, cell_delays
-from accelgen.fit.measure import GLITCH_CYCLES
+from accelgen.fit.measure import glitch_stimulus
 
 PERIOD_PS = 50_000
 CELLS_YAML = Path(ep.__file__).resolve().parent.parent / "fit" / "tech" / "nangate45_cells.yaml"
@@ -56,7 +58,8 @@ def _verilog_expr(function: str) -> str:
 
 
 def cell_models(types: set[str]) -> str:
-    """A Verilog module per cell type: combinational outputs as delayed continuous assignments (parameter D, ps)."""
+    """A Verilog module per cell type: combinational outputs as continuous assignments with a rise and a fall delay
+    (parameters DLY_R, DLY_F, ps)."""
     desc = yaml.safe_load(CELLS_YAML.read_text())["cells"]
     out = []
     for t in sorted(types):
@@ -70,13 +73,14 @@ def cell_models(types: set[str]) -> str:
             body += [f"  assign {p} = {_verilog_expr(c['outputs'][p]['function']).replace('IQN', '~IQ')};"
                      for p in outs]
         else:
-            body = [f"  assign #(DLY) {p} = {_verilog_expr(c['outputs'][p]['function'])};" for p in outs]
-        out += [f"module {t} ({ports});", "  parameter DLY = 1;"] + decl + body + ["endmodule", ""]
+            body = [f"  assign #(DLY_R, DLY_F) {p} = {_verilog_expr(c['outputs'][p]['function'])};" for p in outs]
+        out += [f"module {t} ({ports});", "  parameter DLY_R = 1;", "  parameter DLY_F = 1;"] + decl + body + [
+            "endmodule", ""]
     return "\n".join(out)
 
 
 def design_verilog(point: ep.Point, delay_ps: dict[int, float], exact: bool) -> str:
-    """The mapped netlist with each combinational instance's delay parameter."""
+    """The mapped netlist with each combinational instance's rise and fall delay parameters."""
     text = ep.netlist_verilog(point.mapped.netlist, ep.TOP, point.plib)
     insts = {iname: conn for iname, _, conn in ep.cell_instances(point.mapped.netlist, ep.TOP)}
 
@@ -86,9 +90,9 @@ def design_verilog(point: ep.Point, delay_ps: dict[int, float], exact: bool) -> 
         outs = [b for pin, b in insts[iname].items() if pin in cell.outputs and isinstance(b, int)]
         if cell.ff or not outs:
             return m.group(0)
-        d = delay_ps.get(outs[0], 0.0)
-        d = max(1, round(d)) if exact else max(1, round(d / STEP_PS)) * STEP_PS
-        return f"  {ctype} #(.DLY({d})) {iname} ("
+        r, f = (max(1, round(d)) if exact else max(1, round(d / STEP_PS)) * STEP_PS
+                for d in delay_ps.get(outs[0], (0.0, 0.0)))
+        return f"  {ctype} #(.DLY_R({r}), .DLY_F({f})) {iname} ("
     return re.sub(r"^  (\w+) (c\d+) \(", with_delay, text, flags=re.MULTILINE)
 
 
@@ -144,9 +148,16 @@ def vcd_toggles(path: Path, start_ps: int, end_ps: int) -> dict[str, float]:
             value[code] = v
         changed.clear()
 
+    tick_ps, header = 1.0, None
     with path.open() as f:
         for line in f:
-            if line.startswith("$scope"):
+            if header is not None or line.startswith("$timescale"):   # the VCD's time unit, one line or several
+                header = (header or "") + line
+                if "$end" in header:
+                    number, unit = re.fullmatch(r"\s*(\d+)\s*(\w+)\s*", header.replace("$timescale", "")
+                                                .replace("$end", "")).groups()
+                    tick_ps, header = int(number) * {"fs": 1e-3, "ps": 1.0, "ns": 1e3}[unit], None
+            elif line.startswith("$scope"):
                 scope = line.split()[2]
             elif line.startswith("$var"):
                 parts = line.split()
@@ -155,7 +166,7 @@ def vcd_toggles(path: Path, start_ps: int, end_ps: int) -> dict[str, float]:
                     ids[code] = (name, width, len(parts) > 6 and parts[5].startswith("["))
             elif line.startswith("#"):
                 flush()
-                t = int(line[1:])
+                t = int(line[1:]) * tick_ps
             elif line[0] in "01xz" and line[1:].strip() in ids:
                 changed[line[1:].strip()] = line[0]
             elif line[0] == "b":
@@ -285,7 +296,7 @@ def icarus_count(icarus: dict[str, float], name: str) -> float:
 def compare_point(point: ep.Point, lanes: int, workdir: Path, mode: str = "grid", timeout: float | None = None
                   ) -> dict:
     """TimedSim against Icarus on ``point``'s first ``lanes`` lanes, cut as the flow cuts a glitch run. ``mode``:
-    ``grid`` (Icarus with TimedSim's delays on its 5 ps grid: the same model), ``exact`` (the same delays to 1 ps) or
+    ``grid`` (Icarus with TimedSim's delays on its 2.5 ps grid: the same model), ``exact`` (the same delays to 1 ps) or
     ``arcs`` (the Liberty's arcs, clock-to-Q, input arrival: :func:`arc_cell_models`) or ``arcs_no_ckq`` (the arcs,
     but flip-flops and inputs switching at the edge, as in TimedSim), and without clock-to-Q, one distinction of
     the arcs taken away (:func:`arc_delays`' ``average``): ``arcs_mean`` (TimedSim's one delay per output, at the
@@ -294,10 +305,7 @@ def compare_point(point: ep.Point, lanes: int, workdir: Path, mode: str = "grid"
     lane-cycle and their energies (fJ), zero-delay / TimedSim / Icarus, over the cell-driven nets and, as the flow
     counts them, over every net (the sources included), and the per-net agreement."""
     t0 = time.monotonic()
-    stims = point.stimuli[:lanes]
-    n = GLITCH_CYCLES + max(s.warmup for s in stims)
-    stims = [Activity({k: v[:n] for k, v in s.inputs.items()}, ops=s.ops, per=s.per, warmup=s.warmup)
-             if s.cycles > n else s for s in stims]
+    _, stims = glitch_stimulus({1.0: point.stimuli[:lanes]})
     delays = cell_delays(point.mapped.netlist, ep.TOP, point.mapped.timing_library, point.energy.load_ff)
     timed = TimedSim(point.sim, delays)
     flips = np.zeros(point.sim.n_nets)
@@ -318,7 +326,8 @@ def compare_point(point: ep.Point, lanes: int, workdir: Path, mode: str = "grid"
         (d / "design.v").write_text("`timescale 1ps/1ps\n" + arc_design_verilog(point, mode == "arcs", average))
         arrival = input_arrival_ps(point) if mode == "arcs" else 0
     else:
-        (d / "cells.v").write_text("`timescale 1ps/1ps\n" + cell_models(cells))
+        # TimedSim's grid (2.5 ps) is not whole picoseconds: delays to 100 fs
+        (d / "cells.v").write_text("`timescale 1ps/100fs\n" + cell_models(cells))
         (d / "design.v").write_text("`timescale 1ps/1ps\n" + design_verilog(point, delays, mode == "exact"))
         arrival = 0
     (d / "tb.v").write_text(testbench(point, stims, lanes, arrival))

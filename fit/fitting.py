@@ -175,8 +175,18 @@ def _glitch_evidence(df, spec: SweepSpec) -> dict | None:
     return {"assignment": "each point takes the mean ratio of the sampled points nearest in its pipelining parameters "
                           "(fit.glitch_samples.glitch_ratios)",
             "applied_to": "the switching part of energy_pj (not the clock network)",
+            "delays": _delay_model(df),
             "samples": [{**{k: (v.item() if hasattr(v, "item") else v) for k, v in row[fields].items()},
                          "ratio": float(row["glitch_sample_ratio"])} for _, row in sampled.iterrows()]}
+
+
+def _delay_model(df) -> str:
+    """The timed simulation's delay model (:data:`accelgen.fit.glitch.DELAY_MODEL`); a dataset without the column
+    was measured before it was recorded, with one delay per cell output."""
+    model = str(df["glitch_delays"].dropna().iloc[0]) if "glitch_delays" in df and df["glitch_delays"].notna().any() \
+        else "mean_of_edges"
+    return {"rise_fall": "a rise and a fall delay per cell output (fit.glitch.cell_delays)",
+            "mean_of_edges": "one delay per cell output, the mean of its arcs' rise and fall delays"}.get(model, model)
 
 
 def predictions(model_dict: dict, df) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:

@@ -25,7 +25,7 @@ from .. import __version__
 from ..cosim.stimulus import Activity
 from ..util import canonical_json, module_digest, sha256_hex
 from .activity import GateSim
-from .glitch import TimedSim, cell_delays
+from .glitch import DELAY_MODEL, TimedSim, cell_delays
 from .liberty_read import read_power_library
 from .mapping import OUTPUT_LOAD_FF, map_netlist, resolve_library, timing_of
 from .power import clock_network, net_energy
@@ -119,6 +119,15 @@ def map_design(design: Design) -> MappedDesign:
     return MappedDesign(mapped, timing_of(mapped), plib, energy, clock, GateSim(mapped.netlist, top, library=plib))
 
 
+def glitch_stimulus(stimuli: dict[str, list[Activity]]) -> tuple[float, list[Activity]]:
+    """What the timed simulation runs: the first density's stimulus, cut to :data:`GLITCH_CYCLES` counted cycles
+    (the operation count is not used: the ratio is of energies per cycle of the same stimulus)."""
+    dens, stims = next(iter(stimuli.items()))
+    n = GLITCH_CYCLES + max(s.warmup for s in stims)
+    return float(dens), [Activity({k: v[:n] for k, v in s.inputs.items()}, ops=s.ops, per=s.per, warmup=s.warmup)
+                         if s.cycles > n else s for s in stims]
+
+
 def measure(design: Design) -> dict:
     """Map, time and simulate ``design``: ``mapped`` (library, area, leakage, cells, delay, critical path),
     ``clock`` (the clock network's energy per cycle), ``activity`` per density (toggles and weighted energy per
@@ -132,12 +141,7 @@ def measure(design: Design) -> dict:
                       **r["weighted_per_cycle"], "per": stims[0].per, "cycles": r["cycles"], "lanes": r["lanes"]}
     glitch = None
     if design.glitch:
-        # the timed simulation of the first density's stimulus (at most GLITCH_CYCLES counted cycles); the operation
-        # count is not used: the ratio is of energies per cycle of the same stimulus
-        dens, stims = next(iter(design.stimuli.items()))
-        n = GLITCH_CYCLES + max(s.warmup for s in stims)
-        stims = [Activity({k: v[:n] for k, v in s.inputs.items()}, ops=s.ops, per=s.per, warmup=s.warmup)
-                 if s.cycles > n else s for s in stims]
+        dens, stims = glitch_stimulus(design.stimuli)
         timed = TimedSim(sim, cell_delays(mapped.netlist, top, mapped.timing_library, energy.load_ff))
-        glitch = {"density": float(dens), **timed.run(stims, energy.per_toggle_fj)}
+        glitch = {"density": dens, "delays": DELAY_MODEL, **timed.run(stims, energy.per_toggle_fj)}
     return {"mapped": m.record(), "clock": m.clock, "activity": runs, "glitch": glitch}

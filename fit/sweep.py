@@ -331,6 +331,7 @@ def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
     params = [fam.validate(rec["params"]).model_dump() for rec in records]
     measured = [(p, rec["glitch"]["ratio"]) for p, rec in zip(params, records, strict=False) if rec.get("glitch")]
     ratios = glitch_ratios(params, measured)
+    delays = next((rec["glitch"].get("delays", "mean_of_edges") for rec in records if rec.get("glitch")), "")
     for rec, base, ratio in zip(records, params, ratios, strict=False):
         m, clk = rec["mapped"], rec["clock"]
         base["split"] = rec["split"]
@@ -354,6 +355,7 @@ def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
                 row["energy_pj"] = (act["switching_fj"] * ratio + clk["energy_fj"]) / 1000.0 / ops
             row["glitch_ratio"] = ratio
             row["glitch_sample_ratio"] = rec["glitch"]["ratio"] if rec.get("glitch") else float("nan")
+            row["glitch_delays"] = delays
             row.update({f"v:{k}": v for k, v in rec["versions"].items()})
             # the point's identity (its family and parameters; the fit groups a point's densities by it), and the
             # measurement it shares with any point of the same Verilog and stimuli (the cache file)

@@ -42,6 +42,18 @@ def test_a_hazard_glitches_only_when_the_pulse_outlasts_the_gate_delay(xor_ps, p
     assert r["timed"] == pytest.approx(2 * pulses)   # every counted cycle toggles a once
 
 
+@pytest.mark.parametrize("rise_ps, fall_ps, pulses", [(10.0, 10.0, 1), (10.0, 100.0, 0), (100.0, 10.0, 1)])
+def test_each_output_edge_takes_its_own_delay(rise_ps, fall_ps, pulses):
+    """y settles at 1; when ``a`` toggles, the XOR's function is 0 for the 60 ps the inverters take, so y's pulse
+    starts with a falling edge: a 100 ps fall swallows it, a 100 ps rise does not (the fall passes in 10 ps and the
+    rise back comes 100 ps after the function's), as an inertial gate with a rise and a fall delay does."""
+    sim = GateSim(_hazard(), "h")
+    timed = TimedSim(sim, {3: 20.0, 4: 20.0, 5: 20.0, 6: (rise_ps, fall_ps)})
+    weights = np.zeros(sim.n_nets)
+    weights[6] = 1.0
+    assert timed.run(_toggling(), weights)["timed"] == pytest.approx(2 * pulses)
+
+
 def test_a_chain_without_reconvergence_has_no_glitches():
     netlist = _hazard()
     del netlist["modules"]["h"]["cells"]["x"]
@@ -62,7 +74,8 @@ def test_mapped_multiplier_glitches_and_settles_like_zero_delay():
     energy = net_energy(mapped.netlist, "dut", plib, output_load_ff=OUTPUT_LOAD_FF)
     sim = GateSim(mapped.netlist, "dut", library=plib)
     delays = cell_delays(mapped.netlist, "dut", mapped.timing_library, energy.load_ff)
-    assert delays and all(d > 0 for d in delays.values())
+    assert delays and all(r > 0 and f > 0 for r, f in delays.values())
+    assert any(r != f for r, f in delays.values())   # the library's edges differ
     stims = [fam.activity_table(params, 1.0, 16, 3 + i) for i in range(16)]
     r = TimedSim(sim, delays).run(stims, energy.per_toggle_fj)
     zero = sim.run(stims, weights={"e": energy.per_toggle_fj})["weighted_per_cycle"]["e"]
