@@ -1,7 +1,7 @@
 """The shipped models' glitch ratios re-measured with a rise and a fall delay per cell output, and the models refitted
 (issue 49, items 3 and 4).
 
-    python bench/remeasure_glitch.py [NAME ...] [-j 2] [--apply] [--out FILE]
+    python bench/remeasure_glitch.py [NAME ...] [-j 2] [--cycles 8] [--max-samples K] [--apply] [--out FILE]
 
 A model's energy is the zero-delay switching energy of each point times a glitch ratio, measured by a timed simulation
 on a few training points only (the sweep's glitch samples, fit/glitch_samples.py), plus the clock network's. TimedSim
@@ -15,6 +15,12 @@ per edge on today's 2.5 ps grid. The sample's ratio in the dataset is multiplied
 netlist that changed since the fit (emission changes; bench/data/glitch_check.json measured those within 1.2%, the
 TensorDash fp tiles within 5.5%) moves neither ratio. The first run is also compared with the dataset's ratio: their
 quotient is the drift.
+
+Each timed run counts ``--cycles`` cycles (default 8; the flow's glitch runs count 24) on the sweep's lanes: both runs
+see the same stimulus, so their quotient needs fewer cycles than a ratio does. ``--max-samples K`` re-measures at most
+K samples of a model (evenly spaced in pipelining depth); each other sample takes the quotient of the measured ones
+nearest to it, by the rule that gives every point its ratio (:func:`accelgen.fit.glitch_samples.glitch_ratios`):
+systolic-grouped_bf16's 22 samples are 8x4 arrays of 82,515 cells, 6 min to map each.
 
 Results go to ``bench/data/glitch_remeasure.json`` after every sample (a rerun measures only what is missing).
 ``--apply``: every model whose samples are all measured has its shipped dataset's ``glitch_sample_ratio``,
@@ -36,10 +42,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from accelgen.cosim.stimulus import Activity
 from accelgen.executor import Executor
 from accelgen.fit.api import fit_model, shipped_dataset
 from accelgen.fit.glitch import DELAY_MODEL, STEP_PS, TimedSim, cell_delays
-from accelgen.fit.glitch_samples import glitch_points, glitch_ratios
+from accelgen.fit.glitch_samples import PIPELINING, glitch_points, glitch_ratios
 from accelgen.fit.measure import glitch_stimulus, map_design
 from accelgen.fit.sweep import load_sweep, point_design
 from accelgen.registry import FAMILIES
@@ -68,27 +75,45 @@ def point_key(job: dict) -> str:
 
 
 def remeasure(job: dict) -> dict:
-    """One sample mapped by today's flow and simulated with each delay model on the same netlist and stimulus."""
+    """One sample mapped by today's flow and simulated with each delay model on the same netlist and stimulus, on the
+    first ``job["glitch_cycles"]`` counted cycles of the sweep's glitch stimulus."""
     t0 = time.monotonic()
     design = point_design(job)
     m = map_design(design)
     _, stims = glitch_stimulus(design.stimuli)
+    n = job["glitch_cycles"] + max(st.warmup for st in stims)
+    stims = [Activity({k: v[:n] for k, v in st.inputs.items()}, ops=st.ops, per=st.per, warmup=st.warmup)
+             if st.cycles > n else st for st in stims]
     edges = cell_delays(m.mapped.netlist, design.top, m.mapped.timing_library, m.energy.load_ff)
     mean = {net: (rise + fall) / 2 for net, (rise, fall) in edges.items()}
     runs = {kind: TimedSim(m.sim, delays, step_ps).run(stims, m.energy.per_toggle_fj)
             for kind, delays, step_ps in (("mean_of_edges", mean, BEFORE_STEP_PS), (DELAY_MODEL, edges, STEP_PS))}
     return {"model": job["model"], "key": point_key(job), "params": job["params"], "cells": m.record()["cells"],
+            "cycles": runs[DELAY_MODEL]["cycles"], "lanes": runs[DELAY_MODEL]["lanes"],
             "zero_delay_fj": runs[DELAY_MODEL]["zero_delay"],
             "ratio": {kind: r["ratio"] for kind, r in runs.items()},
             "quotient": runs[DELAY_MODEL]["ratio"] / runs["mean_of_edges"]["ratio"],
             "seconds": round(time.monotonic() - t0, 1)}
 
 
-def measure_all(names: list[str], jobs: int, out: Path) -> dict:
+def chosen(samples: list[dict], limit: int | None) -> list[dict]:
+    """At most ``limit`` of a model's samples, evenly spaced in the order of their total pipelining depth (the
+    parameters :func:`accelgen.fit.glitch_samples.glitch_ratios` measures nearness in), first and last included."""
+    if limit is None or len(samples) <= limit:
+        return samples
+    depth = [sum(float(v) for k, v in j["params"].items() if PIPELINING.search(k) and isinstance(v, (int, float)))
+             for j in samples]
+    order = sorted(range(len(samples)), key=lambda i: (depth[i], i))
+    picks = {order[round(i * (len(order) - 1) / (limit - 1))] for i in range(limit)} if limit > 1 else {order[0]}
+    return [samples[i] for i in sorted(picks)]
+
+
+def measure_all(names: list[str], jobs: int, out: Path, limit: int | None, cycles: int) -> dict:
     data = json.loads(out.read_text()) if out.exists() else {"samples": {}}
     data["about"] = ("each shipped model's glitch samples re-measured with one delay per cell output (mean of edges) "
                      "and a rise and a fall delay, on the same netlist and stimulus (bench/remeasure_glitch.py)")
-    todo = [j for name in names for j in sample_jobs(name) if f"{name}/{point_key(j)}" not in data["samples"]]
+    todo = [j | {"glitch_cycles": cycles} for name in names for j in chosen(sample_jobs(name), limit)
+            if f"{name}/{point_key(j)}" not in data["samples"]]
     print(f"{len(todo)} samples to measure", flush=True)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, check=False,
                             text=True).stdout.strip()
@@ -110,10 +135,16 @@ def apply(name: str, data: dict) -> dict | None:
         return None
     jobs = sample_jobs(name)
     recs = {point_key(j): data["samples"].get(f"{name}/{point_key(j)}") for j in jobs}
-    if not all(recs.values()):
-        print(f"{name}: {sum(r is None for r in recs.values())} of {len(recs)} samples not measured yet")
+    if not any(recs.values()):
+        print(f"{name}: no sample measured yet")
         return None
     spec = load_sweep(name, families=FAMILIES)
+    # a sample not re-measured (--max-samples) takes the quotient of the measured samples nearest to it, by the rule
+    # that gives every point its ratio
+    sample_params = {point_key(j): spec.block.validate(j["params"]).model_dump() for j in jobs}
+    quotients = glitch_ratios([sample_params[k] for k in recs],
+                              [(sample_params[k], r["quotient"]) for k, r in recs.items() if r])
+    quotient_of = dict(zip(recs, quotients, strict=True))
     params = {point_key({"family": spec.family, "params": p}): p for _, p in spec.points()}
     keys = list(dict.fromkeys(df["key"]))
     missing = [k for k in keys if k not in params]
@@ -123,12 +154,14 @@ def apply(name: str, data: dict) -> dict | None:
     for key, rec in recs.items():
         stored = df.loc[df["key"] == key, "glitch_sample_ratio"].dropna()
         if stored.empty:
-            raise SystemExit(f"{name}: sample {rec['params']} has no ratio in the dataset")
+            raise SystemExit(f"{name}: sample {params[key]} has no ratio in the dataset")
         old = float(stored.iloc[0])
-        new = old * rec["quotient"]
-        measured.append((spec.block.validate(params[key]).model_dump(), new))
-        table.append({"params": rec["params"], "dataset": old, "flow_now": rec["ratio"]["mean_of_edges"],
-                      "drift": rec["ratio"]["mean_of_edges"] / old, "quotient": rec["quotient"], "new": new})
+        new = old * quotient_of[key]
+        measured.append((sample_params[key], new))
+        row = {"params": params[key], "dataset": old, "quotient": quotient_of[key], "new": new, "measured": bool(rec)}
+        if rec:
+            row |= {"flow_now": rec["ratio"]["mean_of_edges"], "drift": rec["ratio"]["mean_of_edges"] / old}
+        table.append(row)
     validated = [spec.block.validate(params[k]).model_dump() for k in keys]
     ratio_of = dict(zip(keys, glitch_ratios(validated, measured), strict=True))
     new_sample = {k: r for k, (_, r) in zip(recs, measured, strict=True)}
@@ -151,11 +184,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", help="models of fit/models (default: all)")
     ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--max-samples", type=int, default=None,
+                    help="re-measure at most this many samples per model (the others take the nearest's quotient)")
+    ap.add_argument("--cycles", type=int, default=8, help="counted cycles of each timed run (the flow's: 24)")
     ap.add_argument("--apply", action="store_true", help="rewrite the datasets and refit the models measured")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     names = args.names or sorted(p.stem for p in MODELS.glob("*.json"))
-    data = measure_all(names, args.jobs, args.out)
+    data = measure_all(names, args.jobs, args.out, args.max_samples, args.cycles)
     if args.apply:
         data.setdefault("applied", {})
         for name in names:

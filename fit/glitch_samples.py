@@ -13,7 +13,7 @@ from ..util import canonical_json
 
 #: the parameters that set how much logic lies between registers (pipeline stages and registers): glitching grows
 #: with that depth, so a point takes the glitch ratio of the samples nearest in these (:func:`glitch_ratios`)
-_PIPELINING = re.compile(r"_stages$|_reg$|pipeline")
+PIPELINING = re.compile(r"_stages$|_reg$|pipeline")
 #: parameters that change the datapath's logic itself between the same registers (a flushing fp unit has no
 #: subnormal shifter; a systolic column of ``sum_group`` rows adds with one multi-operand adder): a point takes a
 #: sample that shares them when one is measured (``glitch_extra``)
@@ -31,7 +31,7 @@ def glitch_ratios(points: list[dict], samples: list[tuple[dict, float]]) -> list
     if not samples:
         return [1.0] * len(points)
     keys = sorted({k for p in points for k in p})
-    keys = [k for k in keys if _PIPELINING.search(k)] or [k for k in keys if k not in _DATAPATH]
+    keys = [k for k in keys if PIPELINING.search(k)] or [k for k in keys if k not in _DATAPATH]
     datapath = [k for k in _DATAPATH if any(k in p for p in points)]
     span = {}
     for k in keys:
@@ -81,7 +81,7 @@ def _spread_samples(spec, train: list[dict]) -> set[str]:
     if n == 0:
         return set()
     full = [spec.block.validate(p).model_dump() for p in train]
-    keys = sorted(k for k in full[0] if _PIPELINING.search(k))
+    keys = sorted(k for k in full[0] if PIPELINING.search(k))
     settings: dict[tuple, int] = {}
     for i, p in enumerate(full):
         settings.setdefault(tuple(p[k] for k in keys), i)
