@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 import time
@@ -59,14 +60,49 @@ OUT = ROOT / "bench" / "data" / "glitch_remeasure.json"
 BEFORE_STEP_PS = 5.0
 
 
+def _value(v):
+    """A dataset cell as the parameter it records (numpy scalars as Python values, empty as None)."""
+    v = v.item() if hasattr(v, "item") else v
+    return None if isinstance(v, float) and math.isnan(v) else v
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+    return a == b
+
+
+def dataset_points(df: pd.DataFrame, fields: list[str]) -> dict[str, dict]:
+    """Each point of a dataset (its ``key``) with its parameters as the dataset records them (the validated
+    parameters' columns): the keys of older datasets were hashed differently, so points are matched by value."""
+    cols = [f for f in fields if f in df]
+    first = df.drop_duplicates("key").set_index("key")
+    return {key: {f: _value(row[f]) for f in cols} for key, row in first.iterrows()}
+
+
 def sample_jobs(name: str) -> list[dict]:
-    """The glitch samples of model ``name`` as its sweep's jobs (:func:`accelgen.fit.sweep.run_sweep`'s)."""
+    """The glitch samples of model ``name``'s shipped dataset as sweep jobs (:func:`accelgen.fit.sweep.run_sweep`'s):
+    the sweep's own samples where they are the dataset's, else the dataset's point (adder_tree's and fan's datasets
+    predate the rule that spreads the samples over the pipelining settings)."""
     spec = load_sweep(name, families=FAMILIES)
     sampled = glitch_points(spec)
-    return [{"model": name, "family": spec.family, "block": spec.block, "params": params, "split": split,
-             "densities": spec.densities, "profile": spec.profile, "cycles": spec.cycles, "lanes": spec.lanes,
-             "seed": spec.seed, "clock_mhz": spec.clock_mhz, "liberty": None, "glitch": True}
-            for split, params in spec.points() if canonical_json(params) in sampled]
+    base = {"model": name, "family": spec.family, "block": spec.block, "densities": spec.densities,
+            "profile": spec.profile, "cycles": spec.cycles, "lanes": spec.lanes, "seed": spec.seed,
+            "clock_mhz": spec.clock_mhz, "liberty": None, "glitch": True}
+    ours = [base | {"params": params, "split": split} for split, params in spec.points()
+            if canonical_json(params) in sampled]
+    df = pd.read_csv(shipped_dataset(name))
+    points = dataset_points(df, list(spec.block.params_model.model_fields))
+    jobs = []
+    for key, row in df.dropna(subset=["glitch_sample_ratio"]).drop_duplicates("key").set_index("key").iterrows():
+        same = [j for j in ours if matches(spec.block.validate(j["params"]).model_dump(), points[key])]
+        jobs.append(same[0] if same else base | {"params": points[key], "split": row["split"]})
+    return jobs
+
+
+def matches(params: dict, recorded: dict) -> bool:
+    """Whether validated ``params`` are the point a dataset records (its parameter columns)."""
+    return all(_same(params.get(k), v) for k, v in recorded.items())
 
 
 def point_key(job: dict) -> str:
@@ -129,7 +165,7 @@ def measure_all(names: list[str], jobs: int, out: Path, limit: int | None, cycle
 def apply(name: str, data: dict) -> dict | None:
     """Rewrite model ``name``'s shipped dataset with the re-measured ratios and refit it; the per-sample table."""
     path = shipped_dataset(name)
-    df = pd.read_csv(path)
+    df = pd.read_csv(path).copy()
     if "glitch_delays" in df and (df["glitch_delays"] == DELAY_MODEL).all():
         print(f"{name}: already {DELAY_MODEL}")
         return None
@@ -139,35 +175,38 @@ def apply(name: str, data: dict) -> dict | None:
         print(f"{name}: no sample measured yet")
         return None
     spec = load_sweep(name, families=FAMILIES)
+    points = dataset_points(df, list(spec.block.params_model.model_fields))
+    stored = df.dropna(subset=["glitch_sample_ratio"]).drop_duplicates("key").set_index("key")["glitch_sample_ratio"]
+    # the dataset's own assignment, recomputed from its points and samples, must be what it holds
+    before = dict(zip(points, glitch_ratios(list(points.values()), [(points[k], r) for k, r in stored.items()]),
+                      strict=True))
+    if not np.allclose(df["key"].map(before), df["glitch_ratio"], rtol=1e-9):
+        raise SystemExit(f"{name}: the dataset's glitch_ratio is not its samples' assignment; not rewritten")
+    sample_key = {}
+    for j in jobs:
+        found = [k for k in stored.index if matches(spec.block.validate(j["params"]).model_dump(), points[k])]
+        if len(found) != 1:
+            raise SystemExit(f"{name}: sample {j['params']} matches {len(found)} of the dataset's samples")
+        sample_key[point_key(j)] = found[0]
     # a sample not re-measured (--max-samples) takes the quotient of the measured samples nearest to it, by the rule
     # that gives every point its ratio
-    sample_params = {point_key(j): spec.block.validate(j["params"]).model_dump() for j in jobs}
-    quotients = glitch_ratios([sample_params[k] for k in recs],
-                              [(sample_params[k], r["quotient"]) for k, r in recs.items() if r])
-    quotient_of = dict(zip(recs, quotients, strict=True))
-    params = {point_key({"family": spec.family, "params": p}): p for _, p in spec.points()}
-    keys = list(dict.fromkeys(df["key"]))
-    missing = [k for k in keys if k not in params]
-    if missing:
-        raise SystemExit(f"{name}: {len(missing)} dataset points are not in its sweep file (e.g. {missing[0]})")
-    table, measured = [], []
-    for key, rec in recs.items():
-        stored = df.loc[df["key"] == key, "glitch_sample_ratio"].dropna()
-        if stored.empty:
-            raise SystemExit(f"{name}: sample {params[key]} has no ratio in the dataset")
-        old = float(stored.iloc[0])
-        new = old * quotient_of[key]
-        measured.append((sample_params[key], new))
-        row = {"params": params[key], "dataset": old, "quotient": quotient_of[key], "new": new, "measured": bool(rec)}
+    quotients = glitch_ratios([points[sample_key[k]] for k in recs],
+                              [(points[sample_key[k]], r["quotient"]) for k, r in recs.items() if r])
+    table, new_sample = [], {}
+    for (key, rec), quotient in zip(recs.items(), quotients, strict=True):
+        dkey = sample_key[key]
+        old = float(stored[dkey])
+        new_sample[dkey] = old * quotient
+        row = {"params": next(j["params"] for j in jobs if point_key(j) == key), "dataset": old,
+               "quotient": quotient, "new": new_sample[dkey], "measured": bool(rec)}
         if rec:
             row |= {"flow_now": rec["ratio"]["mean_of_edges"], "drift": rec["ratio"]["mean_of_edges"] / old}
         table.append(row)
-    validated = [spec.block.validate(params[k]).model_dump() for k in keys]
-    ratio_of = dict(zip(keys, glitch_ratios(validated, measured), strict=True))
-    new_sample = {k: r for k, (_, r) in zip(recs, measured, strict=True)}
+    ratio_of = dict(zip(points, glitch_ratios(list(points.values()), [(points[k], r) for k, r in new_sample.items()]),
+                        strict=True))
     ratio = df["key"].map(ratio_of)
     switching = df["energy_zero_delay_pj"] - df["clock_energy_pj"]
-    before = df["energy_pj"].copy()
+    energy_before = df["energy_pj"].copy()
     df["energy_pj"] = np.where(df["energy_zero_delay_pj"].notna(), switching * ratio + df["clock_energy_pj"],
                                df["energy_pj"])
     df["glitch_ratio"] = ratio
@@ -175,7 +214,7 @@ def apply(name: str, data: dict) -> dict | None:
     df["glitch_delays"] = DELAY_MODEL
     write_atomic(path, df.to_csv(index=False))
     fit_model(name, families=FAMILIES, data=path, ship=True)
-    change = (df["energy_pj"] / before).describe()
+    change = (df["energy_pj"] / energy_before).describe()
     print(f"{name}: energy_pj x{change['min']:.3f} .. x{change['max']:.3f} (mean {change['mean']:.3f}); refitted")
     return {"samples": table, "energy_pj_change": {k: float(change[k]) for k in ("min", "mean", "max")}}
 
