@@ -183,10 +183,11 @@ def _glitch_evidence(df, spec: SweepSpec) -> dict | None:
 def _delay_model(df) -> str:
     """The timed simulation's delay model (:data:`accelgen.fit.glitch.DELAY_MODEL`); a dataset without the column
     was measured before it was recorded, with one delay per cell output."""
-    model = str(df["glitch_delays"].dropna().iloc[0]) if "glitch_delays" in df and df["glitch_delays"].notna().any() \
-        else "mean_of_edges"
+    recorded = df["glitch_delays"].dropna() if "glitch_delays" in df else ()
+    model = str(recorded.iloc[0]) if len(recorded) else "mean_of_edges"
     return {"rise_fall": "a rise and a fall delay per cell output (fit.glitch.cell_delays)",
-            "mean_of_edges": "one delay per cell output, the mean of its arcs' rise and fall delays"}.get(model, model)
+            "mean_of_edges": "one delay per cell output, the mean of its arcs' rise and fall delays",
+            "none": "no timed simulation (no glitch samples)"}.get(model, model)
 
 
 def predictions(model_dict: dict, df) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:

@@ -331,7 +331,7 @@ def dataset_rows(records: list[dict], fam: BlockFamily) -> list[dict[str, Any]]:
     params = [fam.validate(rec["params"]).model_dump() for rec in records]
     measured = [(p, rec["glitch"]["ratio"]) for p, rec in zip(params, records, strict=False) if rec.get("glitch")]
     ratios = glitch_ratios(params, measured)
-    delays = next((rec["glitch"].get("delays", "mean_of_edges") for rec in records if rec.get("glitch")), "")
+    delays = next((rec["glitch"].get("delays", "mean_of_edges") for rec in records if rec.get("glitch")), "none")
     for rec, base, ratio in zip(records, params, ratios, strict=False):
         m, clk = rec["mapped"], rec["clock"]
         base["split"] = rec["split"]

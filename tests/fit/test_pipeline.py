@@ -277,6 +277,7 @@ def test_tiny_sweep_resumes_fits_reports_and_predicts(tmp_path, monkeypatch, cap
     assert data["training"]["n_points"] == 4 and data["training"]["n_heldout"] == 1
     glitch = data["training"]["glitch"]
     assert len(glitch["samples"]) == 4 and all(s["ratio"] >= 1.0 for s in glitch["samples"])   # every training point
+    assert (df["glitch_delays"] == "rise_fall").all() and glitch["delays"].startswith("a rise and a fall delay")
     sampled = {s["a_width"]: s["ratio"] for s in glitch["samples"]}
     held = df[df.split == "heldout"]
     # every point has input_reg (the only pipelining parameter that varies: none), so each takes the samples' mean
