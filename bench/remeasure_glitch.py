@@ -27,7 +27,9 @@ Results go to ``bench/data/glitch_remeasure.json`` after every sample (a rerun m
 ``glitch_ratio`` (each point's nearest samples, :func:`accelgen.fit.glitch_samples.glitch_ratios`), ``energy_pj``
 (``(energy_zero_delay_pj - clock_energy_pj) * glitch_ratio + clock_energy_pj``, as
 :func:`accelgen.fit.sweep.dataset_rows` computes it) and ``glitch_delays`` rewritten, and is refitted and shipped
-(``accelgen fit NAME --data fit/data/NAME.csv --ship``). A dataset already marked ``rise_fall`` is left alone.
+(``accelgen fit NAME --data fit/data/NAME.csv --ship``). A dataset already marked ``rise_fall`` is left alone: to
+apply again with more samples measured, first restore the dataset as it was shipped before its first application
+(``git show <commit>:fit/data/NAME.csv > fit/data/NAME.csv``), since the sample ratios it holds are already scaled.
 """
 
 from __future__ import annotations
