@@ -45,13 +45,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from accelgen.cosim.stimulus import Activity
 from accelgen.executor import Executor
 from accelgen.fit.api import fit_model, shipped_dataset
 from accelgen.fit.glitch import DELAY_MODEL, STEP_PS, TimedSim, cell_delays
 from accelgen.fit.glitch_samples import PIPELINING, glitch_points, glitch_ratios
 from accelgen.fit.measure import glitch_stimulus, map_design
-from accelgen.fit.sweep import load_sweep, point_design
+from accelgen.fit.sweep import load_sweep, point_design, point_job
 from accelgen.registry import FAMILIES
 from accelgen.util import canonical_json, sha256_hex, write_atomic
 
@@ -88,17 +87,14 @@ def sample_jobs(name: str) -> list[dict]:
     predate the rule that spreads the samples over the pipelining settings)."""
     spec = load_sweep(name, families=FAMILIES)
     sampled = glitch_points(spec)
-    base = {"model": name, "family": spec.family, "block": spec.block, "densities": spec.densities,
-            "profile": spec.profile, "cycles": spec.cycles, "lanes": spec.lanes, "seed": spec.seed,
-            "clock_mhz": spec.clock_mhz, "liberty": None, "glitch": True}
-    ours = [base | {"params": params, "split": split} for split, params in spec.points()
+    ours = [point_job(spec, split, params, glitch=True) | {"model": name} for split, params in spec.points()
             if canonical_json(params) in sampled]
     df = pd.read_csv(shipped_dataset(name))
     points = dataset_points(df, list(spec.block.params_model.model_fields))
     jobs = []
     for key, row in df.dropna(subset=["glitch_sample_ratio"]).drop_duplicates("key").set_index("key").iterrows():
         same = [j for j in ours if matches(spec.block.validate(j["params"]).model_dump(), points[key])]
-        jobs.append(same[0] if same else base | {"params": points[key], "split": row["split"]})
+        jobs.append(same[0] if same else point_job(spec, row["split"], points[key], glitch=True) | {"model": name})
     return jobs
 
 
@@ -118,10 +114,7 @@ def remeasure(job: dict) -> dict:
     t0 = time.monotonic()
     design = point_design(job)
     m = map_design(design)
-    _, stims = glitch_stimulus(design.stimuli)
-    n = job["glitch_cycles"] + max(st.warmup for st in stims)
-    stims = [Activity({k: v[:n] for k, v in st.inputs.items()}, ops=st.ops, per=st.per, warmup=st.warmup)
-             if st.cycles > n else st for st in stims]
+    _, stims = glitch_stimulus(design.stimuli, job["glitch_cycles"])
     edges = cell_delays(m.mapped.netlist, design.top, m.mapped.timing_library, m.energy.load_ff)
     mean = {net: (rise + fall) / 2 for net, (rise, fall) in edges.items()}
     runs = {kind: TimedSim(m.sim, delays, step_ps).run(stims, m.energy.per_toggle_fj)

@@ -119,11 +119,11 @@ def map_design(design: Design) -> MappedDesign:
     return MappedDesign(mapped, timing_of(mapped), plib, energy, clock, GateSim(mapped.netlist, top, library=plib))
 
 
-def glitch_stimulus(stimuli: dict[str, list[Activity]]) -> tuple[float, list[Activity]]:
-    """What the timed simulation runs: the first density's stimulus, cut to :data:`GLITCH_CYCLES` counted cycles
-    (the operation count is not used: the ratio is of energies per cycle of the same stimulus)."""
+def glitch_stimulus(stimuli: dict[str, list[Activity]], cycles: int = GLITCH_CYCLES) -> tuple[float, list[Activity]]:
+    """What the timed simulation runs: the first density's stimulus, cut to ``cycles`` after the warm-up (the
+    operation count is not used: the ratio is of energies per cycle of the same stimulus)."""
     dens, stims = next(iter(stimuli.items()))
-    n = GLITCH_CYCLES + max(s.warmup for s in stims)
+    n = cycles + max(s.warmup for s in stims)
     return float(dens), [Activity({k: v[:n] for k, v in s.inputs.items()}, ops=s.ops, per=s.per, warmup=s.warmup)
                          if s.cycles > n else s for s in stims]
 

@@ -251,6 +251,14 @@ def point_design(job: dict) -> Design:
                   clock_mhz=job["clock_mhz"], liberty=job.get("liberty"), glitch=bool(job.get("glitch")))
 
 
+def point_job(spec: SweepSpec, split: str, params: dict, liberty: str | None = None, glitch: bool = False) -> dict:
+    """A sweep point as its worker measures it (:func:`point_design`): the family, the point and the sweep's
+    stimulus, clock and library settings; ``glitch``: it also gets a timed simulation."""
+    return {"family": spec.family, "block": spec.block, "params": params, "split": split,
+            "densities": spec.densities, "profile": spec.profile, "cycles": spec.cycles, "lanes": spec.lanes,
+            "seed": spec.seed, "clock_mhz": spec.clock_mhz, "liberty": liberty, "glitch": glitch}
+
+
 def point_key(job: dict) -> str:
     """The cache key of a sweep point: the content key of its measurement
     (:func:`accelgen.fit.measure.measurement_key`). Rendering the point and drawing its stimuli take about a second;
@@ -283,10 +291,7 @@ def run_sweep(spec: SweepSpec, jobs: int | None = None, liberty: str | None = No
     """
     store = cache_dir("sweep", spec.family)
     sampled = glitch_points(spec)
-    points = [{"family": spec.family, "block": spec.block, "params": params, "split": split,
-               "densities": spec.densities, "profile": spec.profile, "cycles": spec.cycles, "lanes": spec.lanes,
-               "seed": spec.seed,
-               "clock_mhz": spec.clock_mhz, "liberty": liberty, "glitch": canonical_json(params) in sampled}
+    points = [point_job(spec, split, params, liberty, canonical_json(params) in sampled)
               for split, params in spec.points()]
     done: dict[int, dict] = {}
     cols = [TextColumn(f"sweep {spec.name}"), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
