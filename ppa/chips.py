@@ -225,6 +225,11 @@ def validate_chip(arch: Arch, model_paths: dict | None = None) -> dict:
         row["error"] = "no published: block"
         return row
     row["source"] = pub.source
+    row["evidence"] = pub.evidence
+    if pub.unverified:
+        row["unverified"] = list(pub.unverified)
+    if pub.reference:
+        row["reference"] = [r.model_dump() for r in pub.reference]
     row.update({k: v for k, v in (("clock_mhz", pub.clock_mhz), ("vdd_v", pub.vdd_v), ("dtype", pub.dtype))
                 if v is not None})
     est = estimate(arch, model_paths=model_paths)
@@ -269,13 +274,25 @@ def validate_chips(directory: str | Path | None = None, model_paths: dict | None
     return rows
 
 
-def summary(rows: list[dict]) -> dict:
-    """Mean and worst |error| over the chips with an absolute figure, per quantity."""
+def _evidence(row: dict) -> str:
+    return row.get("evidence", "paper")
+
+
+def _means(rows: list[dict]) -> dict:
     out = {}
     for q in ("area", "power"):
         errs = [abs(r[q]["error_pct"]) for r in rows if q in r and math.isfinite(r[q]["error_pct"])]
         out[q] = {"chips": len(errs), "mean_abs_error_pct": sum(errs) / len(errs) if errs else math.nan,
                   "max_abs_error_pct": max(errs, default=math.nan)}
+    return out
+
+
+def summary(rows: list[dict]) -> dict:
+    """Mean and worst |error| over the chips with an absolute figure, per quantity: the headline over the
+    descriptions checked against their papers (``evidence: paper``), and apart from it (``from_abstracts``) over
+    those whose source could not be read."""
+    out = _means([r for r in rows if _evidence(r) == "paper"])
+    out["from_abstracts"] = _means([r for r in rows if _evidence(r) == "abstract"])
     return out
 
 
@@ -287,7 +304,19 @@ _RUN_FIGURE_LABELS = {"inferences_per_s": "inferences/s (performance model)",
 
 
 def table_rows(rows: list[dict], parts: bool = True) -> list[tuple[str, ...]]:
-    """Rows of the validation table (:data:`TABLE_HEADERS`): per chip its area and power, then their parts."""
+    """Rows of the validation table (:data:`TABLE_HEADERS`): per chip its area and power, then their parts; the
+    descriptions checked against their papers first, then, under a heading row, those from abstracts with what they
+    take on trust."""
+    paper = [r for r in rows if _evidence(r) == "paper"]
+    abstract = [r for r in rows if _evidence(r) == "abstract"]
+    out = _chip_rows(paper, parts)
+    if abstract:
+        out.append(("descriptions from abstracts (not in the means above)", "", "", "", "", "", "", ""))
+        out += _chip_rows(abstract, parts)
+    return out
+
+
+def _chip_rows(rows: list[dict], parts: bool) -> list[tuple[str, ...]]:
     out = []
     for r in rows:
         node = f"{r.get('node_nm', float('nan')):g} nm"
@@ -326,10 +355,22 @@ def table_rows(rows: list[dict], parts: bool = True) -> list[tuple[str, ...]]:
                 known = f"{100 * r['unmodelled_share']:.0f}%" if r["unmodelled_share"] else ""
                 share = (f"{known} + ?" if known else "not published") if unknown else known
                 out.append(("", "", "  not modelled (share of the area)", "", "", "", share, names))
+            for ref in r.get("reference", []) if parts else ():
+                value = ref.get("area_mm2" if q == "area" else "power_w")
+                if value is not None:
+                    out.append(("", "", f"  {ref['tool']}'s own estimate", "", "", fmt.format(value),
+                                f"{f['published']:g}", f"{_err(value, f['published']):+.0f}%"))
+        if parts and r.get("unverified"):
+            out.append(("", "", "  unverified", "", "", "", "", "; ".join(r["unverified"])))
     return out
 
 
 def summary_line(rows: list[dict]) -> str:
     s = summary(rows)
-    return "; ".join(f"{q}: mean |error| {v['mean_abs_error_pct']:.0f}%, worst {v['max_abs_error_pct']:.0f}% "
-                     f"over {v['chips']} chips" for q, v in s.items())
+    line = "; ".join(f"{q}: mean |error| {s[q]['mean_abs_error_pct']:.0f}%, worst {s[q]['max_abs_error_pct']:.0f}% "
+                     f"over {s[q]['chips']} chips" for q in ("area", "power"))
+    rest = s["from_abstracts"]
+    if rest["area"]["chips"] or rest["power"]["chips"]:
+        line += " (descriptions from papers); from abstracts: " + "; ".join(
+            f"{q} {rest[q]['mean_abs_error_pct']:.0f}% over {rest[q]['chips']}" for q in ("area", "power"))
+    return line

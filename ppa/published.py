@@ -37,6 +37,14 @@ much. Each figure has
 
 and ``unmodelled`` lists the die's blocks the description leaves out, with
 their published share, so that the gap they leave is visible.
+
+``evidence`` says how far the description could be checked: ``paper`` when every
+field was read against a paper kept with the project's sources and cited by
+section or table; ``abstract`` when its source could not be read (an abstract, a
+summary, figures recalled), with what it takes on trust in ``unverified``.
+``validate-chips`` reports the two apart and takes its headline means over the
+``paper`` descriptions only. ``reference`` gives another tool's published estimate
+of the same chip (NeuroMeter's of TPU-v2), printed beside accelgen's.
 """
 
 from __future__ import annotations
@@ -158,6 +166,16 @@ class Unmodelled(BaseModel):
     source: str
 
 
+class ReferenceEstimate(BaseModel):
+    """Another tool's published estimate of the chip, at the scopes of the published figures."""
+
+    model_config = _STRICT
+    tool: str
+    area_mm2: float | None = Field(None, gt=0)
+    power_w: float | None = Field(None, gt=0)
+    source: str
+
+
 class Published(BaseModel):
     """What the paper reports (see the module docstring); ``comparison`` says why a chip has no absolute figure."""
 
@@ -171,9 +189,17 @@ class Published(BaseModel):
     dtype: str | None = None
     unmodelled: list[Unmodelled] = []
     comparison: str | None = None
+    evidence: Literal["paper", "abstract"] = "paper"
+    unverified: list[str] = []
+    reference: list[ReferenceEstimate] = []
 
     @model_validator(mode="after")
     def _something(self):
         if self.area is None and self.power is None and self.comparison is None:
             raise ValueError("give area, power, or comparison (why the paper has no absolute figure)")
+        if self.evidence == "abstract" and not self.unverified:
+            raise ValueError("evidence 'abstract': list what the description takes on trust (unverified: [...])")
+        if self.evidence == "paper" and self.unverified:
+            raise ValueError("unverified lists what an 'abstract' description takes on trust; this one says "
+                             "evidence 'paper'")
         return self

@@ -14,7 +14,7 @@ from accelgen.errors import ConfigError
 from accelgen.ppa import estimate, parse_arch
 from accelgen.ppa.arch import load_arch
 from accelgen.ppa.perf import evaluate
-from accelgen.ppa.chips import table_rows, validate_chip, validate_chips
+from accelgen.ppa.chips import summary, table_rows, validate_chip, validate_chips
 from accelgen.ppa.docs import VALIDATION_BEGIN, VALIDATION_END, replace_validation_table
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -210,6 +210,10 @@ def test_zero_delay_switching_needs_a_model_that_has_it(models, tmp_path):
     ({"area": {"mm2": 1, "scope": "chip", "kind": "die", "source": "t",
                "parts": [{"name": "x", "match": ["core"], "share": 0.5, "value": 1}]}}, "exactly one of share"),
     ({}, "give area, power, or comparison"),
+    ({"area": {"mm2": 1, "scope": "chip", "kind": "die", "source": "t"}, "evidence": "abstract"},
+     "list what the description takes on trust"),
+    ({"area": {"mm2": 1, "scope": "chip", "kind": "die", "source": "t"}, "unverified": ["x"]},
+     "this one says evidence 'paper'"),
 ])
 def test_published_block_errors_name_the_field(bad, match):
     with pytest.raises(ConfigError, match=match):
@@ -226,6 +230,32 @@ def test_json_has_scope_kind_and_parts(capsys):
                 assert {"published", "estimate", "error_pct", "scope", "kind", "parts"} <= set(r[q]), (r["chip"], q)
     assert rows["tpu_v1"]["area"]["parts"] and rows["eyeriss"]["power"]["kind"] == "measured"
     assert d["summary"]["area"]["chips"] >= 4
+
+
+def test_descriptions_from_abstracts_stay_out_of_the_headline(models):
+    """The headline means are over the descriptions checked against their papers; one from an abstract is reported
+    apart, under its own heading, with what it takes on trust."""
+    area = {"mm2": 1.0, "scope": "compute_array", "kind": "synthesis", "source": "t"}
+    paper = validate_chip(_arch({"source": "s", "area": area}, name="p"), models)
+    abstract = validate_chip(_arch({"source": "s", "area": {**area, "mm2": 100.0}, "evidence": "abstract",
+                                    "unverified": ["the whole core"]}, name="a"), models)
+    s = summary([paper, abstract])
+    assert s["area"]["chips"] == 1
+    assert s["area"]["mean_abs_error_pct"] == pytest.approx(abs(paper["area"]["error_pct"]))
+    assert s["from_abstracts"]["area"]["chips"] == 1
+    assert s["from_abstracts"]["area"]["mean_abs_error_pct"] == pytest.approx(abs(abstract["area"]["error_pct"]))
+    rows = table_rows([abstract, paper])
+    chips = [r[0] for r in rows if r[0]]
+    assert chips[0] == "p" and chips[1].startswith("descriptions from abstracts") and chips[2] == "a"
+    assert any(r[2].strip() == "unverified" and r[7] == "the whole core" for r in rows)
+
+
+def test_reference_estimate_is_printed_beside_the_figure(models):
+    pub = {"source": "s", "area": {"mm2": 10.0, "scope": "chip", "kind": "die", "source": "t"},
+           "reference": [{"tool": "NeuroMeter", "area_mm2": 8.0, "source": "sect. II-C"}]}
+    rows = table_rows([validate_chip(_arch(pub), models)])
+    ref = [r for r in rows if "NeuroMeter's own estimate" in r[2]]
+    assert len(ref) == 1 and ref[0][5:] == ("8.0", "10", "-20%")
 
 
 def test_validation_doc_table_is_current():
