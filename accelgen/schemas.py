@@ -155,7 +155,7 @@ MEANINGS: dict[str, str] = {
     "count": "number of identical instances",
     "inputs": "number of inputs reduced (or of products summed)",
     "width": "operand or sum width", "dtype": "datatype: int, or a floating-point format (fp16, bf16, fp32)",
-    "pipeline": "auto (the least pipelining that meets the clock) or explicit register stages",
+    "pipeline": "auto (the least energy per op among the stages that meet the clock) or explicit register stages",
     "k": "multipliers per Flex-DPE", "lanes": "lanes (parallel operands)",
     "rows": "rows of the array", "cols": "columns of the array",
     "dataflow": "ws (weight-), os (output-) or is (input-stationary)",

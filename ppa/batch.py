@@ -1,8 +1,9 @@
 """Batch evaluation: chip-level area, TDP and peak TOPS of many design points at once (numpy arrays).
 
 Design points: ``cores`` x ``units`` tensor units of ``rows x cols`` (fitted
-``systolic`` model, unpipelined, mapped for ``clock_mhz`` where its 1 GHz netlist leaves
-slack, as the estimator maps it: :mod:`accelgen.ppa.relaxed`), one on-chip SRAM of
+``systolic`` model, pipelined as the estimator's ``pipeline: auto`` (:func:`accelgen.ppa.pipelining.choose_many`)
+and mapped for ``clock_mhz`` where its 1 GHz netlist leaves slack, as the estimator maps it:
+:mod:`accelgen.ppa.relaxed`), one on-chip SRAM of
 ``sram_bytes`` per core (``sram_batch``), the data bus joining them, the cores on a
 ``tx x ty`` NoC, at ``node_nm`` and ``clock_mhz``, plus a white-space fraction; and
 the rest of a base description every point shares (``rest``,
@@ -16,8 +17,7 @@ architecture schema; contradictory widths are a ConfigError.
 One estimator: each point is the chip :func:`accelgen.ppa.estimate.estimate` builds for the same description,
 assembled by the same functions (:mod:`accelgen.ppa.tree`: core, data bus, chip, white space, supply, totals;
 :func:`accelgen.ppa.components.noc_tree`; :func:`accelgen.ppa.units.memory.memory_leaf`;
-:func:`accelgen.ppa.estimate.fitted_leaf`) with numpy arrays at its leaves, to the last digit where the
-estimator's tensor unit is unpipelined.
+:func:`accelgen.ppa.estimate.fitted_leaf`) with numpy arrays at its leaves, to the last digit.
 
 Fast path: design-space sweeps repeat the same tensor-unit and SRAM
 configurations many times, so the points are grouped by the inputs each model
@@ -38,13 +38,13 @@ import numpy as np
 from ..errors import ConfigError
 from ..fpformat import ACC_WIDTH
 from ..fpformat import width as fp_width
-from . import relaxed
 from .arch import DTYPES, mesh_mismatch
 from .batch_keys import Factors, Keys, gather
 from .batch_rest import Rest, io_leaves, noc_leaves, scalar_leaves, vector_leaves
-from .components import Component, FittedCompute, with_energy
+from .components import Component, FittedCompute
 from .estimate import fitted_leaf
-from .sram import MIN_WORDS, SRAM, sram_batch
+from .pipelining import choose_many
+from .sram import MIN_WORDS, RETICLE_MM2, SRAM, die_area_problem, sram_batch
 from .tree import add_white_space, assemble_chip, assemble_core, core_side_mm, supply_factors, totals
 from .units.memory import memory_leaf
 from .units.systolic import array_rates
@@ -110,20 +110,19 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
     model = _fitted_model("systolic", tuple(sorted((model_paths or {}).items())), dtype)
     fc = FittedCompute(model_paths)
     keys = Keys(node_nm, clock_mhz)
-    # tensor unit: one fitted-model evaluation per distinct (rows, cols, widths, dataflow, node), mapped for the
-    # clock where its 1 GHz netlist leaves slack, as the estimator maps it (accelgen.ppa.relaxed), once per distinct
+    # tensor unit: one fitted-model evaluation per stage option and distinct (rows, cols, widths, dataflow, node),
+    # mapped for the clock where its 1 GHz netlist leaves slack, as the estimator maps it (accelgen.ppa.relaxed), once per distinct
     # clock beside them, then gathered to the points
     tu_codes, (r, c, aw, bw, accw, df, nd, clk) = keys.codes(rows, cols, a_width, b_width, acc_width, flow, node_nm,
                                                               clock_mhz)
     given = {"rows": r, "cols": c, "dataflow": df, "a_width": aw, "b_width": bw, "acc_width": accw, "dtype": dtype,
              "density": rest.density}
     given = {k: v for k, v in given.items() if k in model.inputs}
-    tu, _ = with_energy(model, model.predict(node_nm=nd, **given), given, nd)   # the estimator's per-MAC energy
-    distinct = np.shape(tu["area_um2"])
-    tu = {t: np.broadcast_to(np.asarray(tu.get(t, 0.0), dtype=float), distinct)
+    # pipelined as the estimator's ``pipeline: auto`` pipelines it, by the same rule (accelgen.ppa.pipelining)
+    tu = choose_many(model, given, nd, 1e3 / np.asarray(clk, dtype=float))
+    distinct = np.broadcast(*(np.asarray(v) for v in (r, c, aw, bw, accw, df, nd, clk))).shape
+    tu = {t: gather(np.reshape(np.asarray(tu.get(t, 0.0), dtype=float), distinct), tu_codes, shape)
           for t in ("area_um2", "leakage_uw", "energy_pj", "delay_ns")}
-    tu = relaxed.apply(tu, relaxed.for_clocks(model, tu["delay_ns"], 1e3 / np.asarray(clk, dtype=float)))
-    tu = {t: gather(np.broadcast_to(v, distinct), tu_codes, shape) for t, v in tu.items()}
     rates = array_rates(rows, cols, a_width, b_width)
     tensor = fitted_leaf("tensor_unit0", "systolic", tu, count=units, actions_per_cycle=rates["actions_per_cycle"],
                          ops_per_cycle=rates["ops_per_cycle"], activity_key="tensor")
@@ -151,9 +150,19 @@ def evaluate_batch(*, rows, cols, units=1, cores=1, sram_bytes, node_nm, clock_m
     out = totals(chip, clock_mhz, *_supply(rest.vdd_v, keys))
     invalid = _sram_problems(s_codes, cap, blk, nbk, snd, sram_cell, shape)
     _mesh_problems(invalid, rest.noc.topology if topology is None else topology, tx, ty, cores)
+    _die_problems(invalid, np.broadcast_to(s["area_um2"] * 1e-6, shape), np.broadcast_to(out["area_mm2"], shape))
     if np.any(invalid != ""):
         out = {k: np.where(invalid == "", v, np.nan) for k, v in out.items()}
     return out | {"invalid": invalid}
+
+
+def _die_problems(invalid: np.ndarray, sram_mm2: np.ndarray, chip_mm2: np.ndarray) -> None:
+    """Mark in ``invalid`` the points whose memory or chip is larger than one die can hold (the estimator refuses
+    them: :func:`accelgen.ppa.estimate.check_die`)."""
+    for i in np.flatnonzero((invalid.ravel() == "") & ((sram_mm2 > RETICLE_MM2) | (chip_mm2 > RETICLE_MM2)).ravel()):
+        at = np.unravel_index(i, invalid.shape)
+        invalid[at] = ("core.memories[0].capacity_bytes: " + die_area_problem(float(sram_mm2[at]), "the memory")
+                       if sram_mm2[at] > RETICLE_MM2 else die_area_problem(float(chip_mm2[at]), "the chip"))
 
 
 def _mesh_problems(invalid: np.ndarray, topology, tx, ty, cores) -> None:

@@ -92,9 +92,15 @@ def _err(est: float, pub: float) -> float:
     return 100.0 * (est / pub - 1.0) if pub else math.nan
 
 
+def _figure_patterns(tree: dict, fig) -> list[str] | None:
+    """Path globs of a published figure: its scope's, and the paths it ``include``s beyond it."""
+    patterns = _scope_patterns(tree, fig.scope)
+    return patterns if patterns is None else patterns + list(fig.include)
+
+
 def _area(est, fig: AreaFigure) -> dict:
     tree = est.breakdown
-    value, paths = _total(tree, _scope_patterns(tree, fig.scope), "area_mm2")
+    value, paths = _total(tree, _figure_patterns(tree, fig), "area_mm2")
     return {"published": fig.mm2, "estimate": value, "error_pct": _err(value, fig.mm2), "scope": fig.scope,
             "kind": fig.kind, "source": fig.source, "matched": paths,
             "parts": _parts(tree, fig.parts, fig.mm2, "area_mm2")}
@@ -181,12 +187,12 @@ def _power(arch: Arch, fig: PowerFigure, model_paths: dict | None, est) -> dict:
     if at or switched or fig.workload is not None:
         est = estimate(arch, model_paths=model_paths)
     tree = est.breakdown
-    value, paths = _total(tree, _scope_patterns(tree, fig.scope), key)
+    value, paths = _total(tree, _figure_patterns(tree, fig), key)
     out.update(estimate=value, error_pct=_err(value, fig.w), matched=paths, parts=_parts(tree, fig.parts, fig.w, key))
     # the run's own published figures (layers, rate, energy per inference, off-chip traffic) beside the power they
     # explain
     if fig.layers:
-        out["layers"] = _layers(arch, fig, rep, full_w, _scope_patterns(tree, fig.scope), model_paths)
+        out["layers"] = _layers(arch, fig, rep, full_w, _figure_patterns(tree, fig), model_paths)
         out["layers_source"] = fig.layers_source
     if fig.inferences_per_s is not None:
         out["run_figures"] = _rate(out["run"], fig, value)

@@ -3,10 +3,12 @@
 ``estimate(arch)`` (an :class:`~accelgen.ppa.arch.Arch`, a dict or a YAML path)
 builds the tree chip -> cores -> core -> units from the description, with the
 dependent resources filled in, evaluates every component at the technology
-node, finds the achievable clock (the slowest component's cycle time, every
-compute unit at its fastest pipelining) and the clock (given, ``auto`` = the
+node, finds the achievable clock (the slowest timed path, :func:`accelgen.ppa.timing.timing_paths`: every
+compute unit at its fastest pipelining, every memory's macro cycle time, the register files and the wire
+one cycle of a compute unit drives) and the clock (given, ``auto`` = the
 achievable one, or the one that meets ``target_tops``), gives each compute unit
-the least pipelining that meets that clock (:mod:`accelgen.ppa.pipelining`;
+its pipelining for that clock (:mod:`accelgen.ppa.pipelining`: the least energy per operation among the stages
+that meet it;
 ``Estimate.pipelining`` lists the stages, their latency and their cost), and
 returns an :class:`Estimate`.
 
@@ -30,6 +32,8 @@ from .components import Component, FittedCompute
 from . import relaxed
 from .pipelining import Choice, Unit, choose
 from .process import STD_CELL_UTILIZATION, TechNode, technology
+from .sram import check_die_area
+from .timing import PATH_WORDS, TIMING_ROWS, timing
 from .tree import DIE_WHITE_SPACE, add_white_space, assemble_chip, assemble_core, core_side_mm, supply_factors
 from .units import AnalyticalUnit, core_units, listed_units
 from .units.io import DramPhy, PCIe
@@ -115,7 +119,8 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
             mem.add(memory_component(m, tech, f"{base}.memories[{i}]", clock_mhz))
     others = [ScalarUnit(ScalarCore(), tech=tech).component] if core.scalar_unit else []
     # die blocks listed in core.units: beside the units, off the data bus
-    others += [cls(params, tech=tech, path=f"{base}.units[{i}]").component
+    others += [cls(params, tech=tech, path=f"{base}.units[{i}]",
+                   **({"clock_mhz": clock_mhz} if getattr(cls, "takes_clock", False) else {})).component
                for i, cls, params in listed_units(core, base) if issubclass(cls, AnalyticalUnit)]
     return assemble_core(eu, mem, others, wire_tech=tech, widest_bits=widest, bus_bits=core.bus_bits,
                          clock_mhz=clock_mhz)
@@ -131,6 +136,8 @@ class Estimate:
     clock_mhz: float
     achievable_clock_mhz: float
     critical_component: str
+    #: what limits the clock on the critical component's path (:data:`PATH_WORDS`)
+    critical_path: str
     meets_timing: bool
     peak_tops: float
     area_mm2: float
@@ -143,6 +150,8 @@ class Estimate:
     compute_models: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     inputs: dict = field(default_factory=dict)
+    #: the slowest timed paths at the fastest pipelining, slowest first (:func:`timing_paths`)
+    timing_paths: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -222,17 +231,19 @@ def _pipelining(arch: Arch, tech: TechNode, fc: FittedCompute, period_ns: float 
             for u in compute_units(arch.core)}
 
 
-def _timing(chip: Component) -> tuple[float, str]:
-    worst, where = 0.0, ""
-    for path, node in chip.walk():
-        # wires get pipeline flops to fit a cycle; memories are pipelined (latency_cycles) and do not set the clock
-        if node.delay_ns > worst and node.kind not in ("wire", "memory"):
-            worst, where = node.delay_ns, path
-    return (1e3 / worst if worst else float("inf")), where
+def check_die(chip: Component, arch: Arch, area_mm2: float) -> None:
+    """Refuse a memory instance or a chip larger than one die can hold (:func:`accelgen.ppa.sram.check_die_area`)."""
+    mems = [n for _, n in chip.walk() if n.kind == "memory"]
+    for i, (m, node) in enumerate(zip(arch.core.memories, mems)):
+        check_die_area(node.area_um2_each * 1e-6, f"core.memories[{i}].capacity_bytes", m.capacity_bytes,
+                       f"memory {m.name!r} ({node.params.get('banks', 1)} bank(s))")
+    check_die_area(area_mm2, "name", arch.name, f"the chip ({arch.cores} core(s))")
 
 
-def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
-    """Estimate ``arch`` (an :class:`Arch`, a dict, or a path to a YAML description)."""
+def estimate(arch, *, model_paths: dict[str, str] | None = None, check_reticle: bool = True) -> Estimate:
+    """Estimate ``arch`` (an :class:`Arch`, a dict, or a path to a YAML description). A memory or a chip larger than
+    one die can hold is refused (:func:`check_die`) unless ``check_reticle`` is False (sizing a design by
+    bisection, which asks for the area of candidates it will not build)."""
     if isinstance(arch, (str, Path)):
         arch = load_arch(arch)
     elif isinstance(arch, dict):
@@ -245,7 +256,7 @@ def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
         # every unit at its fastest pipelining: the fastest clock the chip reaches, and the ops per cycle
         fastest = _pipelining(arch, tech, fc, None)
         probe = _build_chip(arch, tech, fc, None, traces, fastest)
-        fmax, critical = _timing(probe)
+        fmax, critical, paths = timing(probe, tech)
         ops = probe.ops_per_cycle
         if arch.clock_mhz == "auto":
             if not math.isfinite(fmax):
@@ -266,12 +277,17 @@ def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
         chosen = _pipelining(arch, tech, fc, 1e3 / clock)
         traces = []
         chip = _build_chip(arch, tech, fc, clock, traces, chosen)
-        f_chosen, critical_chosen = _timing(chip)
+        f_chosen, critical_chosen, paths_chosen = timing(chip, tech)
     msgs = list(dict.fromkeys(str(w.message) for w in caught))   # each chip build warns again
     msgs += [c.note for c in chosen.values() if c.meets_clock is False]
     meets = clock <= f_chosen * (1 + 1e-9)
     if not meets:
-        msgs.append(f"clock_mhz {clock:g} exceeds the achievable {f_chosen:.0f} MHz ({critical_chosen})")
+        slow = [t for t in paths_chosen if t["delay_ns"] * clock > 1e3 * (1 + 1e-9)]
+        msgs.append(f"clock_mhz {clock:g} exceeds the achievable {f_chosen:.0f} MHz ({critical_chosen}, "
+                    f"{PATH_WORDS[paths_chosen[0]['kind']]} {paths_chosen[0]['delay_ns']:.3f} ns); "
+                    f"{len(slow)} path(s) slower than the clock"
+                    + ("; a memory's macro cycle shortens with more banks (smaller macros)"
+                       if any(t["kind"] == "memory_cycle" for t in slow) else ""))
     for m in msgs:
         warnings.warn(m, UserWarning, stacklevel=2)
     add_white_space(chip, DIE_WHITE_SPACE if arch.chip.white_space_fraction == "die"
@@ -280,11 +296,15 @@ def estimate(arch, *, model_paths: dict[str, str] | None = None) -> Estimate:
     v_dyn, v_leak = supply_factors(vdd, tech.vdd_v)
     act = arch.activity.factors() if arch.activity else None
     tree = _tree_dict(chip, clock, v_dyn, v_leak, act)
+    if check_reticle:
+        check_die(chip, arch, tree["area_mm2"])
     if arch.chip.die_budget_mm2 and tree["area_mm2"] > arch.chip.die_budget_mm2:
         raise ConfigError([("chip.die_budget_mm2", f"the design needs {tree['area_mm2']:.1f} mm^2, more than the "
                                                    f"budget of {arch.chip.die_budget_mm2:g} mm^2")])
     return Estimate(name=arch.name, node_nm=arch.node_nm, vdd_v=vdd, clock_mhz=clock,
-                    achievable_clock_mhz=fmax, critical_component=critical, meets_timing=meets,
+                    achievable_clock_mhz=fmax, critical_component=critical,
+                    critical_path=PATH_WORDS[paths[0]["kind"]] if paths else "", timing_paths=paths[:TIMING_ROWS],
+                    meets_timing=meets,
                     peak_tops=chip.ops_per_cycle * clock * 1e-6, area_mm2=tree["area_mm2"], tdp_w=tree["tdp_w"],
                     leakage_w=tree["leakage_w"], runtime_power_w=tree.get("runtime_w"), breakdown=tree,
                     pipelining=[c.to_dict() for c in chosen.values()],

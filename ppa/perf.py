@@ -42,10 +42,19 @@ Per layer (all numpy, vectorized over layers):
    interface energy per bit) + chip leakage x time. Idle compute slots cost
    leakage only (clock gating assumed).
 
-Metrics: ``ops = 2 x dense MACs`` (dense-equivalent, so sparse speedups show
-as higher TOPS), achieved TOPS, utilization (= achieved / peak of the layer's
-compute type), runtime power = energy / time, TOPS/W, TOPS/mm^2 and TOPS/TCO =
-TOPS / mm^4 / W (NeuroMeter's approximation: die cost ~ area^2).
+Metrics (:func:`~.perf_layers.rate_metrics`): achieved TOPS = effectual operations (2 x the MACs whose operands
+are both non-zero, ``d_A d_B`` of them) per second, utilization = achieved / peak of the layer's compute type (at
+most 1); apart from them, ``dense_equivalent_tops`` = the dense work (``ops = 2 x dense MACs``, zeros included)
+per second, which a chip that skips zeros raises above its peak, and ``speedup_vs_dense`` = the time of the same
+layers at density 1 on the same chip over this time; runtime power = energy / time, TOPS/W, TOPS/mm^2 and
+TOPS/TCO = TOPS / mm^4 / W (NeuroMeter's approximation: die cost ~ area^2), all of achieved TOPS.
+
+The SRAM roof is the shared memories' sustained bandwidth: each port of each bank does one access per
+``max(macro cycle time, clock period)`` (:func:`accelgen.ppa.units.memory.sustained_gbps`, the formula the
+banks are chosen with). On chip, a unit that skips no zeros of a layer reads its operands dense (zeros included);
+off chip, sparse operands cross compressed as the workload's ``storage`` says, for every chip (a compressing DMA
+engine, as TensorDash's dense baseline has: Mahmoud et al., MICRO 2020, sect. V), so a dense chip's
+memory-bound layers still speed up with sparsity off chip; ``storage: dense`` turns that off.
 
 Energy, power, area and the efficiency metrics need the estimator (fitted
 component models): when a shipped model file is missing they are ``None``
@@ -64,7 +73,7 @@ import numpy as np
 from ..errors import ConfigError
 from .arch import load_arch, parse_arch
 from .perf_layers import LEVELS, PerfContext, rate_metrics, run_layers
-from .workload import Workload, load_workload, parse_workload
+from .workload import Density, Workload, load_workload, parse_workload
 
 
 @dataclass
@@ -101,9 +110,12 @@ def _json_default(o):
     return str(o)
 
 
-def layer_report(ctx: PerfContext, wl: Workload, r: dict, batch: int) -> PerfReport:
+def layer_report(ctx: PerfContext, wl: Workload, r: dict, batch: int, dense: dict | None = None) -> PerfReport:
+    """The report of ``r`` (:func:`run_layers`); ``dense``: the same layers at density 1 (:func:`dense_workload`)
+    for ``speedup_vs_dense`` (None: ``r`` is dense)."""
     f_hz = ctx.clock_mhz * 1e6
     area = ctx.est.area_mm2 if ctx.est else None
+    dense_t = (dense or r)["time_s"]
     rows = []
     g = r["g"]
     for i, name in enumerate(g.names):
@@ -112,6 +124,7 @@ def layer_report(ctx: PerfContext, wl: Workload, r: dict, batch: int) -> PerfRep
         row = {"name": name, "kind": g.kinds[i], "compute": r["chosen"][i],
                "M": int(g.M[i]), "N": int(g.N[i]), "K": int(g.K[i]), "count": int(g.count[i]),
                "macs": float(r["macs"][i]), "executed_macs": float(r["executed_macs"][i]),
+               "effectual_macs": float(r["effectual_macs"][i]),
                "cycles": int(r["cycles"][i]), "time_s": float(r["time_s"][i]), "bound": r["bound"][i],
                "compute_time_s": float(r["times"]["compute"][i])}
         for lv in ctx.levels:
@@ -120,8 +133,9 @@ def layer_report(ctx: PerfContext, wl: Workload, r: dict, batch: int) -> PerfRep
             row[f"{lv['name']}_intensity_ops_per_byte"] = float(r["ops"][i] / nb) if nb else float("inf")
             row[f"{lv['name']}_time_s"] = float(r["times"][lv["name"]][i])
         row["metadata_bytes"] = float(r["metadata_bytes"][i])
-        row.update(rate_metrics(r["ops"][i], r["macs"][i], r["time_s"][i], peak_ops_s,
-                            None if e_i is None else float(e_i), area))
+        row["onchip_operands"] = "compressed" if r["onchip_compressed"][i] else "dense"
+        row.update(rate_metrics(2.0 * r["effectual_macs"][i], r["ops"][i], r["time_s"][i], peak_ops_s,
+                                None if e_i is None else float(e_i), area, dense_t[i]))
         if "energy" in r:
             row["energy_breakdown_j"] = {k: float(v[i]) for k, v in r["energy"].items()}
         row["mapping"] = r["detail"][i]
@@ -129,12 +143,13 @@ def layer_report(ctx: PerfContext, wl: Workload, r: dict, batch: int) -> PerfRep
     T = float(r["time_s"].sum())
     peak_w = float(np.sum(2.0 * r["peak_macs_per_cycle"] * f_hz * r["time_s"]) / T) if T else 0.0
     total = {"layers": len(rows), "macs": float(r["macs"].sum()), "ops": float(r["ops"].sum()),
+             "effectual_ops": float(2.0 * r["effectual_macs"].sum()),
              "cycles": int(round(T * f_hz)), "time_s": T, "latency_ms": T * 1e3,
              "bound_counts": {b: r["bound"].count(b) for b in ("compute", *LEVELS) if b in r["bound"]}}
     for lv in ctx.levels:
         total[f"{lv['name']}_bytes"] = float(r["bytes"][lv["name"]].sum())
-    total.update(rate_metrics(total["ops"], total["macs"], T, peak_w,
-                          float(r["energy_j"].sum()) if "energy_j" in r else None, area))
+    total.update(rate_metrics(total["effectual_ops"], total["ops"], T, peak_w,
+                              float(r["energy_j"].sum()) if "energy_j" in r else None, area, float(dense_t.sum())))
     if "energy" in r:
         total["energy_breakdown_j"] = {k: float(v.sum()) for k, v in r["energy"].items()}
     total["inferences_per_s"] = batch / T if T else 0.0
@@ -146,6 +161,25 @@ def layer_report(ctx: PerfContext, wl: Workload, r: dict, batch: int) -> PerfRep
                       energy_available=ctx.est is not None, energy_note=ctx.note, levels=ctx.levels, layers=rows,
                       total=total, warnings=ctx.warnings,
                       inputs={"arch": ctx.arch.model_dump(mode="json"), "workload": wl.model_dump(mode="json")})
+
+
+def dense_workload(wl: Workload) -> Workload | None:
+    """``wl`` with every operand dense (density 1), or None when it is dense already."""
+    sparse = any(d is not None and d.d < 1.0 for d in (wl.a_density, wl.b_density)) or any(
+        d is not None and d.d < 1.0 for lay in wl.layers for d in (lay.a_density, lay.b_density))
+    if not sparse:
+        return None
+    one = Density(value=1.0)
+    return wl.model_copy(update={"a_density": one, "b_density": one, "layers": [
+        lay.model_copy(update={"a_density": None, "b_density": None}) for lay in wl.layers]})
+
+
+def report(ctx: PerfContext, wl: Workload, batch: int, source: str | None = None, detail: bool = True) -> PerfReport:
+    """``wl`` at ``batch`` on ``ctx``'s chip: :func:`run_layers`, and for a sparse workload the same layers dense
+    (``speedup_vs_dense``)."""
+    dense_wl = dense_workload(wl)
+    dense = None if dense_wl is None else run_layers(ctx, dense_wl, batch, source, detail=False)
+    return layer_report(ctx, wl, run_layers(ctx, wl, batch, source, detail=detail), batch, dense)
 
 
 def _load(arch, workload):
@@ -201,7 +235,7 @@ def evaluate(arch, workload, *, batch: int | None = None, latency_ms: float | No
     if latency_ms is not None:
         batch = largest_batch(ctx, wl, latency_ms, source)
     b = wl.batch if batch is None else int(batch)
-    rep = layer_report(ctx, wl, run_layers(ctx, wl, b, source), b)
+    rep = report(ctx, wl, b, source)
     if latency_ms is not None:
         rep.total["latency_bound_ms"] = latency_ms
     return rep

@@ -14,10 +14,17 @@ from .components import (BISECTION_SHARE, FittedCompute, bisection_bits_per_cycl
                          noc_flit_bits)
 from .estimate import compute_units, dynamic_w_by_activity, estimate, memory_component, noc_ty
 from .process import technology
+from .sram import check_die_area
 from .units import MapContext, unit_for
+from .units.memory import sustained_gbps
 from .workload import COMPUTE_TYPES, Gemms, Workload, lower
 
 LEVELS = ("sram", "noc", "dram")
+#: how a sparse operand crosses the off-chip interface: as the workload's ``storage`` says (``auto``: the smaller
+#: of bitmap and CSR), for every chip: a DMA engine compresses zeros off-chip, as TensorDash gives its dense
+#: baseline too (Mahmoud et al., MICRO 2020, sect. V: "Both the baseline and TensorDash architectures compress
+#: zero values off-chip using the CompressingDMA method"); ``storage: dense`` turns it off
+DRAM_OPERANDS = "the workload's storage (compressed by a DMA engine for every chip; storage: dense for none)"
 
 
 def _families(arch: Arch) -> dict[tuple[str, str, str], str]:
@@ -92,14 +99,21 @@ class PerfContext:
         shared = [(i, m) for i, m in enumerate(c.memories) if m.level == "shared"]
         if shared:
             comps = [memory_component(m, self.tech, f"core.memories[{i}]", self.clock_mhz) for i, m in shared]
-            bpc = [p.count * p.params["banks"] * p.params["ports"] * p.params["block_bytes"] for p in comps]
+            for (i, m), p in zip(shared, comps):   # the estimate refuses it too; without fitted models it is not run
+                check_die_area(p.area_um2_each * 1e-6, f"core.memories[{i}].capacity_bytes", m.capacity_bytes,
+                               f"memory {m.name!r}")
+            # one access per port per max(macro cycle, clock period) (accelgen.ppa.units.memory.sustained_gbps)
+            gbps = [p.count * sustained_gbps(p.params["banks"], p.params["ports"], p.params["block_bytes"],
+                                             p.params["cycle_time_ns"], self.clock_mhz) for p in comps]
             epb = [0.5 * (p.energy_pj["read"] + p.energy_pj["write"]) / p.params["block_bytes"] for p in comps]
             self.levels.append({"name": "sram", "capacity_bytes": float(sum(m.capacity_bytes * m.count
                                                                              for _, m in shared) * cores),
-                                "bytes_per_cycle": float(sum(bpc) * cores),
-                                "bandwidth_gbps": float(sum(bpc) * cores * self.clock_mhz * 1e-3),
-                                "energy_pj_per_byte": float(np.average(epb, weights=bpc)) * self.v_dyn,
-                                "source": "SRAM model (accelgen.ppa.sram), banks x ports x block bytes per cycle"})
+                                "bytes_per_cycle": float(sum(gbps) * cores * 1e3 / self.clock_mhz),
+                                "bandwidth_gbps": float(sum(gbps) * cores),
+                                "energy_pj_per_byte": float(np.average(epb, weights=gbps)) * self.v_dyn,
+                                "operands": "compressed where the unit skips zeros, else dense",
+                                "source": "SRAM model (accelgen.ppa.sram): banks x ports x block bytes per "
+                                          "max(macro cycle time, clock period)"})
         if shared and cores > 1:
             self.levels.append(self._noc_level())
         if arch.chip.offchip:
@@ -108,6 +122,7 @@ class PerfContext:
             self.levels.append({"name": "dram", "capacity_bytes": float("inf"), "bandwidth_gbps": o.bandwidth_gbps,
                                 "bytes_per_cycle": o.bandwidth_gbps * 1e3 / self.clock_mhz,
                                 "energy_pj_per_byte": phy.energy_pj["bit"] * 8.0,
+                                "operands": DRAM_OPERANDS,
                                 "source": f"{o.type} interface energy per bit (accelgen.ppa.components.dram_phy)"})
         # the capacity the off-chip tiling can keep on chip: the shared memories and the PEs' own scratch pads (a
         # row-stationary PE keeps its filter row and partial sums in them, so they hold a share of the layer's tile)
@@ -252,13 +267,22 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
     A, Ai, B = a_data + a_meta, ai_data + ai_meta, b_data + b_meta
     Cb = g.c_elems * g.a_width / 8.0
     meta = a_meta + b_meta
+    # on chip, a unit that skips no zeros of a layer reads its operands dense, zeros included: it has no decoder
+    # for the compressed form (only off-chip traffic is compressed for it, DRAM_OPERANDS)
+    macs = g.macs.astype(float)
+    skips = executed < macs * (1.0 - 1e-12)
+    Ai_chip = np.where(skips, Ai, A_im2col * g.a_width / 8.0)
+    B_chip = np.where(skips, B, g.b_elems * g.b_width / 8.0)
     byts = {}
     if has_sram:
-        byts["sram"] = Ai * a_reads + B * b_reads + psum * acc_bytes + Cb
+        byts["sram"] = Ai_chip * a_reads + B_chip * b_reads + psum * acc_bytes + Cb
     for lv in ctx.levels:
         if lv["name"] == "noc":
-            byts["noc"] = lv["remote_fraction"] * Ai * a_reads
+            byts["noc"] = lv["remote_fraction"] * Ai_chip * a_reads
     if arch.chip.offchip:
+        if wl.storage == "auto":   # a compressing DMA sends a tensor dense where its compressed form is larger
+            A = np.minimum(A, g.a_elems * g.a_width / 8.0)
+            B = np.minimum(B, g.b_elems * g.b_width / 8.0)
         tiled = _dram_bytes(A, B, Cb, g.M.astype(float), g.N.astype(float), g.count.astype(float), acc_bytes,
                             ctx.onchip_bytes)
         # activations that fit (input + output in half the on-chip capacity) stay on chip between layers:
@@ -276,11 +300,12 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
     tmat = np.stack([times[k] for k in names], axis=1)
     time_s = tmat.max(axis=1)
     bound = [names[i] for i in tmat.argmax(axis=1)]
-    macs = g.macs.astype(float)
     ops = 2.0 * macs
+    # the useful work: products of two non-zero operands (independent zeros: a fraction d_A d_B of the MACs)
+    effectual = macs * g.a_d * g.b_d
     out = {"g": g, "chosen": chosen, "cycles": cycles, "time_s": time_s, "times": times, "bound": bound,
            "bytes": byts, "metadata_bytes": meta, "ops": ops, "macs": macs, "executed_macs": executed,
-           "peak_macs_per_cycle": peak, "detail": det}
+           "effectual_macs": effectual, "onchip_compressed": skips, "peak_macs_per_cycle": peak, "detail": det}
     if ctx.est is not None:
         e = {"compute_j": actions * e_action * 1e-12}
         if ctx.pe_memory_per_compute:
@@ -299,10 +324,17 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
     return out
 
 
-def rate_metrics(ops, macs, time_s, peak_ops_s, energy_j, area_mm2) -> dict:
-    ops, macs, time_s = float(ops), float(macs), float(time_s)
+def rate_metrics(effectual_ops, dense_ops, time_s, peak_ops_s, energy_j, area_mm2, dense_time_s=None) -> dict:
+    """A layer's or a network's rates. ``achieved_tops``: effectual operations (both operands non-zero) per second,
+    what the chip did that was useful, so ``utilization`` (achieved over the peak) is at most 1;
+    ``dense_equivalent_tops``: the dense work (every MAC of the layers, zeros included) per second, which a chip
+    that skips zeros raises above its peak; ``speedup_vs_dense``: the same layers at density 1 on the same chip
+    (``dense_time_s``) over this time. Energy efficiencies are of achieved (effectual) operations."""
+    ops, dense, time_s = float(effectual_ops), float(dense_ops), float(time_s)
     tops = ops / time_s * 1e-12 if time_s > 0 else 0.0
-    m = {"achieved_tops": tops, "utilization": (ops / time_s) / peak_ops_s if time_s > 0 and peak_ops_s else 0.0}
+    m = {"achieved_tops": tops, "utilization": (ops / time_s) / peak_ops_s if time_s > 0 and peak_ops_s else 0.0,
+         "dense_equivalent_tops": dense / time_s * 1e-12 if time_s > 0 else 0.0,
+         "speedup_vs_dense": float(dense_time_s) / time_s if dense_time_s is not None and time_s > 0 else 1.0}
     if energy_j is not None:
         power = energy_j / time_s if time_s > 0 else 0.0
         m.update(energy_j=energy_j, runtime_power_w=power, tops_per_w=tops / power if power else 0.0,

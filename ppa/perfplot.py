@@ -1,7 +1,8 @@
 """Plots of a :class:`~accelgen.ppa.perf.PerfReport` (matplotlib, Agg backend), PNG files.
 
 * ``roofline_throughput.png``: attainable TOPS = min(peak, intensity x bandwidth) for every memory level, the
-  layers placed at their intensity for that level and their achieved TOPS;
+  layers placed at their intensity for that level (dense ops per byte) and their dense-equivalent TOPS (the
+  same ops over the time: achieved TOPS for dense operands, above it for sparse ones);
 * ``roofline_energy.png``: energy per op = compute energy per op + energy per byte / intensity per level (the
   energy roofline), the layers at their measured energy per op (needs the fitted models);
 * ``layers.png``: per-layer utilization and time broken into compute / memory-bound parts;
@@ -52,13 +53,13 @@ def plot_roofline(rep, path) -> Path:
         ax.plot(x, roof, color=_COLORS.get(lv["name"], "gray"), lw=1.5,
                 label=f"{lv['name']} roof ({lv['bandwidth_gbps']:.4g} GB/s)")
         xs = [lay[f"{lv['name']}_intensity_ops_per_byte"] for lay in rep.layers]
-        ys = [lay["achieved_tops"] for lay in rep.layers]
+        ys = [lay["dense_equivalent_tops"] for lay in rep.layers]   # the ops the intensity counts
         ax.scatter(xs, ys, s=14, color=_COLORS.get(lv["name"], "gray"), alpha=0.7,
                    label=f"layers at {lv['name']} intensity")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("operational intensity (ops / byte)")
-    ax.set_ylabel("TOPS")
+    ax.set_xlabel("operational intensity (dense ops / byte)")
+    ax.set_ylabel("dense-equivalent TOPS (dense ops / time; achieved TOPS when the operands are dense)")
     ax.set_title(f"{rep.arch} / {rep.workload}, batch {rep.batch}: throughput roofline")
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
@@ -85,8 +86,8 @@ def plot_energy_roofline(rep, path) -> Path | None:
         ax.scatter(xs, ys, s=14, color=_COLORS.get(lv["name"], "gray"), alpha=0.7)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("operational intensity (ops / byte)")
-    ax.set_ylabel("energy per op (pJ), incl. leakage for the layers")
+    ax.set_xlabel("operational intensity (dense ops / byte)")
+    ax.set_ylabel("energy per dense op (pJ), incl. leakage for the layers")
     ax.set_title(f"{rep.arch} / {rep.workload}: energy roofline")
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)

@@ -31,6 +31,8 @@ much. Each figure has
   "Which Glitch Is Which?": zero-delay vectors serve average power analysis, SDF
   timing is needed for glitch power). The estimate counts the same way
   (``activity.switching``: the fitted ``energy_zero_delay_pj``);
+* **include**: breakdown paths the figure covers beyond its scope (a block
+  the paper counts with its compute array);
 * **parts**: the published per-component figures (a share of the total, or an
   absolute value), each matched to the breakdown nodes it covers by path globs
   relative to the chip (``core/memories/unified_buffer``);
@@ -101,6 +103,9 @@ class _Figure(BaseModel):
     scope: Scope
     source: str
     parts: list[Part] = []
+    #: breakdown paths (globs) the figure covers beyond its scope (TensorDash's Table IV counts its transposers with
+    #: the compute array)
+    include: list[str] = []
 
 
 class AreaFigure(_Figure):

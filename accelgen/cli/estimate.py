@@ -11,9 +11,13 @@ from ..ppa.chips import TABLE_HEADERS, summary, summary_line, table_rows, valida
 from ..ppa.docs import replace_validation_table
 from ..ppa.estimate import estimate, flatten
 from ..ppa.plot import plot_breakdown
-from ..ppa.sram import SRAM
+from ..ppa.sram import SRAM, check_die_area
+from ..ppa.units.params import Memory
 from .console import print_table, print_validation
 from .options import model_paths
+
+#: the SRAM cell of a description's memories unless it says otherwise (the Memory schema's default)
+MEMORY_CELL = Memory.model_fields["cell"].default
 
 
 @click.command("estimate")
@@ -31,7 +35,9 @@ def estimate_cmd(arch_path, as_json, plot_path, models):
         click.echo(est.to_json())
         return
     click.echo(f"{est.name}: {est.node_nm:g} nm, {est.vdd_v:g} V, clock {est.clock_mhz:.0f} MHz "
-               f"(achievable {est.achievable_clock_mhz:.0f} MHz, critical: {est.critical_component})")
+               f"(achievable {est.achievable_clock_mhz:.0f} MHz, critical: {est.critical_component}"
+               + (f", {est.critical_path} {est.timing_paths[0]['delay_ns']:.3f} ns" if est.timing_paths else "")
+               + ")")
     click.echo(f"peak {est.peak_tops:.3g} TOPS, area {est.area_mm2:.1f} mm^2, TDP {est.tdp_w:.2f} W "
                f"(leakage {est.leakage_w:.2f} W)" + (f", runtime {est.runtime_power_w:.2f} W"
                                                      if est.runtime_power_w is not None else ""))
@@ -59,23 +65,28 @@ def estimate_cmd(arch_path, as_json, plot_path, models):
 @click.option("--capacity-bytes", type=int, required=True, help="Total capacity in bytes.")
 @click.option("--block-bytes", type=int, default=64, show_default=True, help="Access width in bytes.")
 @click.option("--banks", type=int, default=1, show_default=True, help="Banks.")
-@click.option("--ports", type=int, default=1, show_default=True, help="Read/write ports per bank.")
+@click.option("--ports", default="1", show_default=True,
+              help="Ports per bank: N read/write ports, or a port string (1rw, 1r1w, 2rw, 2r1w).")
 @click.option("--node", "node_nm", type=float, default=45, show_default=True, help="Technology node (nm).")
-@click.option("--cell", type=click.Choice(["sram", "sram_lp"]), default="sram", show_default=True,
-              help="High-performance (itrs-hp) or low-standby-power cells.")
+@click.option("--cell", type=click.Choice(["sram", "sram_lp"]), default=MEMORY_CELL, show_default=True,
+              help="High-performance (itrs-hp) or low-standby-power cells; the default is the estimator's (a "
+                   "description's memories.cell).")
 @click.option("--cacti", "cacti", type=click.Path(dir_okay=False), help="Evaluate with this CACTI 7 binary.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def sram_cmd(capacity_bytes, block_bytes, banks, ports, node_nm, cell, cacti, as_json):
-    """The SRAM model alone: area, read/write energy, access/cycle time, leakage."""
+    """The SRAM model alone: area, read/write energy, access/cycle time, leakage. A memory larger than one die can
+    hold (the reticle limit) is refused."""
     r = SRAM(capacity_bytes=capacity_bytes, block_bytes=block_bytes, banks=banks, node_nm=node_nm, ports=ports,
              cell=cell, cacti=cacti, path="sram").result
-    d = r.to_dict()
+    check_die_area(r.area_mm2, "--capacity-bytes", capacity_bytes, f"an SRAM of {banks} bank(s) at {node_nm:g} nm")
+    d = {**r.to_dict(), "cell": cell}
     if as_json:
         click.echo(json.dumps(d, indent=1))
         return
     for k in ("area_mm2", "read_energy_pj", "write_energy_pj", "access_time_ns", "cycle_time_ns", "leakage_mw"):
         click.echo(f"{k:16s} {d[k]:.4g}")
     click.echo(f"organization     {d['organization']}  ({d['source']})")
+    click.echo(f"cell             {cell}" + (" (the estimator's default)" if cell == MEMORY_CELL else ""))
 
 
 @click.command("validate-chips")

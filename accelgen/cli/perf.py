@@ -61,7 +61,7 @@ def perf_cmd(arch_path, workload_path, batch, latency_ms, as_json, plot_dir, mod
         return
     levels = [lv["name"] for lv in rep.levels]
     t = Table("layer", "unit", "M", "N", "K", "x", "cycles", "time us", "bound", *[f"{lv} B" for lv in levels],
-              "TOPS", "util %", "power W", "energy uJ", "TOPS/W",
+              "TOPS (effectual)", "util %", "power W", "energy uJ", "TOPS/W",
               title=f"{rep.workload} on {rep.arch}, batch {rep.batch}, {rep.clock_mhz:g} MHz")
     for r in rep.layers:
         t.add_row(r["name"], r["compute"], str(r["M"]), str(r["N"]), str(r["K"]), str(r["count"]), str(r["cycles"]),
@@ -71,9 +71,17 @@ def perf_cmd(arch_path, workload_path, batch, latency_ms, as_json, plot_dir, mod
     console().print(t)
     tot = rep.total
     peak = ", ".join(f"{k} {v:.4g}" for k, v in rep.peak_tops.items())
-    click.echo(f"total: {tot['layers']} layers, {tot['ops'] / 1e9:.4g} GOP, {tot['cycles']} cycles, "
+    click.echo(f"total: {tot['layers']} layers, {tot['ops'] / 1e9:.4g} GOP dense, {tot['cycles']} cycles, "
                f"latency {tot['latency_ms']:.4g} ms, {tot['inferences_per_s']:.4g} inferences/s, "
                f"achieved {tot['achieved_tops']:.4g} TOPS (peak {peak}), utilization {100 * tot['utilization']:.1f}%")
+    if tot["effectual_ops"] < tot["ops"]:
+        click.echo(f"       sparse operands: achieved counts the {tot['effectual_ops'] / 1e9:.4g} GOP of non-zero "
+                   f"products; dense-equivalent {tot['dense_equivalent_tops']:.4g} TOPS (the dense work over the "
+                   f"time), {tot['speedup_vs_dense']:.3g}x the same layers dense; on chip a unit that skips no zeros "
+                   f"reads them dense, off chip they cross compressed (workload storage)")
+    sram = next((lv for lv in rep.levels if lv["name"] == "sram"), None)
+    if sram:
+        click.echo(f"       SRAM roof {sram['bandwidth_gbps']:.4g} GB/s ({sram['source']})")
     click.echo(f"       bound: {tot['bound_counts']}; " + ", ".join(f"{lv} {tot[f'{lv}_bytes'] / 1e6:.4g} MB"
                                                                for lv in levels))
     if rep.energy_available:

@@ -28,7 +28,7 @@ meeting ``L``). Metric columns: ``WORKLOAD.REGIME.METRIC`` per run,
 (geometric mean over all runs). Without workloads the space is evaluated at
 chip level by the vectorized batch estimator (:mod:`accelgen.ppa.batch`, about a
 million points per second): each point is the chip the estimator builds for it
-(tensor units of the base's dtype, unpipelined; the SRAM, the data bus, the
+(tensor units of the base's dtype, pipelined as ``pipeline: auto`` chooses; the SRAM, the data bus, the
 vector unit and its register file, the scalar core, the NoC, the I/O, the supply
 and the operand density of the base); a base field that path cannot cost (weight
 loading, subnormal flushing, row grouping or given stages of the tensor unit, a

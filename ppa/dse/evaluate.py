@@ -44,7 +44,8 @@ def sized(arch: Arch, size: Size) -> tuple[Arch, int]:
     def area(c: int) -> float:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return estimate(with_values(raw, arch, {size.path: int(c)})).area_mm2
+            # candidates over the reticle are areas to compare, not chips to build (the sized point is checked)
+            return estimate(with_values(raw, arch, {size.path: int(c)}), check_reticle=False).area_mm2
 
     if area(1) > size.area_mm2:
         raise ConfigError([(size.path, f"even 1 unit needs {area(1):.1f} mm^2, more than the "
@@ -145,7 +146,7 @@ def _run_workloads(plan: Plan, point: dict, ctx, row: dict) -> list[str]:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     b = rg.batch if rg.batch is not None else perf.largest_batch(ctx, wl, rg.latency_ms)
-                    rep = perf.layer_report(ctx, wl, perf.run_layers(ctx, wl, b, detail=False), b)
+                    rep = perf.report(ctx, wl, b, detail=False)
                 tot = rep.total
                 vals = {m: tot.get(m) for m in RUN_METRICS}
                 vals["batch"] = b

@@ -41,8 +41,11 @@ def core_grid(tx, ty):
 
 CHIP_METRICS = ("area_mm2", "tdp_w", "peak_tops", "clock_mhz", "achievable_clock_mhz", "meets_timing", "cores",
                 "peak_tops_per_w", "peak_tops_per_mm2", "leakage_w")
-RUN_METRICS = ("achieved_tops", "utilization", "latency_ms", "tops_per_w", "tops_per_tco", "tops_per_mm2",
-               "runtime_power_w", "energy_j", "inferences_per_s")
+#: a run's metrics (:func:`accelgen.ppa.perf_layers.rate_metrics`): achieved TOPS and utilization count effectual
+#: operations; ``dense_equivalent_tops`` and ``speedup_vs_dense`` are the dense work's rate and the gain over the same
+#: layers dense, apart from them
+RUN_METRICS = ("achieved_tops", "utilization", "dense_equivalent_tops", "speedup_vs_dense", "latency_ms",
+               "tops_per_w", "tops_per_tco", "tops_per_mm2", "runtime_power_w", "energy_j", "inferences_per_s")
 MINIMIZE = {"area_mm2", "tdp_w", "latency_ms", "runtime_power_w", "energy_j", "leakage_w"}
 BATCH_CHIP_METRICS = ("area_mm2", "tdp_w", "peak_tops", "peak_tops_per_w", "peak_tops_per_mm2", "peak_tops_per_tco")
 DEFAULT_REGIMES = ({"name": "batch1", "batch": 1}, {"name": "latency", "latency_ms": 7.0},

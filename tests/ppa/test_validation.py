@@ -250,6 +250,16 @@ def test_descriptions_from_abstracts_stay_out_of_the_headline(models):
     assert any(r[2].strip() == "unverified" and r[7] == "the whole core" for r in rows)
 
 
+def test_include_adds_a_block_beyond_the_scope(models):
+    """A figure that counts a block with its compute array (TensorDash's transposers) includes its path."""
+    area = {"mm2": 1.0, "scope": "compute_array", "kind": "synthesis", "source": "t"}
+    bare = validate_chip(_arch({"source": "s", "area": area}), models)["area"]
+    wider = validate_chip(_arch({"source": "s", "area": {**area, "include": ["core/memories/buf"]}}), models)["area"]
+    tree = estimate(_arch(None), model_paths=models).breakdown
+    assert wider["estimate"] == pytest.approx(bare["estimate"] + _node(tree, "buf")["area_mm2"])
+    assert "core/memories/buf" in wider["matched"] and "core/memories/buf" not in bare["matched"]
+
+
 def test_reference_estimate_is_printed_beside_the_figure(models):
     pub = {"source": "s", "area": {"mm2": 10.0, "scope": "chip", "kind": "die", "source": "t"},
            "reference": [{"tool": "NeuroMeter", "area_mm2": 8.0, "source": "sect. II-C"}]}
