@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import AccelgenError, ToolNotFoundError
 from .cacti_cfg import CACTI_FIELDS, cacti_config
+from .sram_ports import PortConfig
 
 
 def find_cacti(path: str | os.PathLike | None = None) -> Path | None:
@@ -25,9 +26,10 @@ def find_cacti(path: str | os.PathLike | None = None) -> Path | None:
     return Path(found) if found else None
 
 
-def cacti_eval(cacti, capacity_bytes, block_bytes, banks, node_nm, ports) -> dict:
-    """Run a CACTI 7 binary on one configuration (same settings as the committed reference grid); the
-    fields of :class:`accelgen.ppa.sram.SRAMResult`."""
+def cacti_eval(cacti, capacity_bytes, block_bytes, banks, node_nm, ports: PortConfig) -> dict:
+    """Run a CACTI 7 binary on one configuration (same settings as the committed reference grid; ``ports`` as
+    CACTI's read/write, exclusive read and exclusive write ports); the fields of
+    :class:`accelgen.ppa.sram.SRAMResult`."""
     exe = Path(cacti)
     if not exe.is_file() or not os.access(exe, os.X_OK):
         raise ToolNotFoundError(f"--cacti: {str(exe)!r} is not an executable CACTI binary")
@@ -36,7 +38,8 @@ def cacti_eval(cacti, capacity_bytes, block_bytes, banks, node_nm, ports) -> dic
         raise ToolNotFoundError(f"--cacti: {str(template)!r} (the cache.cfg shipped beside the binary) is missing")
     with tempfile.TemporaryDirectory() as tmp:
         cfg = Path(tmp) / "sram.cfg"
-        cfg.write_text(cacti_config(template.read_text(), capacity_bytes, block_bytes, banks, node_nm, ports))
+        cfg.write_text(cacti_config(template.read_text(), capacity_bytes, block_bytes, banks, node_nm, ports.rw,
+                                    ports.r, ports.w))
         proc = subprocess.run([str(exe), "-infile", str(cfg)], cwd=exe.parent, capture_output=True, text=True,
                               timeout=600)
     vals = {}
@@ -46,7 +49,8 @@ def cacti_eval(cacti, capacity_bytes, block_bytes, banks, node_nm, ports) -> dic
             raise AccelgenError(f"cacti found no organization for capacity_bytes={capacity_bytes}, "
                                 f"block_bytes={block_bytes}, banks={banks}, node_nm={node_nm}")
         vals[key] = float(m.group(1))
-    return dict(capacity_bytes=capacity_bytes, block_bytes=block_bytes, banks=banks, node_nm=float(node_nm), ports=ports,
+    return dict(capacity_bytes=capacity_bytes, block_bytes=block_bytes, banks=banks, node_nm=float(node_nm),
+                ports=ports.label,
                 area_mm2=vals["height_mm"] * vals["width_mm"], read_energy_pj=vals["read_energy_nj"] * 1e3,
                 write_energy_pj=vals["write_energy_nj"] * 1e3, access_time_ns=vals["access_time_ns"],
                 cycle_time_ns=vals["cycle_time_ns"], leakage_mw=vals["leakage_mw"] * banks,

@@ -6,6 +6,10 @@ and peripherals, 360 K, design objective 0:0:0:100:0 with deviation
 20:100000:100000:100000:100000) and changes only the cache type (``"ram"``:
 scratchpad, no tag array), associativity 1, the ports, the size, the block size,
 the bank count, the technology and the output bus width (= block size in bits).
+
+Ports are CACTI's four counts: ``-read-write port`` (``rw``), ``-exclusive read port`` (``r``),
+``-exclusive write port`` (``w``) and ``-single ended read ports`` (those of the exclusive read ports
+that read through one bit line, an 8T-style cell; CACTI counts them among the read ports).
 """
 
 from __future__ import annotations
@@ -27,13 +31,18 @@ CACTI_FIELDS = {
 }
 
 
-def cacti_config(template: str, size: int, block: int, banks: int, node: float, ports: int = 1) -> str:
-    """The ``cache.cfg`` text for one scratchpad configuration (see module doc)."""
+def cacti_config(template: str, size: int, block: int, banks: int, node: float, ports: int = 1,
+                 read_ports: int = 0, write_ports: int = 0, se_read_ports: int = 0) -> str:
+    """The ``cache.cfg`` text for one scratchpad configuration (see module doc); ``ports`` read/write ports,
+    ``read_ports`` / ``write_ports`` exclusive ones, ``se_read_ports`` of the read ports single-ended."""
     subs = [
         (r"^-size \(bytes\).*$", f"-size (bytes) {size}"),
         (r"^-block size \(bytes\).*$", f"-block size (bytes) {block}"),
         (r"^-associativity.*$", "-associativity 1"),
         (r"^-read-write port.*$", f"-read-write port {ports}"),
+        (r"^-exclusive read port.*$", f"-exclusive read port {read_ports}"),
+        (r"^-exclusive write port.*$", f"-exclusive write port {write_ports}"),
+        (r"^-single ended read ports.*$", f"-single ended read ports {se_read_ports}"),
         (r"^-UCA bank count.*$", f"-UCA bank count {banks}"),
         (r"^-technology \(u\).*$", f"-technology (u) {node / 1000:.3f}"),
         (r"^-cache type.*$", '-cache type "ram"'),

@@ -426,3 +426,33 @@ def steady_state_energy(model, inputs: dict, node_nm, target: str = "energy_pj")
         e = t.predict(node_nm=node_nm, **{k: v for k, v in clamped.items() if k in t.inputs})
     return e, ("steady-state energy per MAC (" + ("; ".join(notes) or "inside the fitted range") +
                "): the fitted per-op energy includes one fill/drain of the array")
+
+
+# --------------------------------------------------------------------------- SerDes lanes (inter-chip links)
+
+#: Published SerDes transceivers, each with its area and its energy per bit at a lane rate (one lane: a transmitter
+#: and a receiver; a full-duplex link's bit costs one lane's pJ/bit on each die, TX on one and RX on the other):
+#: * ``short_reach``: O'Mahony et al., "A 47x10 Gb/s 1.4 mW/(Gb/s) Parallel Interface in 45 nm CMOS", IEEE JSSC
+#:   45(12), 2010 (abstract): 47 lanes at 10 Gb/s, 660 mW, 1.4 mW/(Gb/s), 3.2 mm^2 active area (package-level
+#:   short channels, dense connector);
+#: * ``long_reach``: Ramachandran, Natarajan, Anand, "Line Coding Techniques for Channel Equalization ...", IEEE
+#:   TCAS-I 66(3), 2019 (abstract): 65 nm transceiver, 10-18 Gb/s, 4.37 pJ/bit at 16 Gb/s over 27 dB of channel loss,
+#:   0.21 mm^2 active area.
+#: Energy per bit is kept across nodes (analog and I/O-limited, as the DRAM and PCIe PHYs' here); area follows the
+#: PHYs' rule (:func:`_io_scale`: 30% of it with the node's logic area). The measured power is all counted as
+#: switching at the lane rate (neither source separates a static part).
+SERDES = {
+    "short_reach": {"node_nm": 45.0, "gbps": 10.0, "max_gbps": 10.0, "pj_per_bit": 1.4, "mm2_per_lane": 3.2 / 47,
+                    "source": "O'Mahony et al., IEEE JSSC 45(12), 2010"},
+    "long_reach": {"node_nm": 65.0, "gbps": 16.0, "max_gbps": 18.0, "pj_per_bit": 4.37, "mm2_per_lane": 0.21,
+                   "source": "Ramachandran et al., IEEE TCAS-I 66(3), 2019"},
+}
+
+
+def serdes(tech: TechNode, *, kind: str, lanes: int, lane_gbps: float, name: str = "serdes") -> Component:
+    """``lanes`` SerDes lanes of the reference ``kind`` (:data:`SERDES`) at ``lane_gbps``; one ``bit`` action is one
+    bit sent (and one received) at the reference's energy per bit. Actions per cycle are set at the clock."""
+    r = SERDES[kind]
+    return Component(name, "serdes", count=lanes, area_um2_each=r["mm2_per_lane"] * 1e6 * _io_scale(tech, r["node_nm"]),
+                     energy_pj={"bit": r["pj_per_bit"]}, actions_per_cycle={"bit": 0.0}, activity_key="noc",
+                     params={"serdes": kind, "lanes": lanes, "lane_gbps": lane_gbps, "source": r["source"]})

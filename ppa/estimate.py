@@ -32,7 +32,7 @@ from .components import Component, FittedCompute
 from . import relaxed
 from .pipelining import Choice, Unit, choose
 from .process import STD_CELL_UTILIZATION, TechNode, technology
-from .sram import check_die_area
+from .sram import check_die_area, die_area_problem
 from .timing import PATH_WORDS, TIMING_ROWS, timing
 from .tree import DIE_WHITE_SPACE, add_white_space, assemble_chip, assemble_core, core_side_mm, supply_factors
 from .units import AnalyticalUnit, core_units, listed_units
@@ -237,7 +237,10 @@ def check_die(chip: Component, arch: Arch, area_mm2: float) -> None:
     for i, (m, node) in enumerate(zip(arch.core.memories, mems)):
         check_die_area(node.area_um2_each * 1e-6, f"core.memories[{i}].capacity_bytes", m.capacity_bytes,
                        f"memory {m.name!r} ({node.params.get('banks', 1)} bank(s))")
-    check_die_area(area_mm2, "name", arch.name, f"the chip ({arch.cores} core(s))")
+    why = die_area_problem(area_mm2, f"chip {arch.name!r} ({arch.cores} core(s))")
+    if why is not None:
+        # the whole description is the problem, not one field: no path, the limit and what shrinks the chip
+        raise ConfigError([("", f"{why}; allowed: a chip within the limit (fewer cores, smaller units or memories)")])
 
 
 def estimate(arch, *, model_paths: dict[str, str] | None = None, check_reticle: bool = True) -> Estimate:

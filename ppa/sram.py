@@ -65,6 +65,7 @@ import numpy as np
 from ..errors import ConfigError
 from .cacti import cacti_eval
 from .process import REF_NM, check_node, technology
+from .sram_ports import PortConfig, parse_ports
 from .sram_terms import (AREA_WEIGHT, METRICS, ORG_COLS, ORG_MUX, ORG_ROWS, ROWS, coefficients,
                          data_path, evaluate_organizations, organization_terms, pick_organization)
 
@@ -84,11 +85,13 @@ MIN_WORDS = int(ROWS[0])
 MACROS = tuple(2 ** j for j in range(9))
 
 
-def sram_batch(capacity_bytes, block_bytes, banks, node_nm, ports=1, cell: str = "sram") -> dict[str, np.ndarray]:
+def sram_batch(capacity_bytes, block_bytes, banks, node_nm, ports=1, cell: str = "sram", read_ports=0,
+               write_ports=0) -> dict[str, np.ndarray]:
     """Vectorized SRAM model: every metric (:data:`METRICS`) for arrays of configurations.
 
-    Arguments broadcast against each other. No validation (see :class:`SRAM` for
-    checked single configurations). Also returns ``rows``, ``cols``, ``mux``,
+    Arguments broadcast against each other; ``ports`` read/write, ``read_ports`` read-only and ``write_ports``
+    write-only ports per bank (:mod:`accelgen.ppa.sram_ports`); energies are per access of one port. No
+    validation (see :class:`SRAM` for checked single configurations). Also returns ``rows``, ``cols``, ``mux``,
     ``subarrays`` and ``active_subarrays`` of the chosen organization of one macro, and ``macros``.
 
     A port wider than the calibration grid's widest (:func:`calibrated_block_range`) is built of ``macros``
@@ -100,8 +103,9 @@ def sram_batch(capacity_bytes, block_bytes, banks, node_nm, ports=1, cell: str =
     H-tree carries every bit of the word to one point: 32 kB at 65 nm, 256 -> 512 B per access, read energy
     238 -> 1211 pJ), while two macros of half the port always do it at twice the energy of one.
     """
-    capacity_bytes, block_bytes, banks, node_nm, ports = np.broadcast_arrays(
-        *(np.asarray(a, dtype=float) for a in (capacity_bytes, block_bytes, banks, node_nm, ports)))
+    capacity_bytes, block_bytes, banks, node_nm, ports, read_ports, write_ports = np.broadcast_arrays(
+        *(np.asarray(a, dtype=float) for a in (capacity_bytes, block_bytes, banks, node_nm, ports, read_ports,
+                                               write_ports)))
     narrow, wide = calibrated_block_range()
     out, best = None, None
     for k in MACROS if np.any(block_bytes > wide) else (1,):
@@ -110,7 +114,7 @@ def sram_batch(capacity_bytes, block_bytes, banks, node_nm, ports=1, cell: str =
             (block_bytes > wide) & (block_bytes / k <= wide) & (block_bytes / k >= narrow))
         if not np.any(allowed):
             continue
-        one = _macro(capacity_bytes / k, block_bytes / k, banks, node_nm, ports)
+        one = _macro(capacity_bytes / k, block_bytes / k, banks, node_nm, ports, read_ports, write_ports)
         allowed = allowed & (one.pop("organized") | (k == 1))   # a slice too small for any organization: not one
         obj = np.where(allowed, one["access_time_ns"] * (k * one["area_um2"]) ** AREA_WEIGHT, np.inf)
         for m in ("area_um2", "read_energy_pj", "write_energy_pj", "leakage_mw"):
@@ -128,12 +132,13 @@ def sram_batch(capacity_bytes, block_bytes, banks, node_nm, ports=1, cell: str =
     return out
 
 
-def _macro(capacity_bytes, block_bytes, banks, node_nm, ports) -> dict[str, np.ndarray]:
+def _macro(capacity_bytes, block_bytes, banks, node_nm, ports, read_ports=0, write_ports=0) -> dict[str, np.ndarray]:
     """One macro: the calibrated metrics of its best organization, that organization, and ``organized``: whether
     any organization is valid (a memory smaller than the smallest subarray has none)."""
     coef = coefficients()
     terms, valid, n_sub, n_act = organization_terms(capacity_bytes, block_bytes, banks, node_nm, ports,
-                                                    coef["area_um2"])
+                                                    coef["area_um2"], read_ports=read_ports,
+                                                    write_ports=write_ports)
     vals, idx = evaluate_organizations(terms, valid, coef)
     out = pick_organization(vals, idx)
     out["organized"] = valid.any(axis=-1)
@@ -203,7 +208,7 @@ class SRAMResult:
     block_bytes: int
     banks: int
     node_nm: float
-    ports: int
+    ports: str                  # the port configuration per bank ("1rw", "1r1w", "2rw", ...)
     area_mm2: float
     read_energy_pj: float
     write_energy_pj: float
@@ -221,17 +226,20 @@ class SRAM:
     """An on-chip SRAM (scratchpad) component: physical parameters in, area/energy/timing out.
 
     ``capacity_bytes`` is split into ``banks`` banks; ``block_bytes`` is the access
-    width; ``ports`` read/write ports per bank (multi-ported cells grow by a wire
-    pitch per port). ``cacti=`` a path to a CACTI binary evaluates it with CACTI
-    instead (as Accelergy's CACTI plug-in does).
+    width; ``ports`` the ports of each bank: an integer N (N read/write ports) or a
+    port string (``"1r1w"``, ``"2rw"``, ``"2r1w"``; :mod:`accelgen.ppa.sram_ports`,
+    whose cells grow by a word line and a bit-line pair per extra port). Energies
+    are per access of one port. ``cacti=`` a path to a CACTI binary evaluates it
+    with CACTI instead (as Accelergy's CACTI plug-in does).
     """
 
     def __init__(self, *, capacity_bytes: int, block_bytes: int = 64, banks: int = 1, node_nm: float = 45,
-                 ports: int = 1, cell: str = "sram", cacti: str | os.PathLike | None = None, path: str = "sram"):
+                 ports: int | str | PortConfig = 1, cell: str = "sram", cacti: str | os.PathLike | None = None,
+                 path: str = "sram"):
         capacity_bytes = _positive_int(capacity_bytes, f"{path}.capacity_bytes", 64)
         block_bytes = _positive_int(block_bytes, f"{path}.block_bytes", 1, 4096)
         banks = _positive_int(banks, f"{path}.banks", 1, 1024)
-        ports = _positive_int(ports, f"{path}.ports", 1, 16)
+        port_cfg = parse_ports(ports, f"{path}.ports")
         check_node(node_nm, f"{path}.node_nm")
         if cell not in CELLS:
             raise ConfigError([(f"{path}.cell", f"{cell!r} is not allowed; expected one of {', '.join(CELLS)}")])
@@ -247,16 +255,17 @@ class SRAM:
                                 f"allowed: {MIN_WORDS * banks * block_bytes} B or more, fewer banks, a narrower "
                                 "word, or cell 'dff' (a flip-flop register file)")])
         self.capacity_bytes, self.block_bytes, self.banks = capacity_bytes, block_bytes, banks
-        self.node_nm, self.ports = float(node_nm), ports
-        self.result = (SRAMResult(**cacti_eval(cacti, capacity_bytes, block_bytes, banks, node_nm, ports)) if cacti
-                       else self._analytical())
+        self.node_nm, self.ports = float(node_nm), port_cfg
+        self.result = (SRAMResult(**cacti_eval(cacti, capacity_bytes, block_bytes, banks, node_nm, port_cfg))
+                       if cacti else self._analytical())
 
     def _analytical(self) -> SRAMResult:
-        out = sram_batch(self.capacity_bytes, self.block_bytes, self.banks, self.node_nm, self.ports, self.cell)
+        p = self.ports
+        out = sram_batch(self.capacity_bytes, self.block_bytes, self.banks, self.node_nm, p.rw, self.cell, p.r, p.w)
         org = {"rows": int(out["rows"]), "cols": int(out["cols"]), "mux": int(out["mux"]),
                "subarrays_per_bank": float(out["subarrays"]), "active_subarrays": float(out["active_subarrays"]),
                "macros": int(out["macros"])}
-        return SRAMResult(self.capacity_bytes, self.block_bytes, self.banks, self.node_nm, self.ports,
+        return SRAMResult(self.capacity_bytes, self.block_bytes, self.banks, self.node_nm, p.label,
                           area_mm2=float(out["area_um2"]) * 1e-6,
                           **{m: float(out[m]) for m in METRICS if m != "area_um2"}, organization=org)
 
@@ -320,3 +329,30 @@ def reference_points() -> dict[str, np.ndarray]:
            "access_time_ns": cols["access_time_ns"], "cycle_time_ns": cols["cycle_time_ns"],
            "leakage_mw": cols["leakage_mw"] * cols["banks"]}
     return out
+
+
+# --------------------------------------------------------------------------- what one die can hold
+
+#: The largest die one lithographic exposure prints: the 26 mm x 33 mm exposure field of 193 nm immersion and EUV
+#: scanners (ASML TWINSCAN NXT and NXE product specifications, "field size 26 x 33 mm"; IRDS 2022 Lithography
+#: chapter, full-field exposure). A memory or a chip larger than one field cannot be one die.
+RETICLE_FIELD_MM = (26.0, 33.0)
+RETICLE_MM2 = RETICLE_FIELD_MM[0] * RETICLE_FIELD_MM[1]
+
+
+def die_area_problem(area_mm2: float, what: str) -> str | None:
+    """Why ``what`` (a memory, a chip) of ``area_mm2`` cannot be built on one die (None when it can): the reticle
+    limit :data:`RETICLE_MM2`."""
+    if area_mm2 <= RETICLE_MM2:
+        return None
+    w, h = RETICLE_FIELD_MM
+    return (f"{what} would take {area_mm2:.4g} mm^2, more than one die can hold: the reticle limit is "
+            f"{RETICLE_MM2:g} mm^2 ({w:g} mm x {h:g} mm exposure field)")
+
+
+def check_die_area(area_mm2: float, path: str, value, what: str) -> None:
+    """Refuse ``what`` when it exceeds the reticle limit (:func:`die_area_problem`): a one-line ConfigError at
+    ``path`` naming ``value``, the area it would take and the limit."""
+    why = die_area_problem(area_mm2, what)
+    if why is not None:
+        raise ConfigError([(path, f"{value!r} is not allowed: {why}")])

@@ -5,11 +5,17 @@ Both evaluate the model with CACTI 7's own technology figures (:data:`accelgen.p
 inputs CACTI had; estimates evaluate the same coefficients with the node table's.
 
 ``python -m accelgen.ppa.sram_calibration [--calibrate]`` prints the error per metric (and refits
-and saves the coefficients with ``--calibrate``).
+and saves the coefficients with ``--calibrate``), and the multi-port check (:func:`port_ratios_vs_reference`).
+
+The coefficients are fitted on single-port memories only; the multi-port terms (:mod:`accelgen.ppa.sram_ports`)
+are physical and not fitted. :func:`port_ratios_vs_reference` checks them against CACTI 7's multi-port runs
+(``ppa/data/cacti7_ports_reference.csv``): each configuration's ratio to the single-port memory of the same size,
+block, banks and node, the model's against CACTI's.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -87,6 +93,47 @@ def calibrate(mask=None) -> dict[str, np.ndarray]:
     return coef
 
 
+#: the model's metrics compared with CACTI 7's (the CSV column of each; ratios, so units cancel)
+PORT_METRICS = {"area_um2": "area_mm2", "read_energy_pj": "read_energy_nj", "write_energy_pj": "write_energy_nj",
+                "access_time_ns": "access_time_ns", "leakage_mw": "leakage_mw"}
+
+
+def port_reference_points() -> list[dict]:
+    """The committed CACTI 7 multi-port runs (rows of ``ppa/data/cacti7_ports_reference.csv``); the single-ended
+    read-port rows are left out (the model's read ports are differential)."""
+    with open(data_path("cacti7_ports_reference.csv"), newline="") as fh:
+        return [r for r in csv.DictReader(fh) if int(r["se_read_ports"]) == 0]
+
+
+def port_ratios_vs_reference() -> dict[str, dict[str, np.ndarray]]:
+    """``{ports: {metric: array}}``: for every multi-port CACTI 7 run, (model's ratio to its single-port memory)
+    / (CACTI's ratio), the model evaluated with CACTI's technology figures as in the calibration. 1.0: the model
+    charges the ports what CACTI charges."""
+    rows = port_reference_points()
+    key = ("capacity_bytes", "block_bytes", "banks", "node_nm")
+    one = {tuple(r[k] for k in key): r for r in rows if r["ports"] == "1rw"}
+    multi = [r for r in rows if r["ports"] != "1rw"]
+    base = [one[tuple(r[k] for k in key)] for r in multi]
+
+    def model(rs):
+        a = {k: np.array([float(r[k]) for r in rs]) for k in (*key, "rw_ports", "read_ports", "write_ports")}
+        coef = coefficients()
+        terms, valid, _, _ = organization_terms(a["capacity_bytes"], a["block_bytes"], a["banks"], a["node_nm"],
+                                                a["rw_ports"], coef["area_um2"], source=CACTI,
+                                                read_ports=a["read_ports"], write_ports=a["write_ports"])
+        return pick_organization(*evaluate_organizations(terms, valid, coef))
+
+    got, got1 = model(multi), model(base)
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for label in sorted({r["ports"] for r in multi}):
+        sel = np.array([r["ports"] == label for r in multi])
+        out[label] = {}
+        for m, col in PORT_METRICS.items():
+            ref = np.array([float(r[col]) / float(b[col]) for r, b in zip(multi, base)])
+            out[label][m] = (got[m] / got1[m] / ref)[sel]
+    return out
+
+
 def save_coefficients(coef: dict[str, np.ndarray], path: Path | None = None) -> Path:
     path = path or data_path(COEF_FILE)
     data = {"about": "accelgen.ppa.sram term coefficients, fitted by accelgen.ppa.sram_calibration.calibrate() to "
@@ -105,3 +152,7 @@ if __name__ == "__main__":  # pragma: no cover - maintenance entry point
         print(save_coefficients(c))
     for metric, e in errors_vs_reference().items():
         print(f"{metric:16s} MAPE {e['mape_pct']:6.1f}%  max {e['max_err_pct']:6.1f}%  (n={e['n']})")
+    print("multi-port: (model's ratio to 1rw) / (CACTI 7's), geometric mean [min, max] over the CACTI runs")
+    for label, per in port_ratios_vs_reference().items():
+        print(f"  {label:6s} " + "  ".join(f"{m.split('_')[0]} {np.exp(np.mean(np.log(v))):4.2f} "
+                                          f"[{v.min():.2f}, {v.max():.2f}]" for m, v in per.items()))

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .process import NODE_TABLE, tech_arrays
+from .sram_ports import CELL_TRANSISTORS_1RW, TRANSISTORS_PER_PORT, cell_pitch_um
 
 ROWS = 2 ** np.arange(5, 11)        # 32 .. 1024
 COLS = 2 ** np.arange(6, 12)        # 64 .. 2048
@@ -30,7 +31,6 @@ TERMS = {
 COEF_FILE = "sram_coefficients.json"
 #: the organization objective: access_time * area**AREA_WEIGHT
 AREA_WEIGHT = 2.0
-PORT_PITCH_F = 4.0  # extra cell width/height per extra port, in F (one wordline / bitline pair pitch)
 
 def data_path(name: str) -> Path:
     return Path(str(resources.files("accelgen.ppa") / "data" / name))
@@ -45,26 +45,33 @@ def coefficients() -> dict[str, np.ndarray]:
 
 # --------------------------------------------------------------------------- physical terms
 
-def organization_terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, area_coef=None, source=NODE_TABLE):
+def organization_terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, area_coef=None, source=NODE_TABLE,
+                       read_ports=0, write_ports=0):
     """Physical terms of every candidate organization: ``{metric: array[..., n_org, n_terms]}`` and validity.
 
-    ``source`` is the technology (:mod:`accelgen.ppa.process`): the node table for estimates, CACTI 7's own
-    figures when calibrating against CACTI's outputs."""
-    capacity_bytes, block_bytes, banks, node_nm, ports = np.broadcast_arrays(
-        *(np.asarray(a, dtype=float) for a in (capacity_bytes, block_bytes, banks, node_nm, ports)))
-    cap = np.asarray(capacity_bytes, dtype=float)[..., None]
-    blk = np.asarray(block_bytes, dtype=float)[..., None]
-    nbk = np.asarray(banks, dtype=float)[..., None]
-    prt = np.asarray(ports, dtype=float)[..., None]
+    ``ports`` read/write, ``read_ports`` read-only and ``write_ports`` write-only ports per bank
+    (:mod:`accelgen.ppa.sram_ports`); the energies are those of one access on one port. ``source`` is the
+    technology (:mod:`accelgen.ppa.process`): the node table for estimates, CACTI 7's own figures when
+    calibrating against CACTI's outputs."""
+    arrays = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (capacity_bytes, block_bytes, banks, node_nm,
+                                                                         ports, read_ports, write_ports)))
+    cap, blk, nbk, _, rw, rd, wr = (a[..., None] for a in arrays)
+    node_nm = arrays[3]
     t = {k: np.asarray(v)[..., None] for k, v in tech_arrays(node_nm, source).items()}
     rows, cols, mux = ORG_ROWS.astype(float), ORG_COLS.astype(float), ORG_MUX.astype(float)
 
     F = t["feature_nm"] / 1000.0                    # um
     V2 = t["vdd_v"] ** 2
     fo4 = t["fo4_ps"] / 1000.0                      # ns
-    side = np.sqrt(t["sram_cell_um2"])              # cell pitch (um), square-cell approximation
-    side_p = side + (prt - 1) * PORT_PITCH_F * F    # multi-port cell grows by a wire pitch per port
+    side = np.sqrt(t["sram_cell_um2"])              # single-port cell pitch (um), square-cell approximation
+    # ports: each has its own word line per row and bit-line pair per column (and their decoder, drivers, column
+    # circuits); a read/write port has sense amplifiers and write drivers, a read or a write port one of the two
+    prt = rw + rd + wr
+    io_ports = (2.0 * rw + rd + wr) / 2.0           # 1 for 1RW and 1R1W, 2 for 2RW, 1.5 for 2R1W
+    side_p = cell_pitch_um(t["sram_cell_um2"], F, prt)  # the cell grows by a word line and a bit-line pair per port
     cell = side_p ** 2
+    h_ratio = side_p / side                         # bit lines (and word lines) lengthen with the cell
+    transistors = CELL_TRANSISTORS_1RW + TRANSISTORS_PER_PORT * (prt - 1)
 
     bank_bits = cap * 8.0 / nbk
     word_bits = blk * 8.0
@@ -76,16 +83,20 @@ def organization_terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, are
     n_sub = np.maximum(n_sub, 1.0)
 
     a_cells = bank_bits * cell
-    a_row = n_sub * rows * side_p * F
-    a_col = n_sub * cols * side_p * F
-    a_sense = n_sub * out_per_sub * F * F * prt
+    # a decoder and word-line driver per row per port, precharge and column mux per bit-line pair per port: the
+    # same transistors whatever the cell's pitch (CACTI 7 mat.cc: row-decoder area x rows x ports)
+    a_row = n_sub * rows * side * F * prt
+    a_col = n_sub * cols * side * F * prt
+    a_sense = n_sub * out_per_sub * F * F * io_ports
     core_mm2 = (a_cells + a_row * 20 + a_col * 20) * 1e-6
     bank_side_mm = np.sqrt(core_mm2)
     chip_side_mm = np.sqrt(core_mm2 * nbk)
     wire_pitch_um = t["semi_global_pitch_um"]
-    a_htree = word_bits * wire_pitch_um * bank_side_mm * 1000.0 * np.log2(n_sub + 1.0)
-    a_bus = (nbk > 1) * nbk * word_bits * wire_pitch_um * chip_side_mm * 1000.0
-    a_fixed = (nbk > 1) * nbk * F * F * 1e5  # per-bank request/response buffers and bank select (multi-bank only)
+    # data wires: a word in per write port and out per read port (CACTI 7 uca.cc: data-in bits x (RW + W ports),
+    # data-out bits x (RW + R ports)), i.e. io_ports times a single port's in and out
+    a_htree = word_bits * wire_pitch_um * bank_side_mm * 1000.0 * np.log2(n_sub + 1.0) * io_ports
+    a_bus = (nbk > 1) * nbk * word_bits * wire_pitch_um * chip_side_mm * 1000.0 * io_ports
+    a_fixed = (nbk > 1) * nbk * F * F * 1e5 * io_ports  # per-bank request/response buffers, bank select (multi-bank)
     area = np.stack(np.broadcast_arrays(a_cells * nbk, a_row * nbk, a_col * nbk, a_sense * nbk, a_htree * nbk,
                                        a_bus, a_fixed), axis=-1)
     if area_coef is not None:  # wires follow the floorplan: lengths from the modeled area
@@ -94,9 +105,9 @@ def organization_terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, are
         bank_side_mm = np.sqrt(total_mm2 / nbk)
 
     cw = t["wire_c_ff_per_um"] * 1e-3               # pF/um
-    e_bl = n_act * cols * rows * F * V2 * 1e-3      # pJ: bitline capacitance ~ F per cell
-    e_bl_w = n_act * out_per_sub * rows * F * V2 * 1e-3
-    e_wl = n_act * cols * side_p * cw * V2 * prt
+    e_bl = n_act * cols * rows * F * h_ratio * V2 * 1e-3      # pJ: bitline capacitance ~ F per cell height
+    e_bl_w = n_act * out_per_sub * rows * F * h_ratio * V2 * 1e-3
+    e_wl = n_act * cols * side_p * cw * V2          # one port's word line, across the (wider) cells
     e_dec = np.log2(n_sub * rows) * F * V2 * n_act
     e_sense = n_act * out_per_sub * F * V2
     # H-tree: the root-to-leaf path of an H-tree over n leaves in a square of side s halves at every
@@ -113,7 +124,7 @@ def organization_terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, are
     wl_len = cols * side_p
     t_dec = fo4 * np.log2(n_sub * rows)
     t_wl = r_local * wl_len * (t["wire_c_ff_per_um"] * 1e-15) * wl_len * 1e9 + fo4 * np.log2(cols)
-    t_bl = rows * fo4 / 32.0
+    t_bl = rows * fo4 / 32.0 * h_ratio
     t_sense = fo4 * np.log2(mux * 2.0)
     wire_ns_mm = _wire_ns_per_mm(t)
     t_htree = bank_side_mm * wire_ns_mm
@@ -125,7 +136,9 @@ def organization_terms(capacity_bytes, block_bytes, banks, node_nm, ports=1, are
 
     # off-current x supply per unit of device width, device width per area ~ 1 / F: mW per um^2
     lk = t["ioff_na_per_um"] * t["vdd_v"] / F * 1e-6
-    leak = np.stack(np.broadcast_arrays(a_cells * lk * nbk, (a_row + a_col) * lk * nbk), axis=-1)
+    # the cells' leakage follows their transistors (the single-port cell's per 6), not their grown area
+    a_cells_leak = bank_bits * side ** 2 * transistors / CELL_TRANSISTORS_1RW
+    leak = np.stack(np.broadcast_arrays(a_cells_leak * lk * nbk, (a_row + a_col) * lk * nbk), axis=-1)
     terms = {"area_um2": area, "read_energy_pj": read, "write_energy_pj": write, "access_time_ns": access,
              "cycle_time_ns": cycle, "leakage_mw": leak}
     return terms, valid, n_sub, n_act

@@ -10,7 +10,7 @@ settings (``set:``, expressions of the parameters), filters (``where:``),
 workloads and batch regimes, constraints (``min``/``max`` on any metric) and
 objectives (metrics with a goal, ``max`` or ``min``). See ``examples/dse/``.
 
-NeuroMeter's aliases (Tang et al., HPCA 2021, sect. VI-A): ``X`` sets the rows
+NeuroMeter's aliases (Tang et al., HPCA 2021, sect. III-A, Table I): ``X`` sets the rows
 and the columns of tensor unit 0 (``X x X``), ``N`` its count per core, ``Tx``
 and ``Ty`` the core grid: ``cores = Tx * Ty`` on a ring up to 4 cores and a
 ``Tx x Ty`` mesh beyond.

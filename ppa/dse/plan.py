@@ -20,7 +20,7 @@ from ..workload import Workload
 
 Scalar = Union[bool, int, float, str]
 
-#: NeuroMeter's aliases (Tang et al., HPCA 2021, sect. VI-A) and the description paths each sets
+#: NeuroMeter's aliases (Tang et al., HPCA 2021, sect. III-A, Table I) and the description paths each sets
 ALIASES: dict[str, tuple[str, ...]] = {
     "X": ("core.tensor_units.0.rows", "core.tensor_units.0.cols"),
     "N": ("core.tensor_units.0.count",),

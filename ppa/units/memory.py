@@ -11,6 +11,15 @@ from .base import AnalyticalUnit, register
 from .params import Memory
 
 
+def sustained_gbps(banks, ports, block_bytes, cycle_time_ns, clock_mhz=None):
+    """Bytes per ns (GB/s) a memory of ``banks`` banks of ``ports`` ports of ``block_bytes`` sustains: one access
+    per port per macro cycle, and at a clock no more than one per clock cycle, so each port's access takes
+    ``max(cycle_time_ns, clock period)``. Without a clock (bank choice before the clock is known) the macro's own
+    rate. Numbers or numpy arrays. The one formula of the banks' choice and of the performance model's SRAM roof."""
+    period = cycle_time_ns if clock_mhz is None else np.maximum(cycle_time_ns, 1e3 / np.asarray(clock_mhz, float))
+    return banks * ports * block_bytes / period
+
+
 def bank_count(m: Memory, tech: TechNode, path: str) -> int:
     """``m.banks``, or the smallest power-of-two bank count whose aggregate bandwidth meets ``m.bandwidth_gbps``
     (and whose access time meets ``latency_ns``), each bank deep enough to be an SRAM macro (MIN_WORDS; a
@@ -21,8 +30,8 @@ def bank_count(m: Memory, tech: TechNode, path: str) -> int:
     if m.bandwidth_gbps and m.capacity_bytes >= MIN_WORDS * m.block_bytes:
         while True:
             r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
-                     ports=m.ports, cell="sram" if m.cell == "dff" else m.cell, path=path).result
-            bw = banks * m.ports * m.block_bytes / r.cycle_time_ns
+                     ports=m.port_config, cell="sram" if m.cell == "dff" else m.cell, path=path).result
+            bw = sustained_gbps(banks, m.port_count, m.block_bytes, r.cycle_time_ns)   # every port, read or write
             lat_ok = m.latency_ns is None or r.access_time_ns <= m.latency_ns
             if (bw >= m.bandwidth_gbps and lat_ok) or banks * 2 * m.block_bytes * MIN_WORDS > m.capacity_bytes:
                 break
@@ -43,23 +52,26 @@ class MemoryUnit(AnalyticalUnit):
         m = params
         banks = bank_count(m, tech, path)
         if m.cell == "dff":
-            d = dff_array(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, read_ports=m.ports,
-                          write_ports=1, node_nm=tech.node_nm)
+            p = m.port_config
+            d = dff_array(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, read_ports=p.read_capable,
+                          write_ports=p.write_capable, node_nm=tech.node_nm)
             area, leak, er, ew, delay = d["area_um2"], d["leakage_mw"], d["read_energy_pj"], d["write_energy_pj"], \
                 d["cycle_time_ns"]
-            extra = {"cell": "dff"}
+            extra = {"cell": "dff", "cycle_time_ns": d["cycle_time_ns"]}
         else:
             r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
-                     ports=m.ports, cell=m.cell, path=path).result
+                     ports=m.port_config, cell=m.cell, path=path).result
             area, leak, er, ew = r.area_mm2 * 1e6, r.leakage_mw, r.read_energy_pj, r.write_energy_pj
             # accesses pipelined over two cycles: accelgen's rule (NeuroMeter, Tang et al., HPCA 2021, sect. II, takes a
             # target latency per memory instead and banks it to meet it; it states no pipelining)
             delay = r.access_time_ns / 2.0
-            extra = {"cell": m.cell, "organization": r.organization, "access_time_ns": round(r.access_time_ns, 4)}
+            extra = {"cell": m.cell, "organization": r.organization, "access_time_ns": round(r.access_time_ns, 4),
+                     "cycle_time_ns": r.cycle_time_ns}   # the bank's macro: one access per cycle_time_ns
         self.component = memory_leaf(m, banks=banks, clock_mhz=clock_mhz, area_um2=area, leakage_mw=leak,
                                      read_pj=er, write_pj=ew, delay_ns=delay,
                                      params={"capacity_bytes": m.capacity_bytes, "block_bytes": m.block_bytes,
-                                             "banks": banks, "ports": m.ports, "level": m.level, **extra})
+                                             "banks": banks, "ports": m.port_count,
+                                             "port_config": m.port_config.label, "level": m.level, **extra})
 
 
 def memory_leaf(m: Memory, *, banks, clock_mhz, area_um2, leakage_mw, read_pj, write_pj, delay_ns=0.0,
@@ -67,14 +79,19 @@ def memory_leaf(m: Memory, *, banks, clock_mhz, area_um2, leakage_mw, read_pj, w
     """The component of memory ``m`` with ``banks`` banks whose macros have these figures (floats, or numpy arrays
     of design points: the batch estimator's).
 
-    Full activity: every bank and port does one access per cycle, reads and writes equally; a stated bandwidth is
-    what the memory serves, so at the clock it caps the accesses per cycle (banks chosen for a bandwidth round up,
-    and an access time shorter than the cycle does not make the units ask for more)."""
-    apc = banks * m.ports * m.activity
+    Full activity: every bank and port does one access per cycle: a read port a read, a write port a write, a
+    read/write port reads and writes equally (:meth:`accelgen.ppa.sram_ports.PortConfig.reads_writes_per_cycle`);
+    a stated bandwidth is what the memory serves, so at the clock it caps the accesses per cycle, in the same
+    read/write proportion (banks chosen for a bandwidth round up, and an access time shorter than the cycle does
+    not make the units ask for more)."""
+    ports = m.port_config
+    reads, writes = ports.reads_writes_per_cycle()
+    apc = banks * ports.total * m.activity
     if m.bandwidth_gbps and np.all(np.asarray(clock_mhz, dtype=float) > 0):
         cap = m.bandwidth_gbps * 1e3 / (clock_mhz * m.block_bytes)
         apc = min(apc, cap) if np.ndim(apc) == 0 and np.ndim(cap) == 0 else np.minimum(apc, cap)
     return Component(m.name, "memory", count=m.count, area_um2_each=area_um2, leakage_mw_each=leakage_mw,
                      energy_pj={"read": read_pj, "write": write_pj},
-                     actions_per_cycle={"read": apc / 2, "write": apc / 2}, delay_ns=delay_ns,
+                     actions_per_cycle={"read": apc * reads / ports.total, "write": apc * writes / ports.total},
+                     delay_ns=delay_ns,
                      activity_key="pe_memory" if m.level == "pe" else "memory", params=params or {})

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator, model_validator
 
+from ...errors import ConfigError
 from ...fpformat import ACC_WIDTH, FORMATS, FP_DTYPES, is_fp
 from ...params import base as block
 from ...params.base import MAX_STAGES, MAX_WIDTH, check_flush_subnormals, fill_implied, is_power_of_two
 from ...params.systolic import systolic_timing_problems
 from ..components import DRAM_TYPES
+from ..sram_ports import PortConfig, parse_ports
 
 # Field types, bounds and rules shared with the block families' schemas come from :mod:`accelgen.params.base`
 # (declared once there); what is the architecture file's own (counts, sizes a unit allows) is declared here.
@@ -76,8 +78,8 @@ class AddStages(BaseModel):
     add_stages: block.AddStages = 0
 
 
-#: ``auto`` (the default): the estimator picks the least pipelining whose fitted delay meets the clock
-#: (:mod:`accelgen.ppa.pipelining`); or the stages, given
+#: ``auto`` (the default): the estimator picks, among the stages whose fitted delay meets the clock, those with the
+#: least energy per operation (:mod:`accelgen.ppa.pipelining`); or the stages, given
 Pipeline = Literal["auto"] | Stages
 
 
@@ -221,7 +223,10 @@ class Memory(BaseModel):
     block_bytes: int = Field(64, ge=1, le=4096)
     cell: Literal["sram", "sram_lp", "dff"] = "sram_lp"
     banks: Optional[int] = Field(None, ge=1, le=1024)
-    ports: int = Field(1, ge=1, le=16)
+    #: ports of each bank: an integer N (N read/write ports) or a port string, case-insensitive: "1rw" (single
+    #: port), "1r1w" (two-port: one read, one write), "2rw" (dual-port), "2r1w" (two read, one write)
+    #: (:mod:`accelgen.ppa.sram_ports`)
+    ports: StrictInt | StrictStr = 1
     bandwidth_gbps: Optional[float] = Field(None, gt=0)     # target: choose banks to meet it
     latency_ns: Optional[float] = Field(None, gt=0)
     activity: float = Field(1.0, ge=0, le=1)                # accesses per cycle per port at full load
@@ -231,12 +236,31 @@ class Memory(BaseModel):
     #: so its activity follows the compute's (``activity.pe_memory``, default ``activity.tensor``)
     level: Literal["shared", "pe"] = "shared"
 
+    @field_validator("ports", mode="before")
+    @classmethod
+    def _ports(cls, value):
+        try:
+            parse_ports(value)
+        except ConfigError as e:
+            raise ValueError(e.problems[0][1]) from None
+        return value
+
     @model_validator(mode="after")
     def _fits(self):
         if self.banks is not None and self.capacity_bytes < self.banks * self.block_bytes:
             raise ValueError(f"capacity_bytes {self.capacity_bytes} is smaller than banks x block_bytes "
                              f"= {self.banks * self.block_bytes}")
         return self
+
+    @property
+    def port_config(self) -> PortConfig:
+        """The ports of each bank (read/write, read-only, write-only)."""
+        return parse_ports(self.ports)
+
+    @property
+    def port_count(self) -> int:
+        """Ports of each bank: its accesses per cycle."""
+        return self.port_config.total
 
 
 class NoC(BaseModel):
@@ -282,3 +306,103 @@ class ScalarCore(BaseModel):
     """A small in-order core (``core.scalar_unit: true``): it has no parameters."""
 
     model_config = _STRICT
+
+
+# --------------------------------------------------------------------------- die blocks with their own models
+# (ppa/units/transpose.py, fifo.py, multicast.py, codec.py, ici.py; docs/ppa-units.md "Die blocks")
+
+class Transpose(BaseModel):
+    """A transpose unit: ``size x size`` registers of ``width`` bits, each with a 2:1 multiplexer choosing its row
+    or its column neighbour, so that rows shift in and columns shift out (one vector per cycle each way)."""
+
+    model_config = _STRICT
+    count: int = Field(1, ge=1, le=64)
+    size: int = Field(ge=2, le=1024)
+    width: int = Field(ge=1, le=64)
+
+
+class PEFifo(BaseModel):
+    """A flip-flop FIFO between a PE and its network: ``depth`` words of the wider side, written ``in_bits`` and read
+    ``out_bits`` at a time (a width converter when they differ: one must divide the other). ``count`` FIFOs."""
+
+    model_config = _STRICT
+    count: int = Field(1, ge=1, le=65536)
+    depth: int = Field(ge=1, le=1024)
+    in_bits: int = Field(ge=1, le=1024)
+    out_bits: int = Field(ge=1, le=1024)
+
+    @model_validator(mode="after")
+    def _divides(self):
+        wide, narrow = max(self.in_bits, self.out_bits), min(self.in_bits, self.out_bits)
+        if wide % narrow:
+            raise ValueError(f"out_bits: {self.out_bits} is not allowed with in_bits {self.in_bits}; allowed: one "
+                             "width a multiple of the other")
+        return self
+
+
+class MulticastNoC(BaseModel):
+    """A multicast network over a ``rows x cols`` PE array (Eyeriss's GIN/GON, NeuroMeter's multicast inner-TU
+    interconnect): per network one Y-bus along the rows and one X-bus per row, a multicast controller (an ID register
+    and comparator) at every X-bus on the Y-bus and at every PE on its X-bus. ``pe_pitch_um``: the PE's side (the
+    bus segment between two controllers)."""
+
+    model_config = _STRICT
+    rows: int = Field(ge=1, le=1024)
+    cols: int = Field(ge=1, le=1024)
+    networks: int = Field(1, ge=1, le=16)
+    data_bits: int = Field(ge=1, le=1024)
+    pe_pitch_um: float = Field(gt=0, le=10000)
+    #: ID widths; default: the fewest bits that name every row / column
+    row_id_bits: int | None = Field(None, ge=1, le=16)
+    col_id_bits: int | None = Field(None, ge=1, le=16)
+
+
+class RLCCodec(BaseModel):
+    """A run-length encoder and decoder of ``level_bits`` values into words of ``pairs`` (run, level) pairs with a
+    ``run_bits`` run of zeros each (Eyeriss's off-chip compression), with a ReLU on the encoder's input
+    (``relu``). ``count`` codecs, each encoding and decoding one value per cycle at full activity."""
+
+    model_config = _STRICT
+    count: int = Field(1, ge=1, le=64)
+    level_bits: int = Field(ge=1, le=64)
+    run_bits: int = Field(ge=1, le=16)
+    pairs: int = Field(ge=1, le=16)
+    relu: bool = True
+
+
+SERDES_KINDS = ("short_reach", "long_reach")
+
+
+class InterChipLink(BaseModel):
+    """Inter-chip interconnect: ``links`` full-duplex links of ``gbps_per_link`` each direction over SerDes lanes
+    of ``lane_gbps`` (default: the SerDes reference's rate), a network interface per link and a switch of
+    ``links + local_ports`` ports, all ``flit_bits`` wide."""
+
+    model_config = _STRICT
+    links: int = Field(ge=1, le=64)
+    gbps_per_link: float = Field(gt=0, le=10000)
+    serdes: Literal[SERDES_KINDS] = "long_reach"  # type: ignore[valid-type]
+    lane_gbps: float | None = Field(None, gt=0)
+    flit_bits: int = Field(ge=8, le=4096)
+    local_ports: int = Field(1, ge=1, le=16)
+
+
+class Activation(BaseModel):
+    """The compare-and-select stages of an activation pipeline beside the vector unit's multiply-adds (which scale,
+    add the bias and average-pool): per lane a ReLU, a clamp to ``out_bits`` and a max-pool register, on
+    ``width``-bit values. ``lanes`` elements per cycle."""
+
+    model_config = _STRICT
+    lanes: int = Field(ge=1, le=4096)
+    width: int = Field(ge=2, le=64)
+    out_bits: int = Field(ge=1, le=64)
+    relu: bool = True
+    clamp: bool = True
+    max_pool: bool = True
+
+    @model_validator(mode="after")
+    def _narrower(self):
+        if self.out_bits > self.width:
+            raise ValueError(f"out_bits: {self.out_bits} is not allowed with width {self.width}; allowed: at most "
+                             f"{self.width}")
+        return self
