@@ -71,7 +71,7 @@ def test_shipped_names_and_paths():
 
 
 def test_shipped_unknown_name_lists_the_shipped_ones():
-    with pytest.raises(ConfigError, match=r"^unknown chip 'tpu_v9'; shipped: diannao, eyeriss, shidiannao, sigma, sigma_systolic, tensordash, tpu_v1"):
+    with pytest.raises(ConfigError, match=r"^unknown chip 'tpu_v9'; shipped: diannao, eyeriss, shidiannao, sigma, sigma_systolic, tensordash, tensordash_baseline, tpu_v1"):
         shipped.path("chips", "tpu_v9")
     with pytest.raises(ConfigError, match=r"unknown workload '../chips/tpu_v1'"):
         shipped.path("workloads", "../chips/tpu_v1")

@@ -39,7 +39,7 @@ except ModuleNotFoundError:    # Python 3.10
     tomllib = pytest.importorskip("tomli")
 
 ROOT = Path(__file__).resolve().parents[2]
-CHIPS = ("diannao", "eyeriss", "shidiannao", "sigma", "sigma_systolic", "tensordash", "tpu_v1", "tpu_v2", "tpu_v3", "tpu_v4i")
+CHIPS = ("diannao", "eyeriss", "shidiannao", "sigma", "sigma_systolic", "tensordash", "tensordash_baseline", "tpu_v1", "tpu_v2", "tpu_v3", "tpu_v4i")
 
 
 @dataclass(frozen=True)
