@@ -12,9 +12,10 @@ figure's scope and kind. The validation computes the same quantity:
 * power on a workload (``measured``, or a tool's average with ``workload``): the
   description at the figure's clock and supply runs the workload through the
   performance model (:func:`accelgen.ppa.perf.evaluate`); the energy it spends
-  on compute, vector unit, on-chip memory and DRAM over the run's time gives
-  each component class its activity, and the estimate at those activities gives
-  the runtime power of every component (leakage always on);
+  on compute, vector unit, on-chip memory and DRAM over the run's time (the
+  model's, or with ``activity_time: published`` the paper's, as NeuroMeter does
+  for Eyeriss) gives each component class its activity, and the estimate at
+  those activities gives the runtime power of every component (leakage always on);
 * parts: each published component figure against the breakdown nodes it matches.
 
 No chip has a correction factor: a chip that disagrees is explained by its
@@ -128,9 +129,12 @@ def _workload_run(arch: Arch, fig: PowerFigure, model_paths: dict | None):
     rep = evaluate(arch, fig.workload, batch=fig.batch, model_paths=model_paths)
     full_w = dynamic_w_by_activity(estimate(arch, model_paths=model_paths).breakdown)
     t = rep.total["time_s"]
-    act = _activity(rep.total.get("energy_breakdown_j") or {}, full_w, t)
+    # the time the energy is spread over: the model's, or the paper's (PowerFigure.activity_time)
+    spread = rep.batch / fig.inferences_per_s if fig.activity_time == "published" else t
+    act = _activity(rep.total.get("energy_breakdown_j") or {}, full_w, spread)
     activity = _at_activity(arch, act)
-    run = {"workload": rep.workload, "batch": rep.batch, "time_s": t, "clock_mhz": rep.clock_mhz,
+    run = {"workload": rep.workload, "batch": rep.batch, "time_s": t, "activity_time_s": spread,
+           "activity_time": fig.activity_time, "clock_mhz": rep.clock_mhz,
            "macs": rep.total.get("macs"), "dram_bytes": rep.total.get("dram_bytes"),
            "perf_power_w": rep.total.get("runtime_power_w"), "activity": act,
            "utilization": rep.total.get("utilization")}
@@ -159,7 +163,8 @@ def _layers(arch: Arch, fig: PowerFigure, rep, full_w: dict, scope: list[str], m
             ms = 1e3 * lay["time_s"]
             row["latency_ms"] = {"published": lf.latency_ms, "estimate": ms, "error_pct": _err(ms, lf.latency_ms)}
         if lf.power_w is not None:
-            act = _activity(lay.get("energy_breakdown_j") or {}, full_w, lay["time_s"])
+            spread = lf.latency_ms / 1e3 if fig.activity_time == "published" and lf.latency_ms else lay["time_s"]
+            act = _activity(lay.get("energy_breakdown_j") or {}, full_w, spread)
             at = arch.model_copy(update={"activity": _at_activity(arch, act)})
             w, _ = _total(estimate(at, model_paths=model_paths).breakdown, scope, "runtime_w")
             row["power_w"] = {"published": lf.power_w, "estimate": w, "error_pct": _err(w, lf.power_w)}
@@ -216,7 +221,8 @@ def _rate(run: dict, fig: PowerFigure, power_w: float) -> dict:
     """The run's rate against the published one, and the energy per inference each implies: average power is
     energy over time, so a power error is (1 + energy error) x (1 + rate error) - 1."""
     rate = run["batch"] / run["time_s"]
-    energy_mj, pub_mj = 1e3 * power_w / rate, 1e3 * fig.w / fig.inferences_per_s
+    # the estimate's power is over the time its activity was spread over (the model's or the paper's)
+    energy_mj, pub_mj = 1e3 * power_w * run["activity_time_s"] / run["batch"], 1e3 * fig.w / fig.inferences_per_s
     return {"inferences_per_s": {"published": fig.inferences_per_s, "estimate": rate,
                                  "error_pct": _err(rate, fig.inferences_per_s)},
             "energy_per_inference_mj": {"published": pub_mj, "estimate": energy_mj,

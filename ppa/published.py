@@ -131,6 +131,11 @@ class PowerFigure(_Figure):
     #: the run's published per-layer figures
     layers: list[LayerFigure] = []
     layers_source: str = ""
+    #: the time the run's activity is spread over: ``model``, the performance model's; ``published``, the paper's
+    #: (the whole run's from ``inferences_per_s``, each layer's from its ``latency_ms``), as NeuroMeter computes the
+    #: activity of Eyeriss from its published processing time (sect. II-C, footnote 3), so that an error of the
+    #: performance model's time is not carried into the power
+    activity_time: Literal["model", "published"] = "model"
 
     @property
     def counted_switching(self) -> str:
@@ -156,6 +161,9 @@ class PowerFigure(_Figure):
                              "(workload: NAME)")
         if self.layers and self.workload is None:
             raise ValueError("layers are the layers of a workload run; name the workload (workload: NAME)")
+        if self.activity_time == "published" and self.inferences_per_s is None:
+            raise ValueError("activity_time 'published' spreads the run's energy over its published time; give the "
+                             "rate it ran at (inferences_per_s)")
         if (self.dram_accesses_per_mac is None) != (self.dram_word_bits is None):
             raise ValueError("dram_accesses_per_mac needs dram_word_bits (the bits of one access), and only it")
         return self

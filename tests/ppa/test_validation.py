@@ -127,6 +127,29 @@ def test_measured_power_is_the_workload_at_its_operating_point(models):
 
 
 
+def test_published_activity_time_spreads_the_runs_energy_over_the_papers_time(models):
+    """NeuroMeter's method (sect. II-C, footnote 3): the run's energy over the published time, so that the performance
+    model's time error stays out of the power; the energy per inference is the same either way."""
+    wl = {"name": "g", "layers": [{"name": "l", "type": "gemm", "M": 256, "N": 256, "K": 256}]}
+    path = Path(models["systolic"]).parent / "g2.yaml"
+    path.write_text(json.dumps(wl))
+    fig = {"w": 1.0, "scope": "chip", "kind": "measured", "workload": str(path), "inferences_per_s": 10.0,
+           "source": "t"}
+    by_model = validate_chip(_arch({"source": "s", "power": fig}), models)["power"]
+    by_paper = validate_chip(_arch({"source": "s", "power": {**fig, "activity_time": "published"}}), models)["power"]
+    assert by_model["run"]["activity_time_s"] == by_model["run"]["time_s"]
+    assert by_paper["run"]["activity_time_s"] == pytest.approx(by_paper["run"]["batch"] / 10.0)
+    # the run takes far less than the published 0.1 s: spread over the paper's time, the power is lower
+    assert by_paper["estimate"] < by_model["estimate"]
+    e_model = by_model["run_figures"]["energy_per_inference_mj"]["estimate"]
+    e_paper = by_paper["run_figures"]["energy_per_inference_mj"]["estimate"]
+    leak_mj = 1e3 * estimate(_arch(None), model_paths=models).leakage_w * (
+        by_paper["run"]["activity_time_s"] - by_model["run"]["time_s"])
+    assert e_paper == pytest.approx(e_model + leak_mj, rel=0.02)   # the same energy, and leakage over the longer time
+    with pytest.raises(ConfigError, match="give the rate it ran at"):
+        _arch({"source": "s", "power": {**fig, "inferences_per_s": None, "activity_time": "published"}})
+
+
 def test_published_dram_traffic_is_the_runs_accesses_per_mac(models):
     wl = {"name": "g", "layers": [{"name": "l", "type": "gemm", "M": 256, "N": 256, "K": 256}]}
     path = Path(models["systolic"]).parent / "g2.yaml"
