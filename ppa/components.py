@@ -26,9 +26,9 @@ blocks use the fitted models through :class:`FittedCompute`):
   (O'Connor et al., "Fine-Grained DRAM", MICRO 2017, Table 1); PHY area: DDR4
   x64 channel ~5 mm^2 at 28 nm (Synopsys DesignWare DDR4 PHY datasheet class),
   HBM2 stack PHY ~15 mm^2 at 16 nm (Jun et al., ISSCC 2017 HBM2; NeuroMeter, Tang et al., HPCA 2021,
-  sect. II-C, gives no PHY area: its TPU-v2 breakdown has the HBM ports at "9% v.s 5%" of the die, without
-  saying which share is the published one), with I/O area not scaling across nodes (pads and analog front
-  ends) — only 30% of it follows F^2.
+  sect. II-C, gives no PHY area: its TPU-v2 breakdown has the HBM ports at "9% v.s 5%" of the die, the
+  published share first and its own second, a part of ``validate-chips``' TPU-v2 row), with I/O area not
+  scaling across nodes (pads and analog front ends) — only 30% of it follows F^2.
 * :func:`pcie` — PCIe controller + PHY per lane: 0.6 mm^2 and 5 pJ/bit per lane
   at 28 nm for Gen3 (8 GT/s), ~110 mW per lane active (Synopsys/Cadence PCIe 3.0
   PHY datasheets; Ghosh et al., ISSCC 2013 8 Gb/s SerDes 5 pJ/bit); Gen4/Gen5

@@ -26,7 +26,7 @@ are taken as given. :func:`option_table` and :func:`pick` are the rule, over one
 ``clock_mhz: auto`` asks for the fastest clock: every auto unit at its fastest combination sets
 the achievable clock (with the components that are not pipelined this way: register files,
 routers, the scalar core), and then each unit takes its choice at that clock.
-NeuroMeter searches the clock too (Tang et al., HPCA 2021, abstract and sect. II: it "automatically searches for
+NeuroMeter searches the clock too (Tang et al., HPCA 2021, sect. I and II-A: it "automatically searches for
 the optimal clock rate" from a TOPS target, timing each component with an Elmore delay model and reporting the
 cycle time per component, the slowest being the critical path).
 

@@ -15,6 +15,7 @@ from ...expr import compile_expr
 from ...problems import schema_problems
 from ...util import read_yaml
 from ..arch import parse_arch
+from ..sram_ports import PortConfig, parse_ports
 from ..workload import Workload, load_workload, parse_workload, resolve_workload_path
 from .paths import check_path, loc_of
 from .plan import  (ALIASES, BATCH_CHIP_METRICS, BATCH_PATHS, CHIP_METRICS, RUN_METRICS, Base, Constraint, Objective,
@@ -326,6 +327,13 @@ def _unbatched(b: dict) -> list[tuple[str, object, object]]:
     the operand density, as the estimator does (:mod:`accelgen.ppa.batch_rest`), and nothing else."""
     core, tu, mem = b["core"], b["core"]["tensor_units"][0], b["core"]["memories"][0]
     out = [(f"core.tensor_units[0].{k}", tu.get(k, v), v) for k, v in UNBATCHED_TENSOR_UNIT.items()]
+    # one read/write port however it is written (1, "1rw", "1RW"); a malformed value is the schema's to report
+    ports = mem.get("ports", 1)
+    try:
+        ports = 1 if parse_ports(ports) == PortConfig(rw=1) else ports
+    except ConfigError:
+        pass
+    mem = {**mem, "ports": ports}
     out += [(f"core.memories[0].{k}", mem.get(k, v), v) for k, v in UNBATCHED_MEMORY.items()]
     out += [(f"core.{k}", core.get(k) or None, None) for k in ("reduction_trees", "dot_products", "flex_dpes",
                                                                 "tensordash", "units")]

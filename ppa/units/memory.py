@@ -62,8 +62,8 @@ class MemoryUnit(AnalyticalUnit):
             r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
                      ports=m.port_config, cell=m.cell, path=path).result
             area, leak, er, ew = r.area_mm2 * 1e6, r.leakage_mw, r.read_energy_pj, r.write_energy_pj
-            # accesses pipelined over two cycles: accelgen's rule (NeuroMeter, Tang et al., HPCA 2021, sect. II, takes a
-            # target latency per memory instead and banks it to meet it; it states no pipelining)
+            # accesses pipelined over two cycles: accelgen's rule, not NeuroMeter's (its text says only that "Mem is
+            # always configured as multi-banked" by "the throughput requirements", sect. II-A; no access pipelining)
             delay = r.access_time_ns / 2.0
             extra = {"cell": m.cell, "organization": r.organization, "access_time_ns": round(r.access_time_ns, 4),
                      "cycle_time_ns": r.cycle_time_ns}   # the bank's macro: one access per cycle_time_ns

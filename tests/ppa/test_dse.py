@@ -268,6 +268,13 @@ def test_chip_level_space_costs_the_bases_datatype_and_refuses_what_it_cannot_co
     with pytest.raises(ConfigError, match=r"core\.tensor_units\[0\]\.weight_load: 'double' is not modelled by the "
                                           r"chip-level batch estimator"):
         dse.resolve(_space(base=base, workloads=[], objectives=["peak_tops_per_w"], constraints={}), root=ROOT)
+    # one read/write port is the batch estimator's memory however it is written; two ports are not
+    base["core"]["tensor_units"][0].update(weight_load="shift", flush_subnormals=False, sum_group=1)
+    base["core"]["memories"][0]["ports"] = "1RW"
+    dse.resolve(_space(base=base, workloads=[], objectives=["peak_tops_per_w"], constraints={}), root=ROOT)
+    base["core"]["memories"][0]["ports"] = "1r1w"
+    with pytest.raises(ConfigError, match=r"core\.memories\[0\]\.ports: '1r1w' is not modelled by the chip-level"):
+        dse.resolve(_space(base=base, workloads=[], objectives=["peak_tops_per_w"], constraints={}), root=ROOT)
 
 
 def test_chip_level_points_are_the_estimators_chips_rings_meshes_and_invalid_memories():
