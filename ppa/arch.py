@@ -67,6 +67,12 @@ class Core(BaseModel):
         names = [m.name for m in self.memories]
         if len(set(names)) != len(names):
             raise ValueError(f"memory names must be unique; got {names}")
+        # a multicast array's X/Y buses are not in its fitted model: the multicast_noc unit costs them
+        multicast = [i for i, t in enumerate(self.tensor_units) if t.interconnect == "multicast"]
+        if multicast and not any(u["kind"] == "multicast_noc" for u in self.units):
+            raise ValueError(f"tensor_units[{multicast[0]}].interconnect: 'multicast' is costed by a multicast_noc "
+                             "unit beside the array, and core.units has none; allowed: add {kind: multicast_noc, "
+                             "rows, cols, data_bits, pe_pitch_um} to core.units, or interconnect 'unicast'")
         return self
 
 

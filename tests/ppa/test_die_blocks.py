@@ -17,7 +17,7 @@ import warnings
 import pytest
 
 from accelgen.errors import ConfigError
-from accelgen.ppa import estimate
+from accelgen.ppa import estimate, parse_arch
 from accelgen.ppa.estimate import walk
 from accelgen.ppa.process import technology
 from accelgen.ppa.units import unit_class, unit_entry
@@ -157,3 +157,13 @@ def test_a_chip_places_the_die_blocks_and_costs_the_ici_at_its_clock():
     assert {"ici", "serdes", "niu", "switch", "transpose_unit", "pe_fifos"} <= set(nodes)
     # one 10 Gb/s lane at 1.4 pJ/bit: 14 mW, whatever the clock the estimator passed
     assert nodes["serdes"]["tdp_w"] == pytest.approx(14e-3, rel=1e-9)
+
+
+def test_a_multicast_array_needs_its_multicast_noc():
+    """``interconnect: multicast`` is costed by a multicast_noc unit; without one the description is refused."""
+    core = {"tensor_units": [{"rows": 4, "cols": 4, "interconnect": "multicast"}]}
+    arch = {"name": "m", "node_nm": 45, "clock_mhz": 200, "core": core}
+    with pytest.raises(ConfigError, match=r"tensor_units\[0\]\.interconnect: 'multicast' is costed by a multicast_noc"):
+        parse_arch(arch)
+    core["units"] = [{"kind": "multicast_noc", "rows": 4, "cols": 4, "data_bits": 16, "pe_pitch_um": 100.0}]
+    assert parse_arch(arch).core.tensor_units[0].interconnect == "multicast"
