@@ -163,7 +163,7 @@ MEANINGS: dict[str, str] = {
     "ReductionTree.kind": "the tree's structure (fan, linear, tree, art, linear_reduction)",
     "RegisterFile.entries": "entries per register file",
     "Memory.name": "the memory's name (unique in the core)", "Memory.capacity_bytes": "capacity",
-    "Memory.block_bytes": "access (block) size", "Memory.cell": "bit cell: sram, sram_lp (low power) or dff",
+    "Memory.block_bytes": "access (block) size", "Memory.cell": "bit cell: sram, sram_lp (low power), dff, or auto (low power unless its macro misses the clock)",
     "Memory.banks": "banks [default: chosen to meet bandwidth_gbps]", "Memory.ports": "ports per bank",
     "Memory.latency_ns": "access latency to meet [default: the model's]",
     "NoC.topology": "mesh, ring or bus", "NoC.tx": "mesh columns", "NoC.ty": "mesh rows",

@@ -340,8 +340,8 @@ def _unbatched(b: dict) -> list[tuple[str, object, object]]:
     out += [("chip.die_budget_mm2", (b.get("chip") or {}).get("die_budget_mm2"), None),
             ("activity.switching", (b.get("activity") or {}).get("switching", "timed"), "timed"),
             ("activity.profile", (b.get("activity") or {}).get("profile"), None)]
-    if mem.get("cell") == "dff":
-        out.append(("core.memories[0].cell", "dff", "sram or sram_lp"))
+    if mem.get("cell") in ("dff", "auto"):     # the batch costs SRAM cells it is told, at many clocks at once
+        out.append(("core.memories[0].cell", mem["cell"], "sram or sram_lp"))
     clock = b.get("clock_mhz")
     if isinstance(clock, bool) or not isinstance(clock, (int, float)):
         out.append(("clock_mhz", clock, "a number (MHz)"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import ConfigError
 from ..components import Component
 from ..process import TechNode
 from ..sram import MIN_WORDS, SRAM, dff_array
@@ -20,6 +21,23 @@ def sustained_gbps(banks, ports, block_bytes, cycle_time_ns, clock_mhz=None):
     return banks * ports * block_bytes / period
 
 
+def sram_cell(m: Memory, banks: int, tech: TechNode, clock_mhz, path: str) -> str:
+    """The SRAM cell of memory ``m``: its ``cell``, or for ``auto`` the low-power cell unless its macro cycles slower
+    than the clock period, then the high-performance cell (whose macro is faster; kept even if it still misses, the
+    timing report then says so). Without a clock (the estimator's probe for the fastest clock the chip reaches)
+    ``auto`` is the faster, high-performance cell."""
+    if m.cell != "auto":
+        return "sram" if m.cell == "dff" else m.cell
+    if clock_mhz is None or not np.all(clock_mhz):
+        return "sram"
+    if np.ndim(clock_mhz):
+        raise ConfigError([(f"{path}.cell", "'auto' needs one clock; allowed with a batch of clocks: 'sram' or "
+                                            "'sram_lp'")])
+    lp = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
+              ports=m.port_config, cell="sram_lp", path=path).result
+    return "sram_lp" if lp.cycle_time_ns <= 1e3 / float(clock_mhz) else "sram"
+
+
 def bank_count(m: Memory, tech: TechNode, path: str) -> int:
     """``m.banks``, or the smallest power-of-two bank count whose aggregate bandwidth meets ``m.bandwidth_gbps``
     (and whose access time meets ``latency_ns``), each bank deep enough to be an SRAM macro (MIN_WORDS; a
@@ -30,7 +48,7 @@ def bank_count(m: Memory, tech: TechNode, path: str) -> int:
     if m.bandwidth_gbps and m.capacity_bytes >= MIN_WORDS * m.block_bytes:
         while True:
             r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
-                     ports=m.port_config, cell="sram" if m.cell == "dff" else m.cell, path=path).result
+                     ports=m.port_config, cell={"dff": "sram", "auto": "sram_lp"}.get(m.cell, m.cell), path=path).result
             bw = sustained_gbps(banks, m.port_count, m.block_bytes, r.cycle_time_ns)   # every port, read or write
             lat_ok = m.latency_ns is None or r.access_time_ns <= m.latency_ns
             if (bw >= m.bandwidth_gbps and lat_ok) or banks * 2 * m.block_bytes * MIN_WORDS > m.capacity_bytes:
@@ -59,13 +77,14 @@ class MemoryUnit(AnalyticalUnit):
                 d["cycle_time_ns"]
             extra = {"cell": "dff", "cycle_time_ns": d["cycle_time_ns"]}
         else:
+            cell = sram_cell(m, banks, tech, clock_mhz, path)
             r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
-                     ports=m.port_config, cell=m.cell, path=path).result
+                     ports=m.port_config, cell=cell, path=path).result
             area, leak, er, ew = r.area_mm2 * 1e6, r.leakage_mw, r.read_energy_pj, r.write_energy_pj
             # accesses pipelined over two cycles: accelgen's rule, not NeuroMeter's (its text says only that "Mem is
             # always configured as multi-banked" by "the throughput requirements", sect. II-A; no access pipelining)
             delay = r.access_time_ns / 2.0
-            extra = {"cell": m.cell, "organization": r.organization, "access_time_ns": round(r.access_time_ns, 4),
+            extra = {"cell": cell, "organization": r.organization, "access_time_ns": round(r.access_time_ns, 4),
                      "cycle_time_ns": r.cycle_time_ns}   # the bank's macro: one access per cycle_time_ns
         self.component = memory_leaf(m, banks=banks, clock_mhz=clock_mhz, area_um2=area, leakage_mw=leak,
                                      read_pj=er, write_pj=ew, delay_ns=delay,

@@ -221,7 +221,11 @@ class Memory(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     capacity_bytes: int = Field(ge=64)
     block_bytes: int = Field(64, ge=1, le=4096)
-    cell: Literal["sram", "sram_lp", "dff"] = "sram_lp"
+    #: bit cell: "sram_lp" (low-power cells, the default), "sram" (high-performance cells), "dff" (flip-flops), or
+    #: "auto": the low-power cells unless their macro's cycle is longer than the clock period, then the
+    #: high-performance cells (what a designer does when the low-power macro cannot make the chip's clock;
+    #: :func:`accelgen.ppa.units.memory.sram_cell`)
+    cell: Literal["sram", "sram_lp", "dff", "auto"] = "sram_lp"
     banks: Optional[int] = Field(None, ge=1, le=1024)
     #: ports of each bank: an integer N (N read/write ports) or a port string, case-insensitive: "1rw" (single
     #: port), "1r1w" (two-port: one read, one write), "2rw" (dual-port), "2r1w" (two read, one write)

@@ -18,6 +18,7 @@ from accelgen.cli import main
 from accelgen.errors import ConfigError
 from accelgen.ppa import dse, estimate
 from accelgen.ppa.batch import evaluate_batch
+from accelgen.ppa.estimate import walk
 from accelgen.ppa.perf import evaluate
 from accelgen.ppa.process import technology
 from accelgen.ppa.sram import RETICLE_MM2, SRAM
@@ -96,15 +97,17 @@ def test_register_files_and_wires_are_timed_paths(models):
 
 
 def test_tpu_v1_clock_is_what_its_unified_buffer_allows():
-    """The shipped TPU v1 (28 nm, 24 MiB Unified Buffer in NeuroMeter's two 1R1W banks): the achievable clock is the
-    buffer's macro cycle, not the 4,360 MHz of its fully pipelined vector unit. A 12 MiB two-port bank cycles
-    slower than the chip's 700 MHz in accelgen's SRAM model (643 MHz on 2026-11-28), and the estimate says so."""
+    """The shipped TPU v1 (28 nm, 24 MiB Unified Buffer in NeuroMeter's two 1R1W banks, ``cell: auto``): the
+    achievable clock is the buffer's macro cycle, not the 4,360 MHz of its fully pipelined vector unit. Its 12 MiB
+    two-port bank cycles slower than 700 MHz in low-power cells (643 MHz on 2026-11-28), so it takes
+    high-performance cells (1,180 MHz), and the chip meets its clock."""
     est = _quiet(estimate, shipped.resolve("chips", "tpu_v1"))
     ub = next(t for t in est.timing_paths if t["path"].endswith("unified_buffer"))
     assert est.critical_component.endswith("unified_buffer") and est.critical_path == "memory macro cycle"
     assert est.achievable_clock_mhz == pytest.approx(1e3 / ub["delay_ns"], rel=1e-12)
-    assert 500 <= est.achievable_clock_mhz < 1000
-    assert est.meets_timing == (est.achievable_clock_mhz >= 700)
+    assert 700 <= est.achievable_clock_mhz < 1500 and est.meets_timing
+    ub_node = next(n for _, n, _ in walk(est.breakdown) if n["name"] == "unified_buffer")
+    assert ub_node["params"]["cell"] == "sram"
 
 
 # --------------------------------------------------------------------------- what one die holds
@@ -227,3 +230,24 @@ def test_dse_point_over_the_reticle_is_infeasible_with_the_reason():
     assert not big["feasible"]
     assert big["reason"].startswith("invalid: core.memories[0].capacity_bytes: 8589934592 is not allowed: memory")
     assert "reticle limit is 858 mm^2" in big["reason"]
+
+
+# --------------------------------------------------------------------------- cell: auto
+
+def test_auto_cell_is_low_power_unless_its_macro_misses_the_clock(models):
+    """``cell: auto`` takes the low-power cells while their macro cycles within the clock period, and the
+    high-performance cells (a faster macro) above that clock."""
+    mem = {"name": "buf", "capacity_bytes": 4 * 2**20, "block_bytes": 256, "banks": 1, "cell": "auto"}
+    lp = SRAM(capacity_bytes=mem["capacity_bytes"], block_bytes=256, node_nm=28, cell="sram_lp").result
+    hp = SRAM(capacity_bytes=mem["capacity_bytes"], block_bytes=256, node_nm=28, cell="sram").result
+    assert hp.cycle_time_ns < lp.cycle_time_ns
+    limit_mhz = 1e3 / lp.cycle_time_ns
+
+    def cell_at(clock_mhz):
+        arch = {"name": "m", "node_nm": 28, "clock_mhz": clock_mhz,
+                "core": {"tensor_units": [{"rows": 8, "cols": 8}], "memories": [mem]}}
+        est = _quiet(estimate, arch, model_paths=models)
+        return next(n for _, n, _ in walk(est.breakdown) if n["name"] == "buf")["params"]["cell"]
+
+    assert cell_at(0.9 * limit_mhz) == "sram_lp"
+    assert cell_at(1.1 * limit_mhz) == "sram"
