@@ -54,7 +54,8 @@ from .process import TechNode, area_ratio, energy_ratio, technology
 
 #: a wire's pipeline flip-flop at 45 nm (NanGate45 DFF_X1, um^2), scaled by the node's logic area
 WIRE_FLOP_UM2_45 = 4.522
-#: a bus's transfers per cycle at full activity (each of its bits toggles every other cycle)
+#: a bus's transfers per cycle at full activity (each of its bits toggles every other cycle: random data); a
+#: transfer toggles the bit once (:meth:`accelgen.technology.TechNode.wire_energy_pj_per_bit_mm` at activity 1)
 WIRE_TRANSFERS_PER_CYCLE = 0.5
 
 

@@ -123,13 +123,16 @@ class TechNode:
         return 2.5 * math.sqrt(self.r0c0_ps * 1e-12 * r_mm * c_mm) * 1e12
 
     def wire_energy_pj_per_bit_mm(self, activity: float = 0.5) -> float:
-        """Switching energy of one bit over 1 mm of repeated wire at the given toggle ``activity``.
+        """Switching energy of one bit over 1 mm of repeated wire at ``activity`` toggles.
 
-        ``E = a * (1 + repeater overhead) * C_wire * Vdd^2`` per mm; optimally sized
-        repeaters add ~ their own capacitance, about 40% of the wire's (Ho, Mai, Horowitz 2001).
+        ``E = a * (1 + repeater overhead) * C_wire * Vdd^2 / 2`` per mm: a toggle draws ``C Vdd^2 / 2`` from the
+        supply on average (a rising edge ``C Vdd^2``, a falling edge none: ``P = alpha_0->1 C Vdd^2 f``, Rabaey,
+        Chandrakasan, Nikolic, *Digital Integrated Circuits*, 2nd ed., sect. 5.5, with ``alpha_0->1`` half the
+        toggles); optimally sized repeaters add ~ their own capacitance, about 40% of the wire's (Ho, Mai, Horowitz
+        2001).
         """
         c_mm_pf = self.wire_c_ff_per_um  # fF/um == pF/mm
-        return activity * 1.4 * c_mm_pf * self.vdd_v ** 2
+        return activity * 1.4 * c_mm_pf * self.vdd_v ** 2 / 2.0
 
 
 def area_ratio(tech: TechNode, ref_nm: float) -> float:

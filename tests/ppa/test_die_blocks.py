@@ -167,3 +167,12 @@ def test_a_multicast_array_needs_its_multicast_noc():
         parse_arch(arch)
     core["units"] = [{"kind": "multicast_noc", "rows": 4, "cols": 4, "data_bits": 16, "pe_pitch_um": 100.0}]
     assert parse_arch(arch).core.tensor_units[0].interconnect == "multicast"
+
+
+def test_a_wire_toggle_draws_half_cv2_as_the_multicast_buses_do():
+    """One convention for every wire: a toggle draws C Vdd^2 / 2 from the supply on average; a repeated wire's
+    repeaters add 40% to the wire's capacitance (Ho, Mai, Horowitz 2001)."""
+    t = technology(45)
+    c_pf_per_mm = t.wire_c_ff_per_um
+    assert t.wire_energy_pj_per_bit_mm(1.0) == pytest.approx(0.5 * 1.4 * c_pf_per_mm * t.vdd_v ** 2, rel=1e-12)
+    assert t.wire_energy_pj_per_bit_mm(0.5) == pytest.approx(0.5 * t.wire_energy_pj_per_bit_mm(1.0), rel=1e-12)
