@@ -351,8 +351,10 @@ def tensordash_exact_cycles(a_bitmap, b_bitmap, *, lanes: int, depth: int, rows:
 
 # --------------------------------------------------------------------------- reduction trees
 
-def reduction_map(g: Gemms, *, inputs: int, kind: str, trees: int) -> Mapping:
-    """Reduction trees (vector-wise; module docstring)."""
+def reduction_map(g: Gemms, *, inputs: int, kind: str, trees: int, stage_cycles: int = 0) -> Mapping:
+    """Reduction trees (vector-wise; module docstring). ``stage_cycles``: the cycles the unit's pipeline stages add
+    to one result (:func:`accelgen.ppa.pipelining.added_latency`), paid once per drain like the tree's own
+    latency."""
     n = inputs
     chunks = _cdiv(g.K, n)
     za = zero_prob(g.a_d, g.a_pat, g.a_n, g.a_m, g.a_block, n, 1)
@@ -365,7 +367,7 @@ def reduction_map(g: Gemms, *, inputs: int, kind: str, trees: int) -> Mapping:
     else:
         per_pass = np.ones_like(g.K)
     passes = np.ceil(_cdiv(dots, per_pass) * chunks * (1.0 - zc))
-    lat = n if kind == "linear" else int(np.log2(n)) + 1
+    lat = (n if kind == "linear" else int(np.log2(n)) + 1) + stage_cycles
     cycles = (_cdiv(passes.astype(np.int64), trees) + np.where(passes > 0, lat, 0)).astype(np.int64)
     macs = g.M * g.N * g.K * g.count
     return Mapping("reduction", cycles=cycles, executed_macs=(macs * (1.0 - zc)).astype(float), actions=passes,

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ValidationError
 from ...errors import ConfigError
 from ...problems import schema_problems
 from ..components import Component
-from ..pipelining import Unit
+from ..pipelining import Unit, added_latency
 
 #: the entry-point group third-party unit classes are discovered in
 ENTRY_POINT_GROUP = "accelgen.ppa_units"
@@ -109,6 +109,13 @@ class FittedUnit(PPAUnit):
     def vector_lanes(self) -> int:
         """The vector lanes this unit asks of the core's vector unit by default (with :attr:`lane_rank`)."""
         return 0
+
+    def stage_cycles(self, ctx: MapContext) -> int:
+        """The cycles its chosen pipeline stages (``ctx.stages``) add to one result
+        (:func:`accelgen.ppa.pipelining.added_latency`)."""
+        u = self.spec()
+        return added_latency(u.family, u.params, ctx.stages.get("mul_stages", 0), ctx.stages.get("add_stages", 0),
+                             u.dtype)
 
     def macs_per_cycle(self) -> int:
         """Multiply-accumulates per cycle of one core's units of this kind at full utilization (its peak)."""

@@ -27,4 +27,5 @@ class DotProduct(FittedUnit):
 
     def map(self, gemms, ctx: MapContext):
         # it maps as a plain tree whose products are made in the unit
-        return reduction_map(gemms, inputs=self.params.inputs, kind="tree", trees=self.params.count * ctx.cores)
+        return reduction_map(gemms, inputs=self.params.inputs, kind="tree", trees=self.params.count * ctx.cores,
+                             stage_cycles=self.stage_cycles(ctx))

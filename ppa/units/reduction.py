@@ -37,7 +37,8 @@ class ReductionUnit(FittedUnit):
         return self.params.inputs * self.params.count
 
     def map(self, gemms, ctx: MapContext):
-        return reduction_map(gemms, inputs=self.params.inputs, kind=self.passes, trees=self.params.count * ctx.cores)
+        return reduction_map(gemms, inputs=self.params.inputs, kind=self.passes, trees=self.params.count * ctx.cores,
+                             stage_cycles=self.stage_cycles(ctx))
 
 
 #: each network's unit class name, its kind (the block family) and how vectors pass through it: ``fan`` packs short

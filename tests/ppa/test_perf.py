@@ -14,8 +14,9 @@ from accelgen.golden.systolic import systolic_cycles
 from accelgen.golden.tensordash import simulate_pe
 from accelgen.errors import ConfigError
 from accelgen.cli import main
-from accelgen.ppa.mapping import (accelgen_cycles, scalesim_cycles, sigma_expected, sigma_map, systolic_map,
-                                  tensordash_exact_cycles, tensordash_map)
+from accelgen.ppa.mapping import (accelgen_cycles, reduction_map, scalesim_cycles, sigma_expected, sigma_map,
+                                  systolic_map, tensordash_exact_cycles, tensordash_map)
+from accelgen.ppa.pipelining import added_latency
 from accelgen.ppa.perf import evaluate
 from accelgen.ppa.workload import load_workload, lower, parse_workload, shipped_workloads
 
@@ -159,6 +160,29 @@ def test_tensordash_map_dense_is_the_dense_schedule_and_sparse_within_bounds():
     assert piped.cycles[0] == 64 * (64 + 1 + 2 + 2 * 1 + 3)
     sparse = tensordash_map(_gemms([(64, 32, 256)], b_d=0.3), lanes=4, depth=4, rows=4, cols=4, tiles=2)
     assert dense.cycles[0] / 4 <= sparse.cycles[0] < dense.cycles[0] / 1.5
+
+
+def test_reduction_map_pays_its_stages_once_per_drain():
+    """A pipelined reduction tree's stages add their cycles to the tree's drain, once (as its own latency)."""
+    g = _gemms([(64, 32, 256)])
+    bare = reduction_map(g, inputs=16, kind="tree", trees=4)
+    piped = reduction_map(g, inputs=16, kind="tree", trees=4, stage_cycles=8)
+    assert piped.cycles[0] == bare.cycles[0] + 8
+
+
+def test_pipelined_dot_products_take_their_stages_in_the_run(models):
+    """The stages the estimator gives a dot-product unit reach the performance model's cycles
+    (accelgen.ppa.pipelining.added_latency)."""
+    wl = {"name": "g", "layers": [{"name": "l", "type": "gemm", "M": 64, "N": 64, "K": 64}]}
+
+    def cycles(pipeline):
+        arch = {"name": "d", "node_nm": 45, "clock_mhz": 200,
+                "core": {"dot_products": [{"count": 4, "inputs": 16, "pipeline": pipeline}]}}
+        return evaluate(arch, wl, batch=1, model_paths=models).total["cycles"]
+
+    extra = added_latency("dot_product", {"n": 16, "a_width": 8, "b_width": 8}, 1, 1, "int")
+    assert extra > 0
+    assert cycles({"mul_stages": 1, "add_stages": 1}) == cycles({"mul_stages": 0, "add_stages": 0}) + extra
 
 
 def test_scalesim_convention_pinned():
