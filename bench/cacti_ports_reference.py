@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import argparse
 import csv
-import re
-import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from accelgen.ppa.cacti_cfg import CACTI_FIELDS, cacti_config
+from accelgen.ppa.cacti_cfg import cacti_config, run_cacti
 
 #: label -> (read/write, exclusive read, exclusive write, single-ended read ports)
 PORTS = {"1rw": (1, 0, 0, 0), "2rw": (2, 0, 0, 0), "1r1w": (0, 1, 1, 0), "2r1w": (0, 2, 1, 0),
@@ -39,18 +36,11 @@ COLUMNS = ["capacity_bytes", "block_bytes", "banks", "node_nm", "ports", "rw_por
 def run_one(cacti: Path, template: str, cfg: tuple) -> dict | None:
     size, block, banks, node, label = cfg
     rw, r, w, se = PORTS[label]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "x.cfg"
-        path.write_text(cacti_config(template, size, block, banks, node, rw, r, w, se))
-        out = subprocess.run([str(cacti), "-infile", str(path)], cwd=cacti.parent, capture_output=True,
-                             text=True, timeout=900).stdout
+    vals = run_cacti(cacti, cacti_config(template, size, block, banks, node, rw, r, w, se), timeout=900)
+    if vals is None:
+        return None
     row = {"capacity_bytes": size, "block_bytes": block, "banks": banks, "node_nm": node, "ports": label,
-           "rw_ports": rw, "read_ports": r, "write_ports": w, "se_read_ports": se}
-    for key, pat in CACTI_FIELDS.items():
-        m = re.search(pat, out)
-        if not m:
-            return None
-        row[key] = float(m.group(1))
+           "rw_ports": rw, "read_ports": r, "write_ports": w, "se_read_ports": se, **vals}
     row["area_mm2"] = row["height_mm"] * row["width_mm"]
     return row
 

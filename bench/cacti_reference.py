@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import argparse
 import csv
-import re
-import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from accelgen.ppa.cacti_cfg import CACTI_FIELDS, cacti_config
+from accelgen.ppa.cacti_cfg import cacti_config, run_cacti
 
 SIZES = [2**k for k in range(15, 26)]          # 32 kB .. 32 MB
 BANKS = [1, 2, 4, 8, 16]
@@ -30,22 +27,13 @@ NODES = [65, 45, 32, 22]
 BLOCKS = [64]
 EXTRA = [(s, b, 1, n) for s in (2**16, 2**20, 2**23) for b in (16, 32, 128) for n in (45, 22)]
 
-FIELDS = CACTI_FIELDS
-
 
 def run_one(cacti: Path, template: str, cfg: tuple[int, int, int, int]) -> dict | None:
     size, block, banks, node = cfg
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "x.cfg"
-        path.write_text(cacti_config(template, size, block, banks, node))
-        out = subprocess.run([str(cacti), "-infile", str(path)], cwd=cacti.parent, capture_output=True,
-                             text=True, timeout=600).stdout
-    row = {"capacity_bytes": size, "block_bytes": block, "banks": banks, "node_nm": node}
-    for key, pat in FIELDS.items():
-        m = re.search(pat, out)
-        if not m:
-            return None
-        row[key] = float(m.group(1))
+    vals = run_cacti(cacti, cacti_config(template, size, block, banks, node))
+    if vals is None:
+        return None
+    row = {"capacity_bytes": size, "block_bytes": block, "banks": banks, "node_nm": node, **vals}
     row["area_mm2"] = row["height_mm"] * row["width_mm"]
     return row
 

@@ -8,14 +8,11 @@ evaluated by it directly (``SRAM(..., cacti=PATH)``, ``accelgen sram --cacti PAT
 from __future__ import annotations
 
 import os
-import re
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 from ..errors import AccelgenError, ToolNotFoundError
-from .cacti_cfg import CACTI_FIELDS, cacti_config
+from .cacti_cfg import cacti_config, run_cacti
 from .sram_ports import PortConfig
 
 
@@ -36,19 +33,11 @@ def cacti_eval(cacti, capacity_bytes, block_bytes, banks, node_nm, ports: PortCo
     template = exe.parent / "cache.cfg"
     if not template.is_file():
         raise ToolNotFoundError(f"--cacti: {str(template)!r} (the cache.cfg shipped beside the binary) is missing")
-    with tempfile.TemporaryDirectory() as tmp:
-        cfg = Path(tmp) / "sram.cfg"
-        cfg.write_text(cacti_config(template.read_text(), capacity_bytes, block_bytes, banks, node_nm, ports.rw,
-                                    ports.r, ports.w))
-        proc = subprocess.run([str(exe), "-infile", str(cfg)], cwd=exe.parent, capture_output=True, text=True,
-                              timeout=600)
-    vals = {}
-    for key, pat in CACTI_FIELDS.items():
-        m = re.search(pat, proc.stdout)
-        if not m:
-            raise AccelgenError(f"cacti found no organization for capacity_bytes={capacity_bytes}, "
-                                f"block_bytes={block_bytes}, banks={banks}, node_nm={node_nm}")
-        vals[key] = float(m.group(1))
+    vals = run_cacti(exe, cacti_config(template.read_text(), capacity_bytes, block_bytes, banks, node_nm, ports.rw,
+                                       ports.r, ports.w))
+    if vals is None:
+        raise AccelgenError(f"cacti found no organization for capacity_bytes={capacity_bytes}, "
+                            f"block_bytes={block_bytes}, banks={banks}, node_nm={node_nm}")
     return dict(capacity_bytes=capacity_bytes, block_bytes=block_bytes, banks=banks, node_nm=float(node_nm),
                 ports=ports.label,
                 area_mm2=vals["height_mm"] * vals["width_mm"], read_energy_pj=vals["read_energy_nj"] * 1e3,

@@ -15,6 +15,9 @@ that read through one bit line, an 8T-style cell; CACTI counts them among the re
 from __future__ import annotations
 
 import re
+import subprocess
+import tempfile
+from pathlib import Path
 
 CACTI_FIELDS = {
     "access_time_ns": r"Access time \(ns\):\s*([0-9.eE+-]+)",
@@ -53,3 +56,20 @@ def cacti_config(template: str, size: int, block: int, banks: int, node: float, 
         if n != 1:
             raise ValueError(f"cache.cfg template: pattern {pat!r} matched {n} times (not CACTI 7's cache.cfg?)")
     return template
+
+
+def run_cacti(exe: Path, config: str, timeout: float = 600) -> dict[str, float] | None:
+    """Run the CACTI binary ``exe`` (in its own folder, as CACTI expects) on one configuration text: the values of
+    :data:`CACTI_FIELDS`, or None when CACTI finds no organization for it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "sram.cfg"
+        path.write_text(config)
+        out = subprocess.run([str(exe), "-infile", str(path)], cwd=exe.parent, capture_output=True, text=True,
+                             timeout=timeout).stdout
+    vals = {}
+    for key, pat in CACTI_FIELDS.items():
+        m = re.search(pat, out)
+        if not m:
+            return None
+        vals[key] = float(m.group(1))
+    return vals
