@@ -7,7 +7,7 @@ import numpy as np
 from ...errors import ConfigError
 from ..components import Component
 from ..process import TechNode
-from ..sram import MIN_WORDS, SRAM, dff_array
+from ..sram import MIN_WORDS, SRAM, SRAMResult, dff_array
 from .base import AnalyticalUnit, register
 from .params import Memory
 
@@ -21,21 +21,25 @@ def sustained_gbps(banks, ports, block_bytes, cycle_time_ns, clock_mhz=None):
     return banks * ports * block_bytes / period
 
 
-def sram_cell(m: Memory, banks: int, tech: TechNode, clock_mhz, path: str) -> str:
-    """The SRAM cell of memory ``m``: its ``cell``, or for ``auto`` the low-power cell unless its macro cycles slower
-    than the clock period, then the high-performance cell (whose macro is faster; kept even if it still misses, the
-    timing report then says so). Without a clock (the estimator's probe for the fastest clock the chip reaches)
-    ``auto`` is the faster, high-performance cell."""
+def sram_macro(m: Memory, banks: int, tech: TechNode, clock_mhz, path: str) -> tuple[str, SRAMResult]:
+    """The SRAM cell of memory ``m`` and its bank's macro: its ``cell``, or for ``auto`` the low-power cell unless
+    its macro cycles slower than the clock period, then the high-performance cell (whose macro is faster; kept even
+    if it still misses, the timing report then says so). Without a clock (the estimator's probe for the fastest
+    clock the chip reaches) ``auto`` is the faster, high-performance cell."""
+    def macro(cell: str) -> SRAMResult:
+        return SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
+                    ports=m.port_config, cell=cell, path=path).result
+
     if m.cell != "auto":
-        return "sram" if m.cell == "dff" else m.cell
+        cell = "sram" if m.cell == "dff" else m.cell
+        return cell, macro(cell)
     if clock_mhz is None or not np.all(clock_mhz):
-        return "sram"
+        return "sram", macro("sram")
     if np.ndim(clock_mhz):
         raise ConfigError([(f"{path}.cell", "'auto' needs one clock; allowed with a batch of clocks: 'sram' or "
                                             "'sram_lp'")])
-    lp = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
-              ports=m.port_config, cell="sram_lp", path=path).result
-    return "sram_lp" if lp.cycle_time_ns <= 1e3 / float(clock_mhz) else "sram"
+    lp = macro("sram_lp")
+    return ("sram_lp", lp) if lp.cycle_time_ns <= 1e3 / float(clock_mhz) else ("sram", macro("sram"))
 
 
 def bank_count(m: Memory, tech: TechNode, path: str) -> int:
@@ -77,9 +81,7 @@ class MemoryUnit(AnalyticalUnit):
                 d["cycle_time_ns"]
             extra = {"cell": "dff", "cycle_time_ns": d["cycle_time_ns"]}
         else:
-            cell = sram_cell(m, banks, tech, clock_mhz, path)
-            r = SRAM(capacity_bytes=m.capacity_bytes, block_bytes=m.block_bytes, banks=banks, node_nm=tech.node_nm,
-                     ports=m.port_config, cell=cell, path=path).result
+            cell, r = sram_macro(m, banks, tech, clock_mhz, path)
             area, leak, er, ew = r.area_mm2 * 1e6, r.leakage_mw, r.read_energy_pj, r.write_energy_pj
             # accesses pipelined over two cycles: accelgen's rule, not NeuroMeter's (its text says only that "Mem is
             # always configured as multi-banked" by "the throughput requirements", sect. II-A; no access pipelining)

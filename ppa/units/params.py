@@ -224,7 +224,7 @@ class Memory(BaseModel):
     #: bit cell: "sram_lp" (low-power cells, the default), "sram" (high-performance cells), "dff" (flip-flops), or
     #: "auto": the low-power cells unless their macro's cycle is longer than the clock period, then the
     #: high-performance cells (what a designer does when the low-power macro cannot make the chip's clock;
-    #: :func:`accelgen.ppa.units.memory.sram_cell`)
+    #: :func:`accelgen.ppa.units.memory.sram_macro`)
     cell: Literal["sram", "sram_lp", "dff", "auto"] = "sram_lp"
     banks: Optional[int] = Field(None, ge=1, le=1024)
     #: ports of each bank: an integer N (N read/write ports) or a port string, case-insensitive: "1rw" (single
