@@ -6,11 +6,14 @@ Layout in external memory (one line = ``rows`` operands = one AXI4 beat, lane ``
 B[k*R + r, n*R:(n+1)*R]`` at ``B + ((k*NB + n)*R + r)``; results by N-slices, ``C_n[m]`` at ``C + (n*M + m)`` (line
 offsets; operands past K or N are zeros, results past N are dropped).
 
-Schedule (rows of A in tiles of ``Mt``, the largest that fits two A tiles and two weight slices in the scratchpad
-and two accumulator buffers in the accumulator): for each tile, load its K-slices of A into one of two A buffers;
-for each N-slice, for each K-slice: load the weight slice into one of two weight buffers and compute the fold into
-one of two accumulator buffers (accumulating after the first K-slice); then store the buffer through the activation
-stage. :func:`resolve_tokens` derives every token from what each command reads and writes.
+Schedule (rows of A in the fewest tiles of equal rows (within one), ``Mt``, that fit two A tiles and two weight
+slices in the scratchpad and two accumulator buffers in the accumulator): for each tile, for each N-slice, for each K-slice: (for the first
+N-slice, load the tile's K-slice of A into one of two A buffers), load the weight slice into one of two weight
+buffers and compute the fold into one of two accumulator buffers (accumulating after the first K-slice); after the
+last K-slice, store the buffer through the activation stage. The load unit runs ahead as far as the buffers allow,
+so a fold's operands (at most ``Mt + rows`` lines) load while the fold before it computes (``rows + Mt + skew - 1``
+cycles) and a buffer's store runs during the next N-slice's folds: only the first fold's loads and the last
+store are not hidden. :func:`resolve_tokens` derives every token from what each command reads and writes.
 """
 
 from __future__ import annotations
@@ -146,6 +149,8 @@ def plan_gemm(params: AccelParams, A: np.ndarray, B: np.ndarray, *, relu: bool =
     N = B.shape[1]
     KB, NB = _cdiv(K, R), _cdiv(N, R)
     m_tile = min(M, (params.sp_lines - 2 * R) // (2 * KB), params.acc_lines // 2)
+    if m_tile >= 1:   # the fewest tiles, of equal rows within one: a short last tile would outrun the store before it
+        m_tile = _cdiv(M, _cdiv(M, m_tile))
     if m_tile < 1:
         raise ConfigError([("K", f"{K} needs {KB} scratchpad slices per row of A; the scratchpad's {params.sp_lines} "
                                  f"lines hold two {R}-line weight slices and two A tiles of at least one row only for "
@@ -167,20 +172,19 @@ def plan_gemm(params: AccelParams, A: np.ndarray, B: np.ndarray, *, relu: bool =
     for t, m0 in enumerate(range(0, M, m_tile)):
         rows = min(m_tile, M - m0)
         a_buf = 2 * R + (t % 2) * m_tile * KB
-        for k in range(KB):
-            span = (a_buf + k * m_tile, a_buf + k * m_tile + rows)
-            cmds.append(Command("load", {"dram_addr": a_addr + (k * M + m0) * LB, "sp_addr": span[0], "lines": rows,
-                                         "stride": LB}, writes={"sp": [span]}))
         for n in range(NB):
             acc_buf = (pairs % 2) * half_acc
             pairs += 1
             acc_span = [(acc_buf, acc_buf + rows)]
             for k in range(KB):
+                a_span = (a_buf + k * m_tile, a_buf + k * m_tile + rows)
+                if n == 0:   # each K-slice of the tile's rows of A just before the first fold that reads it
+                    cmds.append(Command("load", {"dram_addr": a_addr + (k * M + m0) * LB, "sp_addr": a_span[0],
+                                                 "lines": rows, "stride": LB}, writes={"sp": [a_span]}))
                 w_buf = (weights % 2) * R
                 weights += 1
                 cmds.append(Command("load", {"dram_addr": b_addr + (k * NB + n) * R * LB, "sp_addr": w_buf,
                                              "lines": R, "stride": LB}, writes={"sp": [(w_buf, w_buf + R)]}))
-                a_span = (a_buf + k * m_tile, a_buf + k * m_tile + rows)
                 cmds.append(Command("compute", {"a_addr": a_span[0], "w_addr": w_buf, "acc_addr": acc_buf,
                                                 "m_len": rows, "accumulate": int(k > 0)},
                                     reads={"sp": [a_span, (w_buf, w_buf + R)]}, writes={"acc": acc_span}))

@@ -144,9 +144,11 @@ def activation_settings(params: AccelParams, A: np.ndarray, B: np.ndarray) -> di
     return {"relu": True, "shift": max(0, peak.bit_length() - (a.a_width - 1)), "scale": INT_SCALE}
 
 
-def predicted_cycles(arch: Arch, layer: AccelLayer) -> float:
-    """``accelgen perf``'s time for the layer on ``arch`` (batch 1), in clock cycles."""
-    report = evaluate(arch, {"name": layer.name, "layers": [layer.workload_layer]}, batch=1)
+def predicted_cycles(arch: Arch, params: AccelParams, layer: AccelLayer) -> float:
+    """``accelgen perf``'s time for the layer on ``arch`` (batch 1, operands of the accelerator's width), in clock
+    cycles."""
+    widths = {"a_width": params.operand_bits, "b_width": params.operand_bits}
+    report = evaluate(arch, {"name": layer.name, "layers": [layer.workload_layer | widths]}, batch=1)
     return report.layers[0]["time_s"] * report.clock_mhz * 1e6
 
 
@@ -171,4 +173,4 @@ def run_layer(arch_path: str | Path, layer: AccelLayer, *, sim: str = "verilator
     run = run_program(verilog, arch.name, params, program, expected, sim=sim, seed=seed, keep=keep, opt=opt)
     M, K = layer.A.shape
     return LayerRun(layer.name, (M, layer.B.shape[1], K), run.passed, run.mismatches, run.cycles,
-                    predicted_cycles(arch, layer), program.folds, len(program.commands), run.error, run.log)
+                    predicted_cycles(arch, params, layer), program.folds, len(program.commands), run.error, run.log)

@@ -83,6 +83,11 @@ class Mapping:
     onchip_psum_elems: np.ndarray  # partial-sum elements written + read back (accumulator width)
     vector_adds: np.ndarray = None  # adds done by the vector unit (partial-sum merging)
     detail: dict = field(default_factory=dict)
+    #: bytes of a double-buffered schedule that cannot overlap the compute (None: no such schedule): the first fold's
+    #: A tile and weight slice, loaded before it starts, and the last output tile, stored after it ends
+    fill_a_bytes: np.ndarray = None
+    fill_b_bytes: np.ndarray = None
+    fill_c_bytes: np.ndarray = None
 
 
 # --------------------------------------------------------------------------- systolic tensor units
@@ -108,13 +113,21 @@ def _partitions(units: int, allow_k: bool) -> np.ndarray:
 
 def systolic_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, vector_lanes: int = 0,
                  skip_zeros: bool = False, weight_load: str = "shift", mul_stages: int = 0,
-                 add_stages: int = 0, sum_group: int = 1) -> Mapping:
+                 add_stages: int = 0, sum_group: int = 1, m_tile: np.ndarray | None = None) -> Mapping:
     """Systolic tensor units (module docstring). ``units``: tensor units on the chip; ``vector_lanes``: lanes
     of all vector units (0: no vector unit, K is never split); ``weight_load``, ``mul_stages``,
-    ``add_stages``, ``sum_group``: as the array's parameters (:func:`accelgen.golden.systolic.systolic_cycles`)."""
+    ``add_stages``, ``sum_group``: as the array's parameters (:func:`accelgen.golden.systolic.systolic_cycles`).
+
+    ``m_tile`` (WS; per layer): the most rows of A one fold streams, when a memory holding the array's sums bounds
+    the output tile (:attr:`accelgen.ppa.arch.Memory.holds`). Each unit's rows then run in the fewest tiles of at most
+    ``m_tile`` rows, of equal size within one (``ceil(M / tiles)``, the last one shorter by the rest), every tile
+    paying each fold's load and skew, and the mapping's ``fill_*_bytes`` are those of
+    the double-buffered schedule: the first fold's A tile (``m_tile`` rows of ``rows`` operands) and weight slice
+    (``rows x cols``), and the last tile's ``cols`` outputs per row."""
     timing = {"weight_load": weight_load, "mul_stages": mul_stages, "add_stages": add_stages, "sum_group": sum_group}
     if dataflow not in ("ws", "os", "is"):
         raise ValueError(f"dataflow={dataflow!r} is not allowed; allowed: ws, os, is")
+    tiled = m_tile is not None and dataflow == "ws"
     parts = _partitions(units, vector_lanes > 0)                  # (P, 4)
     M, N, K, cnt = (x[:, None] for x in (g.M, g.N, g.K, g.count))  # (L, 1)
     pg, pm, pn, pk = (parts[:, i][None, :] for i in range(4))
@@ -143,6 +156,14 @@ def systolic_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, v
         folds = np.ceil(np.asarray(sc.folds) * (1.0 - s)).astype(np.int64)
         unit_cycles = folds * np.asarray(sc.fold_cycles) + np.asarray(sc.tail_cycles)
         exec_frac = np.where(np.asarray(sc.folds) > 0, folds / np.asarray(sc.folds), 0.0)
+        if tiled:   # tiles of equal rows (within one): no short last tile whose folds outrun the previous tile's store
+            mt = _cdiv(Mi, _cdiv(Mi, np.minimum(m_tile[:, None], Mi)))
+            full, rem = Mi // mt, Mi % mt
+            whole = systolic_cycles(rows, cols, mt, Ni, Ki, dataflow, **timing)
+            last = systolic_cycles(rows, cols, np.maximum(rem, 1), Ni, Ki, dataflow, **timing)
+            per_fold = full * np.asarray(whole.fold_cycles) + np.where(rem > 0, np.asarray(last.fold_cycles), 0)
+            unit_cycles = folds * per_fold + np.where(rem > 0, np.asarray(last.tail_cycles),
+                                                      np.asarray(whole.tail_cycles))
     lanes = max(vector_lanes, 1)
     merge_adds = (pk - 1) * M * N * cnt
     merge = np.where(pk > 1, _cdiv(merge_adds, lanes), 0)
@@ -164,6 +185,15 @@ def systolic_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, v
     else:
         a_reads, b_reads = _cdiv(g.N, cols).astype(float), _cdiv(g.M, rows).astype(float)
     psum = np.where(kf > 1, 2.0 * (kf - 1) * g.M * g.N * g.count, 0.0) + pick(merge_adds) * 2.0
+    fill = {}
+    detail = {}
+    if tiled:
+        tile, active = pick(mt), pick(pg * pm * pn * pk)
+        last_rows = np.where(pick(rem) > 0, pick(rem), tile)
+        fill = {"fill_a_bytes": active * tile * rows * g.a_width / 8.0,
+                "fill_b_bytes": active * rows * cols * g.b_width / 8.0,
+                "fill_c_bytes": active * last_rows * cols * g.a_width / 8.0}
+        detail = {"m_tile": tile, "m_tiles": pick(full + (rem > 0))}
     return Mapping("tensor", cycles=total[r, best].astype(np.int64), executed_macs=executed.astype(float),
                    actions=executed.astype(float), peak_macs_per_cycle=float(units * rows * cols),
                    onchip_a_reads=a_reads, onchip_b_reads=b_reads, onchip_psum_elems=psum,
@@ -171,7 +201,8 @@ def systolic_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, v
                    detail={"partition": [tuple(int(v) for v in parts[i]) for i in best], "folds": folds_b,
                            "fill_cycles": pick(np.asarray(sc.load_cycles)), "stream_cycles": pick(
                                np.asarray(sc.stream_cycles)), "drain_cycles": pick(np.asarray(sc.skew_cycles)),
-                           "merge_cycles": pick(merge), "skipped_fraction": pick(np.broadcast_to(s, total.shape))})
+                           "merge_cycles": pick(merge), "skipped_fraction": pick(np.broadcast_to(s, total.shape)),
+                           **detail}, **fill)
 
 
 def row_stationary_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, **timing) -> Mapping:

@@ -126,7 +126,7 @@ def layer_report(ctx: PerfContext, wl: Workload, r: dict, batch: int, dense: dic
                "macs": float(r["macs"][i]), "executed_macs": float(r["executed_macs"][i]),
                "effectual_macs": float(r["effectual_macs"][i]),
                "cycles": int(r["cycles"][i]), "time_s": float(r["time_s"][i]), "bound": r["bound"][i],
-               "compute_time_s": float(r["times"]["compute"][i])}
+               "compute_time_s": float(r["times"]["compute"][i] - r["fill_s"][i]), "fill_time_s": float(r["fill_s"][i])}
         for lv in ctx.levels:
             nb = float(r["bytes"][lv["name"]][i])
             row[f"{lv['name']}_bytes"] = nb

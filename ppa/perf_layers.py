@@ -127,6 +127,10 @@ class PerfContext:
         # the capacity the off-chip tiling can keep on chip: the shared memories and the PEs' own scratch pads (a
         # row-stationary PE keeps its filter row and partial sums in them, so they hold a share of the layer's tile)
         pe_bytes = float(sum(m.capacity_bytes * m.count for m in c.memories if m.level == "pe") * cores)
+        # a memory that holds a weight-stationary array's sums bounds its output tiles (Memory.holds)
+        self.sum_bytes = float(sum(m.capacity_bytes * m.count for _, m in shared if m.holds == "sums"))
+        self.operand_bytes = float(sum(m.capacity_bytes * m.count for _, m in shared if m.holds == "operands")
+                                   or np.inf)
         self.onchip_bytes = (self.levels[0]["capacity_bytes"] if shared else 0.0) + pe_bytes
 
     def _noc_level(self) -> dict:
@@ -230,6 +234,7 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
     executed = np.zeros(n)
     peak = np.zeros(n)
     a_reads, b_reads, psum, vadds, actions = (np.zeros(n) for _ in range(5))
+    fill_a, fill_b, fill_c = (np.zeros(n) for _ in range(3))
     acc_bytes = np.full(n, 4.0)
     e_action = np.zeros(n)
     det = [dict() for _ in range(n)]
@@ -244,10 +249,13 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
         unit = ctx.compute[ct]
         path = unit.path
         mp = unit.map(sub, MapContext(cores=arch.cores, stages=ctx.stages.get(path, {}), vector_unit=c.vector_unit,
-                                      sram_bytes_per_cycle=sram_bpc))
+                                      sram_bytes_per_cycle=sram_bpc, sum_bytes=ctx.sum_bytes,
+                                      operand_bytes=ctx.operand_bytes))
         if unit.psum_bytes() is not None:
             acc_bytes[idx] = unit.psum_bytes()
         cycles[idx], executed[idx], actions[idx] = mp.cycles, mp.executed_macs, mp.actions
+        if mp.fill_a_bytes is not None:
+            fill_a[idx], fill_b[idx], fill_c[idx] = mp.fill_a_bytes, mp.fill_b_bytes, mp.fill_c_bytes
         peak[idx] = mp.peak_macs_per_cycle
         a_reads[idx], b_reads[idx], psum[idx], vadds[idx] = (mp.onchip_a_reads, mp.onchip_b_reads,
                                                               mp.onchip_psum_elems, mp.vector_adds)
@@ -296,6 +304,16 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
     times = {"compute": t_compute}
     for lv in ctx.levels:
         times[lv["name"]] = byts[lv["name"]] / (lv["bandwidth_gbps"] * 1e9)
+    # a double-buffered schedule overlaps everything but its fill: the first fold's operands arrive before it starts
+    # (the A tile only when the layer's input is in external memory) and the last output tile leaves after it ends
+    # (only when the output goes there), each at the off-chip bandwidth; the compute waits for them, the transfers'
+    # own time already counts them
+    fill_s = np.zeros(n)
+    if arch.chip.offchip:
+        into, out_of = ~resident, ~resident
+        into[0] = out_of[-1] = True
+        fill_s = (fill_a * into + fill_b + fill_c * out_of) / (arch.chip.offchip.bandwidth_gbps * 1e9)
+        times["compute"] = t_compute + fill_s
     names = list(times)
     tmat = np.stack([times[k] for k in names], axis=1)
     time_s = tmat.max(axis=1)
@@ -304,6 +322,7 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
     # the useful work: products of two non-zero operands (independent zeros: a fraction d_A d_B of the MACs)
     effectual = macs * g.a_d * g.b_d
     out = {"g": g, "chosen": chosen, "cycles": cycles, "time_s": time_s, "times": times, "bound": bound,
+           "fill_s": fill_s,
            "bytes": byts, "metadata_bytes": meta, "ops": ops, "macs": macs, "executed_macs": executed,
            "effectual_macs": effectual, "onchip_compressed": skips, "peak_macs_per_cycle": peak, "detail": det}
     if ctx.est is not None:

@@ -92,6 +92,9 @@ class MapContext:
     stages: dict                 # its pipeline stages as the estimator chose them ({} unpipelined)
     vector_unit: object = None   # the core's vector unit parameters (None: none)
     sram_bytes_per_cycle: float = float("inf")   # the shared on-chip memory's bandwidth
+    #: bytes of the shared memories holding a tensor unit's sums (``holds: sums``; 0: none) and holding operands
+    sum_bytes: float = 0.0
+    operand_bytes: float = float("inf")
 
 
 class FittedUnit(PPAUnit):

@@ -239,6 +239,12 @@ class Memory(BaseModel):
     #: ``pe``: a private scratch pad inside each PE (``count`` = the PEs), read and written with its PE's MACs,
     #: so its activity follows the compute's (``activity.pe_memory``, default ``activity.tensor``)
     level: Literal["shared", "pe"] = "shared"
+    #: what it holds: ``operands`` (the units' inputs) or ``sums`` (a weight-stationary tensor unit's output tiles, as
+    #: an accumulator memory holds them). A ``sums`` memory bounds how many rows of A one fold streams: two output
+    #: tiles of ``cols`` sums per row fit in it (double-buffered, so a tile is stored while the next is computed), and
+    #: the performance model then pays each tile's fold overhead and the fill of a double-buffered schedule
+    #: (:func:`accelgen.ppa.mapping.systolic_map`, :mod:`accelgen.ppa.perf`)
+    holds: Literal["operands", "sums"] = "operands"
 
     @field_validator("ports", mode="before")
     @classmethod

@@ -60,4 +60,18 @@ class Systolic(FittedUnit):
                                       units=tu.count * ctx.cores, **timing)
         lanes = (ctx.vector_unit.lanes or tu.cols) * ctx.cores if ctx.vector_unit else 0
         return systolic_map(gemms, rows=tu.rows, cols=tu.cols, dataflow=tu.dataflow, units=tu.count * ctx.cores,
-                            vector_lanes=lanes, **timing)
+                            vector_lanes=lanes, m_tile=self.m_tile(gemms, ctx), **timing)
+
+    def m_tile(self, gemms, ctx: MapContext):
+        """Rows of A per output tile of a weight-stationary array whose sums a ``holds: sums`` memory keeps (None:
+        no such memory, or another dataflow): the most that let two output tiles (``cols`` sums each) fit in it and
+        two tiles of A (``ceil(K / rows)`` slices of ``rows`` operands each) with two weight slices fit in the
+        operand memories, as the double-buffered schedule places them (at least one row)."""
+        tu = self.params
+        if not ctx.sum_bytes or tu.dataflow != "ws" or tu.schedule != "systolic":
+            return None
+        sum_rows = ctx.sum_bytes // (tu.cols * tu.acc_width / 8.0) // 2
+        slices = -(-np.asarray(gemms.K) // tu.rows)
+        operand_lines = ctx.operand_bytes / (tu.rows * tu.a_width / 8.0)
+        operand_rows = (operand_lines - 2 * tu.rows) // (2 * slices)
+        return np.maximum(1, np.minimum(sum_rows, operand_rows)).astype(np.int64)
