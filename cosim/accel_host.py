@@ -118,10 +118,12 @@ def unpack_lines(data: bytes, lanes: int, bits: int, signed: bool) -> np.ndarray
 
 @dataclass
 class Program:
-    """A layer for the accelerator: the command words, the external-memory images (address -> bytes), and where the
-    results are (``c_addr``, ``M`` lines per N-slice, ``N``)."""
+    """A layer for the accelerator: the command words (and the commands they were resolved from, with the lines each
+    reads and writes), the external-memory images (address -> bytes), and where the results are (``c_addr``, ``M``
+    lines per N-slice, ``N``)."""
 
     commands: list[int]
+    plan: list[Command]
     images: dict[int, bytes]
     c_addr: int
     M: int
@@ -191,7 +193,7 @@ def plan_gemm(params: AccelParams, A: np.ndarray, B: np.ndarray, *, relu: bool =
                 folds += 1
             cmds.append(Command("store", {"dram_addr": c_addr + (n * M + m0) * LB, "acc_addr": acc_buf,
                                           "lines": rows, "stride": LB}, reads={"acc": acc_span}))
-    return Program(resolve_tokens(cmds), images, c_addr, M, N, dram_bytes, m_tile, folds)
+    return Program(resolve_tokens(cmds), cmds, images, c_addr, M, N, dram_bytes, m_tile, folds)
 
 
 def conv_im2col(x: np.ndarray, w: np.ndarray, stride=(1, 1), pads=(0, 0, 0, 0)) -> tuple[np.ndarray, np.ndarray,

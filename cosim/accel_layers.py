@@ -27,7 +27,7 @@ from ..util import cache_dir, sha256_hex
 from .accel_host import conv_im2col, plan_gemm
 from .accel_run import run_program
 
-__all__ = ["AccelLayer", "LayerRun", "gemm_layer", "onnx_conv_layers", "run_layer"]
+__all__ = ["AccelLayer", "LayerRun", "cosim_accelerator", "gemm_layer", "onnx_conv_layers", "run_layer"]
 
 INT_SCALE = 3
 FP_SCALE = 0.5
@@ -174,3 +174,25 @@ def run_layer(arch_path: str | Path, layer: AccelLayer, *, sim: str = "verilator
     M, K = layer.A.shape
     return LayerRun(layer.name, (M, layer.B.shape[1], K), run.passed, run.mismatches, run.cycles,
                     predicted_cycles(arch, params, layer), program.folds, len(program.commands), run.error, run.log)
+
+
+def cosim_accelerator(arch_path: str | Path, *, gemms: list[tuple[int, int, int]] = (), onnx: str | Path | None = None,
+                      layers: list[str] | None = None, seed: int = 1, sim: str = "verilator", keep: bool = False,
+                      opt: str | None = None, progress=None) -> list[LayerRun]:
+    """Run the GEMMs of the given shapes and the convolutions of an ONNX model (those named, or all) on the
+    accelerator of ``arch_path``; ``progress(run)`` after each."""
+    arch = load_arch(arch_path)
+    params = accel_params(arch, str(arch_path))
+    todo = [gemm_layer(params, M, N, K, seed) for M, N, K in gemms]
+    if onnx is not None:
+        todo += onnx_conv_layers(params, onnx, layers, seed)
+    elif layers:
+        raise ConfigError([("--layer", "names a layer of an ONNX model; give the model with --onnx")])
+    if not todo:
+        raise ConfigError([("--gemm", "no layer to run; give --gemm M,N,K or --onnx MODEL")])
+    runs = []
+    for layer in todo:
+        runs.append(run_layer(arch_path, layer, sim=sim, seed=seed, keep=keep, opt=opt))
+        if progress:
+            progress(runs[-1])
+    return runs

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from ..errors import ConfigError
+from ..fpformat import width as fp_width
 from ..params.accel import FIELDS, AccelParams
 from ..params.systolic import SystolicParams
 from ..ppa.arch import Arch, load_arch
@@ -97,10 +100,12 @@ def _problems(arch: Arch) -> list[tuple[str, str]]:
     return out
 
 
-def _line_problems(arch: Arch, p: AccelParams) -> list[tuple[str, str]]:
+def _line_problems(arch: Arch, array: SystolicParams) -> list[tuple[str, str]]:
     """The memories' and the activation unit's geometry against the array's."""
     out = []
-    line_bytes = {"scratchpad": p.line_bytes, "accumulator": p.array.cols * p.acc_width // 8}
+    operand_bits = array.a_width if array.dtype == "int" else fp_width(array.dtype)
+    acc_width = array.acc_width if array.dtype == "int" else 32
+    line_bytes = {"scratchpad": array.rows * operand_bits // 8, "accumulator": array.cols * acc_width // 8}
     for i, m in enumerate(arch.core.memories):
         if m.block_bytes != line_bytes[m.name]:
             out.append((f"core.memories[{i}].block_bytes", f"{m.block_bytes} is not a line of {m.name} "
@@ -110,7 +115,7 @@ def _line_problems(arch: Arch, p: AccelParams) -> list[tuple[str, str]]:
             out.append((f"core.memories[{i}].capacity_bytes", f"{m.capacity_bytes} is not {m.banks} banks of a "
                                                               f"power-of-two number of {m.block_bytes}-byte lines"))
     for i, u in enumerate(arch.core.units):
-        want = {"lanes": p.array.cols, "width": p.acc_width, "out_bits": p.operand_bits}
+        want = {"lanes": array.cols, "width": acc_width, "out_bits": operand_bits}
         for name, value in want.items():
             if name in u and u[name] != value:
                 out.append((f"core.units[{i}].{name}", f"{u[name]} does not match the array; allowed: {value}"))
@@ -127,20 +132,20 @@ def accel_params(arch: Arch, source: str | None = None) -> AccelParams:
     try:
         array = SystolicParams(rows=t.rows, cols=t.cols, dataflow="ws", weight_load="shift", dtype=t.dtype,
                                flush_subnormals=t.flush_subnormals, **widths, **_stages(arch, t))
-    except ValueError as exc:
-        raise ConfigError([("core.tensor_units[0]", str(exc).splitlines()[-1])], source) from None
+    except ValidationError as exc:
+        raise ConfigError([("core.tensor_units[0]", error["msg"].removeprefix("Value error, "))
+                           for error in exc.errors()], source) from None
+    problems = _line_problems(arch, array)
+    if problems:
+        raise ConfigError(problems, source)
     memories = {m.name: m for m in arch.core.memories}
     sp, acc = memories["scratchpad"], memories["accumulator"]
     try:
-        params = AccelParams(array=array, sp_lines=sp.capacity_bytes // sp.block_bytes, sp_banks=sp.banks,
-                             acc_lines=acc.capacity_bytes // acc.block_bytes, acc_banks=acc.banks)
-    except ValueError as exc:
-        params = None
-        message = str(exc).splitlines()[-1]
-    problems = _line_problems(arch, params) if params else [("core.memories", message)]
-    if problems:
-        raise ConfigError(problems, source)
-    return params
+        return AccelParams(array=array, sp_lines=sp.capacity_bytes // sp.block_bytes, sp_banks=sp.banks,
+                           acc_lines=acc.capacity_bytes // acc.block_bytes, acc_banks=acc.banks)
+    except ValidationError as exc:
+        raise ConfigError([("core", error["msg"].removeprefix("Value error, ")) for error in exc.errors()],
+                          source) from None
 
 
 def render_accel(arch: Arch, name: str, source: str | None = None) -> Emitted:

@@ -32,9 +32,10 @@ from ..gen.emit import emit, render
 from ..gen.interface import describe_interface
 from ..gen.manifest import is_edited, load_design
 from ..registry import FAMILIES
+from . import accel as accel_cli
 from .console import EXIT_FAIL, console
 from .external import SynthGroup
-from .options import BlockGroup, cosim_options, family_options, param_options, split_params, with_opt, with_sim
+from .options import GEMM, BlockGroup, cosim_options, family_options, param_options, split_params, with_opt, with_sim
 
 
 @click.command("blocks")
@@ -83,13 +84,22 @@ def _config_or_block(ctx, config_path: str | None):
 
 @click.group("gen", cls=BlockGroup, invoke_without_command=True)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="YAML build config: emit all its blocks.")
+@click.option("--arch", "arch_path", type=click.Path(dir_okay=False),
+              help="Architecture file: emit the whole accelerator it describes (docs/accelerator.md).")
+@click.option("--name", help="With --arch: module and file name [default: the description's name].")
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False), default="out", show_default=True,
               help="Output directory.")
 @click.pass_context
-def gen_group(ctx, config_path, out_dir):
-    """Emit Verilog and a manifest: `accelgen hw gen BLOCK [params] -o DIR` or `accelgen hw gen --config FILE`."""
-    if ctx.invoked_subcommand is not None and config_path:
-        raise click.UsageError("give either a block or --config, not both")
+def gen_group(ctx, config_path, arch_path, name, out_dir):
+    """Emit Verilog and a manifest: `accelgen hw gen BLOCK [params] -o DIR`, `accelgen hw gen --config FILE` or
+    `accelgen hw gen --arch FILE` (a whole accelerator)."""
+    given = [n for n, v in (("a block", ctx.invoked_subcommand), ("--config", config_path), ("--arch", arch_path)) if v]
+    if len(given) > 1:
+        raise click.UsageError(f"give one of a block, --config or --arch, not {' and '.join(given)}")
+    if name and not arch_path:
+        raise click.UsageError("--name goes with --arch (a block takes its own: accelgen hw gen BLOCK --help)")
+    if arch_path:
+        return accel_cli.gen_arch(arch_path, out_dir, name)
     cfg = _config_or_block(ctx, config_path)
     if cfg is not None:
         for e in emit_config(cfg, out_dir):
@@ -153,9 +163,18 @@ def _inputs_text(inputs: dict | None, shown: int = 12) -> str:
 @click.option("--keep", is_flag=True, help="With --verilog: keep the run directory after a pass.")
 @with_sim(None, "Simulator [default: the config's; verilator with --verilog].")
 @with_opt()
-@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (with --config or --verilog).")
+@click.option("--arch", "arch_path", type=click.Path(dir_okay=False),
+              help="Co-simulate the accelerator this architecture file describes on layers (--gemm, --onnx).")
+@click.option("--gemm", "gemms", type=GEMM, multiple=True, help="With --arch: a GEMM of this shape (repeatable).")
+@click.option("--onnx", "onnx_path", type=click.Path(dir_okay=False),
+              help="With --arch: the convolutions of this ONNX model (its weights, a seeded input).")
+@click.option("--layer", "layers", multiple=True, help="With --onnx: only this convolution (repeatable).")
+@click.option("--cycle-tolerance", type=click.FloatRange(0, 1), default=accel_cli.CYCLE_TOLERANCE, show_default=True,
+              help="With --arch: fail a layer whose measured cycles differ more than this from `accelgen perf`'s.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (with --config, --verilog or --arch).")
 @click.pass_context
-def cosim_group(ctx, config_path, verilog_path, manifest_path, vectors, seed, keep, sim, opt, as_json):
+def cosim_group(ctx, config_path, verilog_path, manifest_path, vectors, seed, keep, sim, opt, arch_path, gemms,
+                onnx_path, layers, cycle_tolerance, as_json):
     """Co-simulate the emitted Verilog against the golden model.
 
     `accelgen hw cosim BLOCK [params]` generates the design and checks it; `accelgen hw cosim --config FILE` checks
@@ -163,9 +182,17 @@ def cosim_group(ctx, config_path, verilog_path, manifest_path, vectors, seed, ke
     design (an ECO, a hand edit) with the stimulus `accelgen hw cosim FAMILY` would use.
     """
     given = [n for n, v in (("a block", ctx.invoked_subcommand), ("--config", config_path),
-                            ("--verilog", verilog_path)) if v]
+                            ("--verilog", verilog_path), ("--arch", arch_path)) if v]
     if len(given) > 1:
-        raise click.UsageError(f"give one of a block, --config or --verilog, not {' and '.join(given)}")
+        raise click.UsageError(f"give one of a block, --config, --verilog or --arch, not {' and '.join(given)}")
+    if arch_path is None and (gemms or onnx_path or layers):
+        raise click.UsageError("--gemm, --onnx and --layer go with --arch")
+    if arch_path is not None:
+        if manifest_path or vectors is not None:
+            raise click.UsageError("--manifest and --vectors go with --verilog")
+        return accel_cli.cosim_arch(arch_path, gemms=list(gemms), onnx=onnx_path, layers=list(layers), seed=seed,
+                                    sim=sim or "verilator", opt=opt, keep=keep, tolerance=cycle_tolerance,
+                                    as_json=as_json)
     if verilog_path is None and (manifest_path or vectors is not None or seed != 1 or keep):
         raise click.UsageError("--manifest, --vectors, --seed and --keep go with --verilog "
                                "(a block takes its own: accelgen hw cosim BLOCK --help)")
