@@ -10,8 +10,15 @@ import numpy as np
 
 from ..errors import ConfigError
 from .arch import Arch
-from .components import (BISECTION_SHARE, FittedCompute, bisection_bits_per_cycle, dram_phy, mean_hops, model_name,
-                         noc_flit_bits)
+from .components import (
+    BISECTION_SHARE,
+    FittedCompute,
+    bisection_bits_per_cycle,
+    dram_phy,
+    mean_hops,
+    model_name,
+    noc_flit_bits,
+)
 from .estimate import compute_units, dynamic_w_by_activity, estimate, memory_component, noc_ty
 from .process import technology
 from .sram import check_die_area

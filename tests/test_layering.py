@@ -14,6 +14,8 @@ package (``accelgen/``, ``rtl/``, ``gen/``, ``cosim/``, ``fit/``, ``ppa/``):
 * the layers (golden, rtl, gen, cosim, fit, ppa) receive the family object they work on: none
   imports the registry;
 * nothing but the CLI imports the CLI;
+* ``accelgen.system`` (the accelerator of an architecture file, issue 52) joins emission, cosim and the estimator, so
+  it sits downstream of them all: the module-level cycle check keeps everything else from importing it;
 * no import of an accelgen module inside a function (outside the CLI, which may import lazily to
   start fast): such an import is a cycle being dodged;
 * no module-level import cycle between subpackages (each root module counts as its own node).
@@ -39,7 +41,7 @@ ROOT_HELPERS = {"accelgen", "accelgen.errors", "accelgen.util", "accelgen.proble
                 "accelgen.expr", "accelgen.executor", "accelgen.shipped", "accelgen.technology",
                 "accelgen.technology.nodes", "accelgen.technology.constants", "accelgen.operand_profiles"}
 SUBPACKAGES = ("accelgen.cli", "accelgen.golden", "accelgen.rtl", "accelgen.gen", "accelgen.cosim", "accelgen.fit",
-               "accelgen.ppa", "accelgen.params")
+               "accelgen.ppa", "accelgen.params", "accelgen.system")
 #: what every layer may import besides its own modules: the root helpers and the parameter schemas
 SHARED = ROOT_HELPERS | {"accelgen.params"}
 

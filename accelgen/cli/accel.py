@@ -1,5 +1,5 @@
 """``accelgen gen --arch FILE`` and ``accelgen cosim --arch FILE``: the accelerator an architecture file describes,
-emitted and co-simulated on layers (:mod:`accelgen.gen.accel`, :mod:`accelgen.cosim.accel_layers`)."""
+emitted and co-simulated on layers (:mod:`accelgen.system.arch`, :mod:`accelgen.system.run`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import json
 import click
 from rich.table import Table
 
-from ..cosim.accel_layers import cosim_accelerator
-from ..gen.accel import emit_accel
+from ..system.arch import emit_accel
+from ..system.run import cosim_accelerator
 from .console import EXIT_FAIL, console
 
 #: measured cycles may differ from ``accelgen perf``'s prediction by this share before a run fails (issue 52)

@@ -39,7 +39,7 @@ from ..fpformat import width as fp_width
 from .base import is_power_of_two
 from .systolic import SystolicParams
 
-__all__ = ["AccelParams", "COMMAND_BITS", "FIELDS", "OPCODES", "decode", "encode"]
+__all__ = ["COMMAND_BITS", "FIELDS", "OPCODES", "AccelParams", "decode", "encode"]
 
 COMMAND_BITS = 128
 #: opcode values (bits 0..3)
@@ -110,7 +110,7 @@ class AccelParams(BaseModel):
     max_burst: int = Field(256, ge=1, le=256, description="longest AXI4 burst the DMA issues, in beats")
 
     @model_validator(mode="after")
-    def _check(self) -> "AccelParams":
+    def _check(self) -> AccelParams:
         a = self.array
         problems = []
         if a.dataflow != "ws" or a.weight_load != "shift":

@@ -20,7 +20,7 @@ from amaranth.lib.wiring import In, Out
 from ...params.accel import AccelParams
 from ..fp import FPMultiplier
 
-__all__ = ["ActivationStage", "ACTIVATION_LATENCY", "BF16_NAN"]
+__all__ = ["ACTIVATION_LATENCY", "BF16_NAN", "ActivationStage"]
 
 #: register stages between an accumulator line and its results
 ACTIVATION_LATENCY = 2

@@ -16,7 +16,7 @@ from .execute import ExecuteUnit
 from .load import LoadUnit
 from .store import StoreUnit
 
-__all__ = ["Accelerator", "TOKEN_BITS"]
+__all__ = ["TOKEN_BITS", "Accelerator"]
 
 #: width of each token counter: more tokens than a queue of commands can give
 TOKEN_BITS = 8

@@ -12,7 +12,6 @@ import pytest
 
 from accelgen.cli import main
 from accelgen.cosim.accel_host import plan_gemm
-from accelgen.cosim.accel_layers import cosim_accelerator
 from accelgen.cosim.accel_run import run_program
 from accelgen.cosim.simulators import setup_verilator
 from accelgen.gen.emit import _convert_hierarchy
@@ -20,6 +19,7 @@ from accelgen.golden.accel import gemm
 from accelgen.params.accel import AccelParams
 from accelgen.params.systolic import SystolicParams
 from accelgen.rtl.accel import Accelerator, execute
+from accelgen.system.run import cosim_accelerator
 
 pytestmark = pytest.mark.cosim
 

@@ -4,7 +4,7 @@ deadlock, under any unit timing; tiles, layouts and the im2col lowering, without
 import numpy as np
 import pytest
 
-from accelgen.cosim.accel_host import (Command, conv_im2col, pack_lines, plan_gemm, resolve_tokens, unpack_lines)
+from accelgen.cosim.accel_host import Command, conv_im2col, pack_lines, plan_gemm, resolve_tokens, unpack_lines
 from accelgen.errors import ConfigError
 from accelgen.params.accel import AccelParams, decode
 from accelgen.params.systolic import SystolicParams

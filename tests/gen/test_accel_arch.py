@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from accelgen.cli import main
-from accelgen.gen.accel import accel_params
 from accelgen.ppa.arch import load_arch
+from accelgen.system.arch import accel_params
 
 ROOT = Path(__file__).resolve().parents[2]
 INT8 = ROOT / "examples/accel/int8_ws16.yaml"
