@@ -23,8 +23,8 @@ QUICK_START = (
     'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[test]" && pytest -n 2',
 )
 #: the user guide's pages
-GUIDE = ("generate.md", "check.md", "refit.md", "estimate.md", "explore.md", "architecture.md", "adding-a-family.md",
-         "validation.md", "studies.md")
+GUIDE = ("generate.md", "check.md", "refit.md", "estimate.md", "explore.md", "accelerator.md", "architecture.md",
+         "adding-a-family.md", "validation.md", "studies.md")
 #: what a source file or doc must not cite: the design brief kept outside the repository, a sibling folder of
 #: the checkout, a machine path (spelled in pieces so that this file does not cite them itself)
 OUTSIDE = ("DESIGN" + ".md", "../" + "shared", "/" + "work/")
