@@ -39,6 +39,8 @@ from .ppa.process import node_range
 from .ppa.units import placeable_kinds, unit_class
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
+#: a GEMM shape as :func:`accelgen.cosim.vectors.parse_gemm` reads it: M,N,K (or MxNxK), integers >= 1
+GEMM_PATTERN = r"^\s*0*[1-9][0-9]*\s*[,x]\s*0*[1-9][0-9]*\s*[,x]\s*0*[1-9][0-9]*\s*$"
 #: the formats, each with its title and what it is for
 FORMATS: dict[str, tuple[str, str]] = {
     "arch": ("accelgen architecture description",
@@ -47,8 +49,9 @@ FORMATS: dict[str, tuple[str, str]] = {
               "A synthesis and activity sweep of one block family, fitted into a model (`accelgen sweep`, "
               "`accelgen fit`; fit/sweeps/*.yaml)."),
     "regress": ("accelgen regression description",
-                "A co-simulation regression: blocks, parameter matrices, modes, seeds, simulators "
-                "(`accelgen regress`; the shipped default, nightly and fp)."),
+                "A co-simulation regression: blocks, parameter matrices, modes, seeds, simulators, and whole "
+                "accelerators of architecture files on layers (`accelgen regress`; the shipped default, nightly, fp "
+                "and accelerator). It lists at least one block or one accelerator."),
     "build": ("accelgen build config",
               "Blocks to generate, co-simulate and synthesize (`accelgen build`, `gen --config`, `cosim --config`; "
               "examples/quickstart.yaml)."),
@@ -191,6 +194,7 @@ MEANINGS: dict[str, str] = {
     "testbench": "cocotb, or the compiled Verilator testbench (same checks)",
     "_RegressSchema.name": "the regression's name [default: the file's]",
     "_RegressSchema.blocks": "the blocks and their parameter matrices",
+    "_RegressSchema.accelerators": "whole accelerators of architecture files, run on layers after the blocks",
     "_BlockEntry.vectors": "random vectors per mode (else the mode's default)",
     "_BuildSchema.sim": "the simulator of every co-simulation", "_BuildSchema.cosim": "cosim options of every block",
     "_BuildSchema.synth": "synthesize every block (Yosys statistics)",
@@ -386,7 +390,13 @@ def regress_schema(families: dict[str, BlockFamily]) -> dict:
         "matrix": {"propertyNames": {"enum": list(fam.params_model.model_fields)}},
         "options": _options_names(fam)}})
     schema["properties"]["modes"]["description"] = entry["properties"]["modes"]["description"]
-    for where in (schema, entry):      # a single simulator may be given bare (spec._as_list)
+    accel = defs["_AccelEntry"]
+    accel["title"] = "regression accelerator"
+    accel["properties"]["gemms"]["items"] |= {"pattern": GEMM_PATTERN}
+    accel["properties"]["seeds"]["description"] = "stimulus seeds (each layer runs with each) [default: the file's]"
+    # at least one block or accelerator (the loader says so in one line; spec.parse_regression)
+    schema["anyOf"] = [{"required": [key], "properties": {key: {"minItems": 1}}} for key in ("blocks", "accelerators")]
+    for where in (schema, entry, accel):      # a single simulator may be given bare (spec._as_list)
         sims = where["properties"]["sim"]
         listed = {k: v for k, v in sims.items() if k not in ("default", "title", "description")}
         sims.clear()

@@ -1,4 +1,5 @@
-"""``accelgen regress``: run a cosim regression (blocks x parameters x modes x seeds x simulators)."""
+"""``accelgen regress``: run a cosim regression (blocks x parameters x modes x seeds x simulators, then accelerators
+x layers x seeds x simulators)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,22 @@ from .options import with_opt
 
 
 def _print_summary(con, res) -> None:
+    if res.results:
+        _print_blocks(con, res)
+    if res.accelerators:
+        _print_accelerators(con, res)
+
+
+def _print_blocks(con, res) -> None:
     from rich.table import Table
 
     from ..cosim.regression.report import pct_text
 
     code = (res.code_coverage or {}).get("families")
+    verdict = "FAIL" if res.failures else "PASS"    # the blocks' (the accelerators have their own table)
     table = Table("family", "tests", "passed", "failed", "reused", "cycles", "checks", "sim time (s)", "coverage",
-                  *(("line", "toggle") if code is not None else ()), title=f"accelgen regress {res.name}: {'PASS' if res.passed else 'FAIL'} "
+                  *(("line", "toggle") if code is not None else ()),
+                  title=f"accelgen regress {res.name}: {verdict} "
                         f"({res.wall_s:.1f} s on {res.jobs}; {_builds_text(res)})")
     cov = res.coverage()
     fams: dict[str, list] = {}
@@ -52,6 +62,30 @@ def _print_summary(con, res) -> None:
         con.print(f"    reproduce: {r.reproduce}", soft_wrap=True)
 
 
+def _print_accelerators(con, res) -> None:
+    """One row per accelerator, then each failing test with the command that reproduces it."""
+    from rich.table import Table
+
+    from ..cosim.regression.results import accelerator_summary
+
+    failed = res.accelerator_failures
+    table = Table("accelerator", "tests", "passed", "failed", "reused", "cycles", "worst |cycle error|",
+                  title=f"accelerators: {'FAIL' if failed else 'PASS'}")
+    for arch, s in accelerator_summary(res.accelerators).items():
+        worst = s["worst_cycle_error"]
+        table.add_row(f"{s['accelerator']} ({arch})", str(s["tests"]), str(s["passed"]), str(s["failed"]),
+                      str(s["reused"]), str(s["cycles"]), "-" if worst is None else f"{worst:.1%}")
+    con.print(table)
+    not_run = sum(r.status == "not-run" for r in res.accelerators)
+    if not_run:
+        con.print(f"  {not_run} accelerator tests not run (--rerun-failed runs earlier failures only)")
+    for r in failed:
+        con.print(f"[bold red]{r.status.upper()}[/] {r.test_id}: {r.error}", soft_wrap=True)
+        if r.log:
+            con.print(f"    log: {r.log}", soft_wrap=True)
+        con.print(f"    reproduce: {r.reproduce}", soft_wrap=True)
+
+
 def _builds_text(res) -> str:
     """The build side of the build/run split: ``builds 31.2 s (3 compiled at -O2, 7 cached)``."""
     if not res.builds:
@@ -73,7 +107,7 @@ def _builds_text(res) -> str:
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None, help="Run every test with this seed.")
 @click.option("--rerun-failed", is_flag=True, help="Run only the tests that failed in the previous run.")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None, help="Write JUnit XML here.")
-@click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
+@click.option("--report", "--out", "report_dir", type=click.Path(file_okay=False), default=None,
               help="Output directory: report.html, results.json, the resume state, failing runs' waveforms "
                    "[default: out/regress/<regression name>].")
 @click.option("--no-waves", is_flag=True, help="Do not rerun failing tests with tracing for a waveform.")
@@ -88,8 +122,9 @@ def _builds_text(res) -> str:
 @with_opt("-O2 for tests on the compiled testbench (testbench: native), -O0 for cocotb")
 def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, report_dir, no_waves, until_covered,
                 max_tests, code_coverage, opt):
-    """Run a cosim regression (a YAML file, or a shipped one by name: default, nightly, fp); skip what already passed
-    (same design, seed, mode); report.
+    """Run a cosim regression (a YAML file, or a shipped one by name: default, nightly, fp, accelerator): its blocks,
+    then its accelerators (layers on the accelerator of an architecture file, local processes); skip what already
+    passed (same design, seed, mode); report.
 
     Exit code 0 when every test passed, 1 when any failed, 2 for bad input.
     """
@@ -106,6 +141,7 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
     from ..cosim.regression import (check_code_coverage, load_regression, run_regression, run_until_covered,
                                     write_html, write_junit)
     from ..registry import FAMILIES
+    from ..system.regress import accelerator_tests, run_accelerator_tests
     from ..util import ensure_output_dir
 
     if max_tests is not None and not until_covered:
@@ -118,6 +154,7 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
         raise click.UsageError(f"--scheduler {scheduler!r} is not allowed; expected an address like tcp://HOST:PORT")
     reg = load_regression(shipped.resolve("regressions", reg_path), FAMILIES, sims=[sim] if sim else None,
                           seeds=[seed] if seed is not None else None)
+    accel_tests = accelerator_tests(reg)   # reads the architecture files and models: bad input fails before any run
     if code_coverage:
         check_code_coverage(reg)
     out = ensure_output_dir(report_dir or Path("out") / "regress" / reg.name)
@@ -148,7 +185,12 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
             else:
                 tasks["test"] = progress.add_task(f"tests ({reused} reused)" if reused else "tests", total=to_run,
                                                   passed=0, failed=0)
-        elif kind == "result":
+        elif kind == "accel-tests":
+            to_run, reused = payload
+            counts.update(passed=0, failed=0)
+            tasks["test"] = progress.add_task(f"accelerator tests ({reused} reused)" if reused else "accelerator tests",
+                                              total=to_run, passed=0, failed=0)
+        elif kind in ("result", "accel-result"):
             counts["passed" if payload.passed else "failed"] += 1
             progress.update(tasks["test"], advance=1, **counts)
             if not payload.passed:
@@ -162,10 +204,15 @@ def regress_cmd(reg_path, jobs, scheduler, sim, seed, rerun_failed, junit_path, 
     kw = dict(jobs=jobs, scheduler=scheduler, waves=not no_waves, on_event=on_event, opt=opt,
               code_coverage=code_coverage)
     with progress:
-        if until_covered:
+        if not reg.tests:
+            res = None
+        elif until_covered:
             res = run_until_covered(reg, out, max_tests=max_tests or len(reg.tests), on_round=on_round, **kw)
         else:
             res = run_regression(reg, out, rerun_failed=rerun_failed, **kw)
+        if accel_tests or res is None:
+            res = run_accelerator_tests(reg, accel_tests, out, res, jobs=jobs, rerun_failed=rerun_failed, opt=opt,
+                                        on_event=on_event)
     html_path = write_html(res, out / "report.html")
     _print_summary(con, res)
     if junit_path:

@@ -1,4 +1,5 @@
-"""What a regression's tests did: one :class:`TestResult` per test, a :class:`RegressionResult` in all."""
+"""What a regression's tests did: one :class:`TestResult` per block test, one :class:`AccelTestResult` per accelerator
+test, a :class:`RegressionResult` in all."""
 
 from __future__ import annotations
 
@@ -64,6 +65,66 @@ class TestResult:
 
 
 @dataclass
+class AccelTestResult:
+    """What one accelerator test did: a layer on the accelerator of an architecture file (``status``: passed,
+    failed, error, or not-run). It passes when the results are bit-exact and ``|cycle_error|`` is within
+    ``cycle_tolerance``."""
+
+    test_id: str
+    key: str
+    #: the architecture file, as the regression names it
+    arch: str
+    #: the description's name
+    accelerator: str
+    layer: str
+    onnx: str | None
+    seed: int
+    sim: str
+    cycle_tolerance: float
+    status: str
+    reproduce: str
+    #: M, N, K of the layer's GEMM (a convolution's after im2col); empty when it did not run
+    shape: list = field(default_factory=list)
+    cycles: int | None = None
+    predicted_cycles: float | None = None
+    #: (measured - predicted) / measured
+    cycle_error: float | None = None
+    mismatches: int = 0
+    folds: int = 0
+    commands: int = 0
+    error: str | None = None
+    log: str | None = None
+    wall_s: float = 0.0
+    run_id: str = ""
+    #: True when this pass was recorded by an earlier invocation and not rerun
+    reused: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> AccelTestResult:
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+def accelerator_summary(results: list[AccelTestResult]) -> dict[str, dict]:
+    """Per architecture file: tests, passed, failed, reused, total measured cycles, the worst |cycle error|."""
+    out = {}
+    for arch in dict.fromkeys(r.arch for r in results):
+        rs = [r for r in results if r.arch == arch]
+        errors = [abs(r.cycle_error) for r in rs if r.cycle_error is not None]
+        out[arch] = {"accelerator": rs[0].accelerator, "tests": len(rs), "passed": sum(r.passed for r in rs),
+                     "failed": sum(r.status in ("failed", "error") for r in rs), "reused": sum(r.reused for r in rs),
+                     "cycles": sum(r.cycles or 0 for r in rs), "worst_cycle_error": max(errors, default=None)}
+    return out
+
+
+@dataclass
 class RegressionResult:
     name: str
     source: str | None
@@ -82,6 +143,8 @@ class RegressionResult:
     closure: dict | None = None
     #: ``--code-coverage`` (:func:`.code_coverage.merge_designs`): line and toggle coverage per design and family
     code_coverage: dict | None = None
+    #: the accelerator tests (``accelerators`` of the description), after the block tests
+    accelerators: list[AccelTestResult] = field(default_factory=list)
 
     @property
     def build_s(self) -> float:
@@ -98,11 +161,16 @@ class RegressionResult:
 
     @property
     def passed(self) -> bool:
-        return all(r.passed for r in self.results if r.status != "not-run")
+        return all(r.passed for r in [*self.results, *self.accelerators] if r.status != "not-run")
 
     @property
     def failures(self) -> list[TestResult]:
+        """The block tests that failed, timed out or hit an error."""
         return [r for r in self.results if r.status not in ("passed", "not-run")]
+
+    @property
+    def accelerator_failures(self) -> list[AccelTestResult]:
+        return [r for r in self.accelerators if r.status not in ("passed", "not-run")]
 
     def coverage(self) -> dict[str, Coverage]:
         """Functional coverage merged per family over every test that ran (or was reused)."""
@@ -140,4 +208,10 @@ class RegressionResult:
                 "signoff": self.signoff(),
                 **({"closure": self.closure} if self.closure is not None else {}),
                 **({"code_coverage": self.code_coverage} if self.code_coverage is not None else {}),
-                "tests": [r.to_dict() for r in self.results]}
+                "tests": [r.to_dict() for r in self.results],
+                **({"accelerators": {
+                    "counts": {s: sum(r.status == s for r in self.accelerators)
+                               for s in ("passed", "failed", "error", "not-run")},
+                    "reused": sum(r.reused for r in self.accelerators),
+                    "summary": accelerator_summary(self.accelerators),
+                    "tests": [r.to_dict() for r in self.accelerators]}} if self.accelerators else {})}

@@ -15,11 +15,22 @@ A regression description (YAML, validated by :func:`load_regression`)::
         seeds: [1, 2]
         vectors: {random: 512}     # per-mode vector counts (else the mode's default)
         options: {gemm: ["4,4,4"]} # the family's cosim options (``accelgen cosim BLOCK --help``)
+    accelerators:                  # whole accelerators of architecture files (``accelgen cosim --arch``)
+      - arch: examples/accel/int8_ws16.yaml       # paths relative to the current directory
+        gemms: ["37,29,45", "70,37,50"]           # GEMM shapes M,N,K
+        onnx: examples/accel/tiny_cnn.onnx        # and the convolutions of an ONNX model
+        layers: [conv1]                           # (those named; default: all)
+        seeds: [1, 2]                             # overrides the top-level lists
+        sim: verilator
+        cycle_tolerance: 0.05                     # |measured - predicted| / measured cycles allowed
 
-The block names are looked up in the ``families`` mapping the caller passes (the command line
-passes :data:`accelgen.registry.FAMILIES`); every test carries its family object. Every test can be
-reproduced alone with :func:`reproduce_command` (``accelgen cosim <family> ...``): the same design,
-stimulus and seed.
+A file lists ``blocks``, ``accelerators`` or both. The block names are looked up in the ``families``
+mapping the caller passes (the command line passes :data:`accelgen.registry.FAMILIES`); every test
+carries its family object. Every test can be reproduced alone with :func:`reproduce_command`
+(``accelgen cosim <family> ...``): the same design, stimulus and seed.
+
+An accelerator entry is checked here as a format (:class:`AccelEntry`); :mod:`accelgen.system.regress` reads its
+files, expands it into one test per layer, seed and simulator, and runs them.
 """
 
 from __future__ import annotations
@@ -31,17 +42,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import ConfigError
 from ...family import BlockFamily
 from ...gen.config import listed_families, parse_cosim_options, validate_with_blocks
 from ...util import canonical_json, read_yaml, sha256_hex
+from ..vectors import parse_gemm
 
 MODES = ("directed", "random", "stress")
 #: stress runs this many times the family's default number of random vectors
 STRESS_FACTOR = 4
 DEFAULT_TIMEOUT_S = 600.0
+#: an accelerator test's measured cycles may differ from ``accelgen perf``'s prediction by this share (as
+#: ``accelgen cosim --arch``'s ``--cycle-tolerance``)
+DEFAULT_CYCLE_TOLERANCE = 0.05
 MODE_HELP = {
     "directed": "the family's directed sections only (0 random vectors)",
     "random": "directed sections plus the family's default number of random vectors",
@@ -65,6 +81,24 @@ class _BlockEntry(BaseModel):
     testbench: Literal["cocotb", "native"] | None = None
 
 
+class _AccelEntry(BaseModel):
+    """An accelerator an architecture file describes, run on layers as `accelgen cosim --arch` runs them."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    #: the architecture file (relative to the current directory)
+    arch: str
+    #: GEMM shapes, each M,N,K
+    gemms: list[str] = Field(default_factory=list)
+    #: an ONNX model whose convolutions run (relative to the current directory)
+    onnx: str | None = None
+    #: the ONNX model's convolutions to run [default: all of them]
+    layers: list[str] | None = Field(None, min_length=1)
+    seeds: list[int] | None = Field(None, min_length=1)
+    sim: list[Literal["verilator", "icarus"]] | None = Field(None, min_length=1)
+    #: a test fails when its measured cycles differ from `accelgen perf`'s prediction by more than this share
+    cycle_tolerance: float = Field(DEFAULT_CYCLE_TOLERANCE, ge=0, le=1)
+
+
 class _RegressSchema(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     name: str | None = None
@@ -74,7 +108,8 @@ class _RegressSchema(BaseModel):
     seeds: list[int] = Field(default_factory=lambda: [1], min_length=1)
     timeout_s: float = Field(DEFAULT_TIMEOUT_S, gt=0)
     testbench: Literal["cocotb", "native"] = "cocotb"
-    blocks: list[_BlockEntry] = Field(min_length=1)
+    blocks: list[_BlockEntry] = Field(default_factory=list)
+    accelerators: list[_AccelEntry] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- tests
@@ -117,10 +152,26 @@ class TestSpec:
 
 
 @dataclass
+class AccelEntry:
+    """An ``accelerators`` entry, checked as a format (its files are read where it is expanded and run)."""
+
+    #: its field path (``accelerators[0]``), for messages
+    where: str
+    arch: str
+    gemms: list[tuple[int, int, int]]
+    onnx: str | None
+    layers: list[str] | None
+    seeds: list[int]
+    sims: list[str]
+    cycle_tolerance: float
+
+
+@dataclass
 class Regression:
     name: str
     tests: list[TestSpec]
     source: str | None = None
+    accelerators: list[AccelEntry] = field(default_factory=list)
 
 
 def param_tag(fam: BlockFamily, params: dict) -> str:
@@ -147,15 +198,16 @@ def parse_regression(data: Any, families: dict[str, BlockFamily], source: str | 
     (``accelgen regress --sim/--seed``). Raises :class:`ConfigError` listing every problem.
     """
     if not isinstance(data, dict):
-        raise ConfigError([("", f"expected a mapping with a 'blocks' list at the top, got {type(data).__name__}")],
-                          source)
+        raise ConfigError([("", "expected a mapping with a 'blocks' or 'accelerators' list at the top, got "
+                                f"{type(data).__name__}")], source)
     data = dict(data)
     _as_list(data, "sim")
-    if isinstance(data.get("blocks"), list):
-        data["blocks"] = [dict(b) if isinstance(b, dict) else b for b in data["blocks"]]
-        for b in data["blocks"]:
-            if isinstance(b, dict):
-                _as_list(b, "sim")
+    for key in ("blocks", "accelerators"):
+        if isinstance(data.get(key), list):
+            data[key] = [dict(b) if isinstance(b, dict) else b for b in data[key]]
+            for b in data[key]:
+                if isinstance(b, dict):
+                    _as_list(b, "sim")
     problems: list[tuple[str, str]] = []
     # each block checked on its own: a structural error elsewhere does not hide its parameters' problems
     schema, entries = validate_with_blocks(_RegressSchema, _BlockEntry, data, problems)
@@ -209,10 +261,56 @@ def parse_regression(data: Any, families: dict[str, BlockFamily], source: str | 
                         if ident not in seen:  # the same test listed twice runs once
                             seen.add(ident)
                             tests.append(t)
+    accelerators = _accel_entries(data, schema, problems, sims, seeds)
+    if schema is not None and not schema.blocks and not schema.accelerators:
+        problems.append(("blocks", "no block and no accelerator to run; give at least one entry in blocks or in "
+                                   "accelerators"))
     if problems:
         raise ConfigError(problems, source)
     name = schema.name or (Path(source).stem if source else "regression")
-    return Regression(name=name, tests=tests, source=source)
+    return Regression(name=name, tests=tests, source=source, accelerators=accelerators)
+
+
+def _accel_entries(data: dict, schema: _RegressSchema | None, problems: list, sims: list[str] | None,
+                   seeds: list[int] | None) -> list[AccelEntry]:
+    """The ``accelerators`` entries, each checked on its own (as the blocks are), seeds and simulators resolved
+    against the top-level lists and the command line's."""
+    if schema is not None:
+        entries = list(enumerate(schema.accelerators))
+    else:   # the schema's problems are reported already; each entry that validates alone is still checked
+        entries = []
+        raw = data.get("accelerators")
+        for i, entry in enumerate(raw if isinstance(raw, list) else []):
+            try:
+                entries.append((i, _AccelEntry(**entry) if isinstance(entry, dict) else
+                                _AccelEntry.model_validate(entry)))
+            except (pydantic.ValidationError, TypeError):
+                continue
+    out = []
+    for i, entry in entries:
+        where = f"accelerators[{i}]"
+        gemms = []
+        for j, text in enumerate(entry.gemms):
+            try:
+                gemms.append(parse_gemm(text))
+            except ValueError:
+                problems.append((f"{where}.gemms[{j}]", f"{text!r} is not allowed; expected M,N,K with three "
+                                                        "integers >= 1 (e.g. 37,29,45)"))
+        for s in entry.seeds or ():
+            if not 0 <= s < 2**32:
+                problems.append((f"{where}.seeds", f"{s} is not allowed; expected an integer in 0..4294967295"))
+        if entry.layers and entry.onnx is None:
+            problems.append((f"{where}.layers", "names convolutions of an ONNX model; give the model in onnx"))
+        if not entry.gemms and entry.onnx is None:
+            problems.append((where, "no layer to run; give gemms (M,N,K shapes) or onnx (a model whose convolutions "
+                                    "run)"))
+        if schema is None:
+            continue
+        out.append(AccelEntry(where=where, arch=entry.arch, gemms=list(dict.fromkeys(gemms)), onnx=entry.onnx,
+                              layers=list(dict.fromkeys(entry.layers)) if entry.layers else None,
+                              seeds=list(seeds or entry.seeds or schema.seeds),
+                              sims=list(sims or entry.sim or schema.sim), cycle_tolerance=entry.cycle_tolerance))
+    return out
 
 
 def load_regression(path: str | Path, families: dict[str, BlockFamily], **kw) -> Regression:
