@@ -10,6 +10,7 @@ chips          ``accelgen.ppa/chips/``         an architecture description (``tp
 workloads      ``accelgen.ppa/workloads/``     a layer table (``resnet50``)
 dse            ``accelgen.ppa/dse_spaces/``    a space file (``neurometer_datacenter``)
 regressions    ``accelgen.cosim/regressions/`` a regression description (``default``)
+accelerators   ``accelgen.system/accelerators/`` a generated accelerator's description (``int8_ws16``)
 =============  ==============================  =========================================
 
 A name is the file's stem. ``examples/`` of the repository holds copies to read and edit
@@ -29,6 +30,7 @@ KINDS = {
     "workloads": ("accelgen.ppa", "workloads", "workload"),
     "dse": ("accelgen.ppa", "dse_spaces", "DSE study"),
     "regressions": ("accelgen.cosim", "regressions", "regression"),
+    "accelerators": ("accelgen.system", "accelerators", "accelerator"),
 }
 SUFFIX = ".yaml"
 
@@ -62,12 +64,14 @@ def path(kind: str, name: str) -> Path:
     return p
 
 
-def resolve(kind: str, text: str | Path) -> Path:
+def resolve(kind: str, text: str | Path, suffix: str = SUFFIX) -> Path:
     """What a command line argument names: an existing file as given, else a shipped name, else a
-    :class:`ConfigError` (``TEXT: file not found and not a shipped chip; shipped: ...``)."""
+    :class:`ConfigError` (``TEXT: file not found and not a shipped chip; shipped: ...``). ``suffix``: the shipped
+    file's (``.onnx`` for a shipped model beside the accelerators)."""
     p = Path(text)
     if p.is_file():
         return p
-    if str(text) in names(kind):
-        return path(kind, str(text))
+    shipped = folder(kind) / f"{text}{suffix}"
+    if text and "/" not in str(text) and shipped.is_file():
+        return shipped
     raise ConfigError([("", f"file not found and not a shipped {KINDS[kind][2]}; {_listing(kind)}")], str(text))

@@ -21,16 +21,22 @@ COPIES = {
     "workloads": ("ppa/workloads", "examples/workloads"),
     "dse": ("ppa/dse_spaces", "examples/dse"),
     "regressions": ("cosim/regressions", "examples/regress"),
+    "accelerators": ("accelgen/system/accelerators", "examples/accel"),
 }
-PATTERN = "*.yaml"
+#: the files of a kind that are copied (the accelerators ship their test model beside their descriptions)
+PATTERNS = {"accelerators": ("*.yaml", "*.onnx")}
+DEFAULT_PATTERNS = ("*.yaml",)
+
+
+def _files(folder: Path, kind: str) -> dict[str, Path]:
+    return {p.name: p for pattern in PATTERNS.get(kind, DEFAULT_PATTERNS) for p in folder.glob(pattern)}
 
 
 def differences(root: Path = ROOT) -> list[str]:
     """One line per copy that is missing, differs from its original or has no original."""
     out = []
-    for original, copy in COPIES.values():
-        src = {p.name: p for p in (root / original).glob(PATTERN)}
-        dst = {p.name: p for p in (root / copy).glob(PATTERN)}
+    for kind, (original, copy) in COPIES.items():
+        src, dst = _files(root / original, kind), _files(root / copy, kind)
         for name in sorted(src.keys() - dst.keys()):
             out.append(f"{copy}/{name}: missing (copy of {original}/{name})")
         for name in sorted(src.keys() & dst.keys()):
@@ -44,9 +50,9 @@ def differences(root: Path = ROOT) -> list[str]:
 def refresh(root: Path = ROOT) -> list[str]:
     """Copy every original over its copy; returns the copies written."""
     written = []
-    for original, copy in COPIES.values():
+    for kind, (original, copy) in COPIES.items():
         (root / copy).mkdir(parents=True, exist_ok=True)
-        for p in sorted((root / original).glob(PATTERN)):
+        for p in sorted(_files(root / original, kind).values()):
             q = root / copy / p.name
             if not q.exists() or q.read_bytes() != p.read_bytes():
                 shutil.copyfile(p, q)

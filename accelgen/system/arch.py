@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from .. import shipped
 from ..errors import ConfigError
 from ..fpformat import width as fp_width
 from ..gen.accel import emit_accel as emit_params
@@ -24,7 +25,17 @@ from ..params.systolic import SystolicParams
 from ..ppa.arch import Arch, load_arch
 from ..ppa.estimate import estimate
 
-__all__ = ["ACCEL_MEMORIES", "accel_params", "emit_accel"]
+__all__ = ["ACCEL_MEMORIES", "accel_params", "emit_accel", "resolve_arch", "resolve_model"]
+
+
+def resolve_arch(text: str | Path) -> Path:
+    """An architecture file as given, else a shipped accelerator's by name (``int8_ws16``)."""
+    return shipped.resolve("accelerators", text)
+
+
+def resolve_model(text: str | Path) -> Path:
+    """An ONNX model as given, else one shipped beside the accelerators, by name (``tiny_cnn``)."""
+    return shipped.resolve("accelerators", text, ".onnx")
 
 #: the memories the generator builds, by name, and the line each holds
 ACCEL_MEMORIES = {"scratchpad": "one row of operands (tensor_units[0].rows operands)",
@@ -146,8 +157,10 @@ def accel_params(arch: Arch, source: str | None = None) -> AccelParams:
 
 
 def emit_accel(arch_path: str | Path, out_dir: str | Path, name: str | None = None) -> Emitted:
-    """Write ``<name>.v``, ``<name>.vlt`` and ``<name>.json`` of the accelerator in ``arch_path`` (default name: the
-    description's) into ``out_dir``, atomically: a bad field or an interrupt leaves nothing behind."""
+    """Write ``<name>.v``, ``<name>.vlt`` and ``<name>.json`` of the accelerator in ``arch_path`` (a file, or a
+    shipped accelerator's name; default name: the description's) into ``out_dir``, atomically: a bad field or an
+    interrupt leaves nothing behind."""
+    arch_path = resolve_arch(arch_path)
     arch = load_arch(arch_path)
     params = accel_params(arch, str(arch_path))
     return emit_params(params, out_dir, name or arch.name, arch.name)

@@ -19,6 +19,7 @@ from ..errors import ConfigError
 from ..golden.fp import from_float32
 from ..params.accel import AccelParams
 from ..ppa.onnx_import import import_onnx
+from .arch import resolve_model
 
 __all__ = ["AccelLayer", "activation_settings", "gemm_layer", "onnx_conv_layers"]
 
@@ -63,11 +64,12 @@ def _quantized(params: AccelParams, w: np.ndarray) -> np.ndarray:
 
 def onnx_conv_layers(params: AccelParams, path: str | Path, names: list[str] | None = None,
                      seed: int = 1) -> list[AccelLayer]:
-    """The convolutions of the ONNX model at ``path`` (those named, or all), each with the model's weights and a seeded
-    input of the imported shape; one group, batch 1."""
+    """The convolutions of the ONNX model at ``path`` (or shipped by that name: ``tiny_cnn``; those named, or all),
+    each with the model's weights and a seeded input of the imported shape; one group, batch 1."""
     import onnx
     from onnx import numpy_helper
 
+    path = resolve_model(path)
     workload, _ = import_onnx(path)
     convs = [layer for layer in workload["layers"] if layer["type"] == "conv"]
     if names:

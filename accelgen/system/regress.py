@@ -32,7 +32,7 @@ from ..params.accel import AccelParams
 from ..ppa.arch import load_arch
 from ..ppa.onnx_import import import_onnx
 from ..util import canonical_json, ensure_output_dir, sha256_hex, write_atomic
-from .arch import accel_params
+from .arch import accel_params, resolve_arch, resolve_model
 from .layers import AccelLayer, gemm_layer, onnx_conv_layers
 from .run import LayerRun, run_layer
 
@@ -100,10 +100,12 @@ class AccelTest:
 
 def _onnx_layers(entry: AccelEntry, problems: list) -> list[str]:
     """The entry's convolutions of its ONNX model (those named, or all), each checked against the model."""
-    path = Path(entry.onnx)
-    if not path.is_file():
+    try:
+        path = resolve_model(entry.onnx)
+    except ConfigError:
         problems.append((f"{entry.where}.onnx", f"{entry.onnx!r}: file not found (paths are relative to the current "
-                                                "directory)"))
+                                                "directory) and not a model shipped beside the accelerators "
+                                                "(tiny_cnn)"))
         return []
     try:
         workload, _ = import_onnx(path)
@@ -133,10 +135,12 @@ def accelerator_tests(reg: Regression) -> list[AccelTest]:
     problems: list[tuple[str, str]] = []
     tests: dict[str, AccelTest] = {}
     for entry in reg.accelerators:
-        arch_path = Path(entry.arch)
-        if not arch_path.is_file():
+        try:
+            arch_path = resolve_arch(entry.arch)
+        except ConfigError as exc:
             problems.append((f"{entry.where}.arch", f"{entry.arch!r}: file not found (paths are relative to the "
-                                                    "current directory)"))
+                                                    f"current directory) and not a shipped accelerator; "
+                                                    f"{exc.problems[0][1].split('; ', 1)[-1]}"))
             continue
         try:
             arch = load_arch(arch_path)
@@ -148,8 +152,10 @@ def accelerator_tests(reg: Regression) -> list[AccelTest]:
         onnx_digest = ""
         if entry.onnx is not None:
             layers += [(name, None) for name in _onnx_layers(entry, problems)]
-            if Path(entry.onnx).is_file():
-                onnx_digest = sha256_hex(Path(entry.onnx).read_bytes())
+            try:
+                onnx_digest = sha256_hex(resolve_model(entry.onnx).read_bytes())
+            except ConfigError:
+                pass   # reported by _onnx_layers
         arch_digest = sha256_hex(arch_path.read_text())
         for name, gemm in layers:
             for seed in entry.seeds:

@@ -15,7 +15,7 @@ from ..params.accel import AccelParams
 from ..ppa.arch import Arch, load_arch
 from ..ppa.perf import evaluate
 from ..util import cache_dir, sha256_hex
-from .arch import accel_params, emit_accel
+from .arch import accel_params, emit_accel, resolve_arch, resolve_model
 from .layers import AccelLayer, activation_settings, gemm_layer, onnx_conv_layers
 
 __all__ = ["LayerRun", "cosim_accelerator", "predicted_cycles", "run_layer"]
@@ -65,6 +65,7 @@ def run_layer(arch_path: str | Path, layer: AccelLayer, *, sim: str = "verilator
               keep: bool = False, opt: str | None = None) -> LayerRun:
     """Emit the accelerator of ``arch_path`` (cached by content), run ``layer`` on it and compare the results with the
     golden model and the measured cycles with ``accelgen perf``'s prediction."""
+    arch_path = resolve_arch(arch_path)
     arch = load_arch(arch_path)
     params = accel_params(arch, str(arch_path))
     out = design_dir(arch_path)
@@ -84,7 +85,10 @@ def cosim_accelerator(arch_path: str | Path, *, gemms: list[tuple[int, int, int]
                       layers: list[str] | None = None, seed: int = 1, sim: str = "verilator", keep: bool = False,
                       opt: str | None = None, progress=None) -> list[LayerRun]:
     """Run the GEMMs of the given shapes and the convolutions of an ONNX model (those named, or all) on the
-    accelerator of ``arch_path``; ``progress(run)`` after each."""
+    accelerator of ``arch_path`` (files, or a shipped accelerator and model by name: ``int8_ws16``, ``tiny_cnn``);
+    ``progress(run)`` after each."""
+    arch_path = resolve_arch(arch_path)
+    onnx = None if onnx is None else resolve_model(onnx)
     arch = load_arch(arch_path)
     params = accel_params(arch, str(arch_path))
     todo = [gemm_layer(params, M, N, K, seed) for M, N, K in gemms]

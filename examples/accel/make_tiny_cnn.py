@@ -3,8 +3,8 @@
 
 conv1: 3 -> 16 channels, 3x3, padding 1, on a 32x32 image; ReLU; conv2: 16 -> 32 channels, 3x3, stride 2, padding 1;
 ReLU; global average pool; a 32 -> 10 classifier. Weights: He-normal draws of a fixed seed (the model is a fixture
-with realistic weight statistics, not a trained network). Run from the repository root:
-``python examples/accel/make_tiny_cnn.py``.
+with realistic weight statistics, not a trained network). ``python examples/accel/make_tiny_cnn.py`` writes the
+shipped copy; ``python examples/refresh_copies.py`` then copies it into examples/accel.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-OUT = Path(__file__).with_name("tiny_cnn.onnx")
+#: the shipped model (package data, by name `tiny_cnn`); `python examples/refresh_copies.py` copies it here
+OUT = Path(__file__).resolve().parents[2] / "accelgen/system/accelerators/tiny_cnn.onnx"
 
 
 def he(rng, shape, fan_in):
