@@ -3,6 +3,9 @@
 
 Blocks, each measured the way its estimate is made:
 
+Areas are placed areas on both sides: the synthesized cell area (and clock tree) over the standard-cell utilization
+the estimator places every fitted unit at (:data:`accelgen.technology.STD_CELL_UTILIZATION`).
+
 * **tensor unit**: the ``systolic`` array of the description through the flow the fitted models are measured with
   (:func:`accelgen.fit.measure.measure`: mapped to the cell library at the description's clock, timed, simulated
   gate by gate, a timed run for the glitch ratio). Its stimulus is the layer itself: the operand lines the
@@ -31,15 +34,17 @@ import numpy as np
 from ..cosim.accel_host import Program
 from ..cosim.stimulus import Activity
 from ..cosim.systolic_schedule import gemm_schedule
-from ..fit.measure import Design, measure
+from ..family import BlockFamily
+from ..fit.glitch import TimedSim, cell_delays
+from ..fit.measure import Design, MappedDesign, glitch_stimulus, map_design
 from ..fit.vectorless import Sources, measure_vectorless
 from ..gen.emit import _convert_hierarchy, render
 from ..params.accel import AccelParams, decode
 from ..ppa.arch import Arch
-from ..family import BlockFamily
 from ..ppa.estimate import estimate, memory_component
 from ..ppa.perf import evaluate
 from ..ppa.process import technology
+from ..technology import STD_CELL_UTILIZATION
 from ..rtl.accel.top import AcceleratorShell
 from .layers import AccelLayer
 
@@ -103,20 +108,33 @@ def array_stimulus(params: AccelParams, layer: AccelLayer, m_tile: int, lanes: i
     return out, total
 
 
+#: arrays mapped in this process, by (Verilog, clock): every layer of a description simulates the same netlist
+_MAPPED: dict[tuple[str, float], MappedDesign] = {}
+
+
 def tensor_unit_synthesis(fam: BlockFamily, params: AccelParams, layer: AccelLayer, m_tile: int,
                           clock_mhz: float) -> dict:
     """The array (``fam``: the ``systolic`` family) through the fitted models' flow on the layer's stream: area,
-    leakage and the layer's energy."""
+    leakage and the layer's energy, with its clock network's and its switching's shares. The simulation is
+    :func:`accelgen.fit.measure.measure`'s, on a netlist mapped once per process."""
     e = render(fam, params.array, "tensor_unit")
     stimuli, cycles = array_stimulus(params, layer, m_tile)
-    rec = measure(Design(verilog=e.verilog, top="tensor_unit", cells=tuple(fam.mapped_cells(e.manifest)),
-                         stimuli={"1.0": stimuli}, clock_mhz=clock_mhz, glitch=True))
-    act, clk, m = rec["activity"]["1.0"], rec["clock"], rec["mapped"]
-    ratio = rec["glitch"]["ratio"] if rec.get("glitch") else 1.0
-    per_cycle_fj = act["switching_fj"] * ratio + clk["energy_fj"]
-    return {"area_um2": m["area_um2"] + clk["area_um2"], "leakage_uw": (m["leakage_nw"] + clk["leakage_nw"]) / 1e3,
-            "delay_ns": m["delay_ns"], "cycles": cycles, "glitch_ratio": ratio,
-            "energy_pj": per_cycle_fj * cycles / 1e3, "energy_per_cycle_pj": per_cycle_fj / 1e3}
+    design = Design(verilog=e.verilog, top="tensor_unit", cells=tuple(fam.mapped_cells(e.manifest)),
+                    stimuli={"1.0": stimuli}, clock_mhz=clock_mhz, glitch=True)
+    key = (e.verilog, clock_mhz)
+    if key not in _MAPPED:
+        _MAPPED[key] = map_design(design)
+    m = _MAPPED[key]
+    run = m.sim.run(stimuli, weights={"switching_fj": m.energy.per_toggle_fj, "internal_fj": m.energy.internal_fj})
+    _, cut = glitch_stimulus(design.stimuli)
+    timed = TimedSim(m.sim, cell_delays(m.mapped.netlist, design.top, m.mapped.timing_library, m.energy.load_ff))
+    ratio = timed.run(cut, m.energy.per_toggle_fj)["ratio"]
+    rec = m.record()
+    switching = run["weighted_per_cycle"]["switching_fj"] * ratio
+    return {"area_um2": rec["area_um2"] + m.clock["area_um2"],
+            "leakage_uw": (rec["leakage_nw"] + m.clock["leakage_nw"]) / 1e3, "delay_ns": rec["delay_ns"],
+            "cycles": cycles, "glitch_ratio": ratio, "energy_pj": (switching + m.clock["energy_fj"]) * cycles / 1e3,
+            "clock_pj_per_cycle": m.clock["energy_fj"] / 1e3, "switching_pj_per_cycle": switching / 1e3}
 
 
 def shell_synthesis(params: AccelParams, clock_mhz: float) -> dict:
@@ -165,9 +183,14 @@ def block_figures(systolic: BlockFamily, arch: Arch, params: AccelParams, layer:
     v_dyn = (est.vdd_v / 1.1) ** 2   # the cell library's supply (NanGate45 typical, 1.1 V)
     out = []
     tu = tensor_unit_synthesis(systolic, params, layer, program.m_tile, clock)
-    out.append(BlockFigures("tensor unit", tu["area_um2"], _node(est.breakdown, "tensor_unit0")["area_mm2"] * 1e6,
-                            tu["energy_pj"] * v_dyn, energy["compute_j"],
-                            f"{tu['cycles']} cycles of folds; glitch ratio {tu['glitch_ratio']:.3f}"))
+    macs = float(np.prod(layer.A.shape) * layer.B.shape[1])
+    util = macs / (params.array.rows * params.array.cols * tu["cycles"])
+    out.append(BlockFigures("tensor unit", tu["area_um2"] / STD_CELL_UTILIZATION,
+                            _node(est.breakdown, "tensor_unit0")["area_mm2"] * 1e6, tu["energy_pj"] * v_dyn,
+                            energy["compute_j"],
+                            f"{tu['cycles']} cycles of folds at utilization {util:.2f}; clock network "
+                            f"{tu['clock_pj_per_cycle'] * tu['cycles'] * v_dyn:.0f} pJ of it; glitch ratio "
+                            f"{tu['glitch_ratio']:.3f}; estimate {energy['compute_j'] / macs:.3f} pJ per MAC"))
     accesses = memory_accesses(program, params)
     mem_energy, mem_area = 0.0, 0.0
     tech = technology(arch.node_nm)
@@ -181,7 +204,7 @@ def block_figures(systolic: BlockFamily, arch: Arch, params: AccelParams, layer:
                                                      for k, v in accesses.items())))
     shell = shell_synthesis(params, clock)
     est_ctrl = sum(_node(est.breakdown, n)["area_mm2"] * 1e6 for n in ("activation", "data_bus"))
-    out.append(BlockFigures("DMA and control", shell["area_um2"], est_ctrl,
+    out.append(BlockFigures("DMA and control", shell["area_um2"] / STD_CELL_UTILIZATION, est_ctrl,
                             shell["energy_per_cycle_pj"] * cycles * v_dyn, energy.get("vector_j", 0.0),
                             f"{shell['flip_flops']} flip-flops; estimate: the activation unit and the data bus, "
                             "no DMA or command-queue unit; their energy is not in a layer's"))
