@@ -153,7 +153,9 @@ def test_wheel_holds_every_module_and_the_shipped_data(installed):
             if member not in names:
                 missing.append(member)
     for package, patterns in _pyproject()["tool"]["setuptools"]["package-data"].items():
-        folder = ROOT / package_dir[package]
+        # a subpackage without a package-dir entry of its own lives in its parent's folder (accelgen.system)
+        parent = max((p for p in package_dir if package == p or package.startswith(p + ".")), key=len)
+        folder = ROOT / package_dir[parent] / Path(*package[len(parent):].split(".")[1:])
         for pattern in patterns:
             for f in folder.glob(pattern):
                 member = "/".join([*package.split("."), *f.relative_to(folder).parts])

@@ -103,6 +103,6 @@ def test_cosim_verilog_bad_input_is_one_line_exit_2(emitted, tmp_path, accelgen_
 def test_cosim_verilog_excludes_a_block_and_the_block_options_need_it(emitted, accelgen_main):
     verilog, _ = emitted
     ran = accelgen_main("cosim", "--verilog", verilog, "mac")
-    assert ran.returncode == 2 and "give one of a block, --config or --verilog" in ran.stderr
+    assert ran.returncode == 2 and "give one of a block, --config, --verilog or --arch" in ran.stderr
     ran = accelgen_main("cosim", "--vectors", 10, "mac")
     assert ran.returncode == 2 and "go with --verilog" in ran.stderr
