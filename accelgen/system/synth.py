@@ -134,6 +134,7 @@ def tensor_unit_synthesis(fam: BlockFamily, params: AccelParams, layer: AccelLay
     return {"area_um2": rec["area_um2"] + m.clock["area_um2"],
             "leakage_uw": (rec["leakage_nw"] + m.clock["leakage_nw"]) / 1e3, "delay_ns": rec["delay_ns"],
             "cycles": cycles, "glitch_ratio": ratio, "energy_pj": (switching + m.clock["energy_fj"]) * cycles / 1e3,
+            "energy_zero_delay_pj": (switching / ratio + m.clock["energy_fj"]) * cycles / 1e3,
             "clock_pj_per_cycle": m.clock["energy_fj"] / 1e3, "switching_pj_per_cycle": switching / 1e3}
 
 
@@ -190,7 +191,8 @@ def block_figures(systolic: BlockFamily, arch: Arch, params: AccelParams, layer:
                             energy["compute_j"],
                             f"{tu['cycles']} cycles of folds at utilization {util:.2f}; clock network "
                             f"{tu['clock_pj_per_cycle'] * tu['cycles'] * v_dyn:.0f} pJ of it; glitch ratio "
-                            f"{tu['glitch_ratio']:.3f}; estimate {energy['compute_j'] / macs:.3f} pJ per MAC"))
+                            f"{tu['glitch_ratio']:.3f} ({tu['energy_zero_delay_pj'] * v_dyn:.0f} pJ at zero delay); "
+                            f"estimate {energy['compute_j'] / macs:.3f} pJ per MAC"))
     accesses = memory_accesses(program, params)
     mem_energy, mem_area = 0.0, 0.0
     tech = technology(arch.node_nm)
