@@ -108,11 +108,9 @@ class Emitted:
     waivers_path: Path | None = None
 
 
-def render(fam: BlockFamily, params, name: str) -> Emitted:
-    """Elaborate ``fam`` with validated ``params`` and convert it to Verilog (no file output)."""
-    check_name(name)
-    warm_amaranth()  # a first conversion on this machine compiles Yosys's WebAssembly: say so
-    component = fam.build_component(params)
+def convert(component, name: str, head: dict) -> tuple[str, dict]:
+    """Convert ``component`` (and its cell modules) to Verilog as module ``name``; returns the text and its manifest:
+    ``head`` (what the design is), then its ports, clock, reset, cells, tool versions and hash."""
     cells: list[str] = []
     registered: list[str] = []
     text = _convert_hierarchy(component, name, cells, registered_out=registered)
@@ -129,9 +127,7 @@ def render(fam: BlockFamily, params, name: str) -> Emitted:
     manifest = {
         "manifest_version": MANIFEST_VERSION,
         "name": name,
-        "block": fam.name,
-        "params": params.model_dump(),
-        "latency": getattr(component, "latency", None),
+        **head,
         "clock": clock,
         "reset": reset,
         "reset_kind": "synchronous, active high" if reset else None,
@@ -142,6 +138,16 @@ def render(fam: BlockFamily, params, name: str) -> Emitted:
         "verilog_sha256": sha256_hex(text),
         "lint_waivers": lint_waivers.file_name(name),
     }
+    return text, manifest
+
+
+def render(fam: BlockFamily, params, name: str) -> Emitted:
+    """Elaborate ``fam`` with validated ``params`` and convert it to Verilog (no file output)."""
+    check_name(name)
+    warm_amaranth()  # a first conversion on this machine compiles Yosys's WebAssembly: say so
+    component = fam.build_component(params)
+    text, manifest = convert(component, name, {"block": fam.name, "params": params.model_dump(),
+                                               "latency": getattr(component, "latency", None)})
     return Emitted(name=name, family=fam.name, params=params, verilog=text, manifest=manifest,
                    waivers=lint_waivers.waivers(text, name))
 

@@ -9,8 +9,26 @@ from ..coverage import Coverage
 from .spec import TestSpec
 
 
+class _Record:
+    """What both kinds of test result share: a status, and a JSON form that reads back."""
+
+    status: str
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
 @dataclass
-class TestResult:
+class TestResult(_Record):
     """What one test did (``status``: passed, failed, timeout, error, or not-run)."""
 
     test_id: str
@@ -51,21 +69,9 @@ class TestResult:
                    sim=t.sim, vectors=t.vectors, options=t.options, design=t.design, status=status,
                    reproduce=t.reproduce, run_id=run_id, **kw)
 
-    @property
-    def passed(self) -> bool:
-        return self.status == "passed"
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> TestResult:
-        known = cls.__dataclass_fields__
-        return cls(**{k: v for k, v in d.items() if k in known})
-
 
 @dataclass
-class AccelTestResult:
+class AccelTestResult(_Record):
     """What one accelerator test did: a layer on the accelerator of an architecture file (``status``: passed,
     failed, error, or not-run). It passes when the results are bit-exact and ``|cycle_error|`` is within
     ``cycle_tolerance``."""
@@ -98,18 +104,6 @@ class AccelTestResult:
     run_id: str = ""
     #: True when this pass was recorded by an earlier invocation and not rerun
     reused: bool = False
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "passed"
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> AccelTestResult:
-        known = cls.__dataclass_fields__
-        return cls(**{k: v for k, v in d.items() if k in known})
 
 
 def accelerator_summary(results: list[AccelTestResult]) -> dict[str, dict]:
