@@ -7,7 +7,7 @@ from accelgen.cosim.accel_host import plan_gemm
 from accelgen.params.accel import AccelParams
 from accelgen.params.systolic import SystolicParams
 from accelgen.system.layers import AccelLayer
-from accelgen.system.synth import array_stimulus, lane_warmup, memory_accesses
+from accelgen.system.synthesis import array_stimulus, lane_warmup, memory_accesses
 
 PARAMS = AccelParams(array=SystolicParams(rows=4, cols=4), sp_lines=64, sp_banks=2, acc_lines=32, acc_banks=2)
 
