@@ -4,9 +4,11 @@ The architecture file is the one the estimator and the performance model read (:
 generator builds the subset :class:`~accelgen.params.accel.AccelParams` covers, and names the file's field for
 everything else: one core; one weight-stationary tensor unit, square, shifting its weights, integer operands of one
 width or bf16/fp32; memories named ``scratchpad`` (lines of one row of operands) and ``accumulator`` (lines of one
-row of sums), each in banks of one read and one write port (``ports: 1r1w``); an activation unit as wide as the array;
-external memory (``chip.offchip``) behind the DMA. Pipeline stages left to ``auto`` are the ones the estimator chooses
-for the same file, so the Verilog is the design the estimate costs.
+row of sums), each in banks of one read and one write port (``ports: 1r1w``); in ``core.units`` the three units
+the estimator costs the rest of it with, each matching the array: an ``activation`` unit as wide as the array with its
+scale stage, a ``dma`` unit (the DMA and the command path: its ``queue_depth`` is the generator's) and an ``array_io``
+unit (the skew, de-skew and accumulate adders); external memory (``chip.offchip``) behind the DMA. Pipeline stages left
+to ``auto`` are the ones the estimator chooses for the same file, so the Verilog is the design the estimate costs.
 """
 
 from __future__ import annotations
@@ -20,10 +22,14 @@ from ..errors import ConfigError
 from ..fpformat import width as fp_width
 from ..gen.accel import emit_accel as emit_params
 from ..gen.emit import Emitted
-from ..params.accel import AccelParams
+from ..params.accel import COMMAND_BITS, AccelParams
 from ..params.systolic import SystolicParams
 from ..ppa.arch import Arch, load_arch
 from ..ppa.estimate import estimate
+from ..rtl.accel.activation import INT_SCALE_BITS
+from ..rtl.accel.load import PENDING_LOADS
+from ..rtl.accel.store import WRITE_QUEUE
+from ..rtl.accel.top import QUEUES, TOKEN_BITS, TOKENS
 
 __all__ = ["ACCEL_MEMORIES", "accel_params", "emit_accel", "resolve_arch", "resolve_model"]
 
@@ -40,8 +46,9 @@ def resolve_model(text: str | Path) -> Path:
 #: the memories the generator builds, by name, and the line each holds
 ACCEL_MEMORIES = {"scratchpad": "one row of operands (tensor_units[0].rows operands)",
                   "accumulator": "one row of sums (tensor_units[0].cols sums)"}
-#: the unit kinds of ``core.units`` the generator builds
-BUILT_UNITS = ("activation",)
+#: the unit kinds of ``core.units`` the generator builds (each required, once), and what each costs
+BUILT_UNITS = {"activation": "the activation stage", "dma": "the DMA and the command path",
+               "array_io": "the array's skew, de-skew and accumulate adders"}
 _NOT_BUILT = ("reduction_trees", "dot_products", "flex_dpes", "tensordash", "vector_unit", "vector_regfile")
 
 
@@ -99,9 +106,15 @@ def _problems(arch: Arch) -> list[tuple[str, str]]:
         if name not in names:
             out.append(("core.memories", f"has no memory named {name!r}; the accelerator needs one holding "
                                          f"{ACCEL_MEMORIES[name]}"))
-    for i, u in enumerate(c.units):
-        if u["kind"] not in BUILT_UNITS:
-            out.append((f"core.units[{i}].kind", f"{u['kind']!r} is not built; allowed: {', '.join(BUILT_UNITS)}"))
+    kinds = [u["kind"] for u in c.units]
+    for i, kind in enumerate(kinds):
+        if kind not in BUILT_UNITS:
+            out.append((f"core.units[{i}].kind", f"{kind!r} is not built; allowed: {', '.join(BUILT_UNITS)}"))
+        elif kind in kinds[:i]:
+            out.append((f"core.units[{i}].kind", f"a second {kind!r} unit is not built; allowed: one"))
+    for kind, what in BUILT_UNITS.items():
+        if kind not in kinds:
+            out.append(("core.units", f"has no {kind!r} unit; the estimate of {what} needs one"))
     if arch.chip.offchip is None:
         out.append(("chip.offchip", "is required: the DMA moves data to and from external memory"))
     return out
@@ -121,11 +134,20 @@ def _line_problems(arch: Arch, array: SystolicParams) -> list[tuple[str, str]]:
         if m.capacity_bytes % m.block_bytes or lines % m.banks or (lines // m.banks) & (lines // m.banks - 1):
             out.append((f"core.memories[{i}].capacity_bytes", f"{m.capacity_bytes} is not {m.banks} banks of a "
                                                               f"power-of-two number of {m.block_bytes}-byte lines"))
+    arith = "int" if array.dtype == "int" else "fp32"
+    line_bits = array.rows * operand_bits
+    want = {"activation": {"lanes": array.cols, "width": acc_width, "out_bits": operand_bits, "scale": arith,
+                           "scale_bits": INT_SCALE_BITS},
+            "dma": {"line_bits": line_bits, "addr_bits": 32, "queues": len(QUEUES), "command_bits": COMMAND_BITS,
+                    "pending": PENDING_LOADS, "tokens": TOKENS, "token_bits": TOKEN_BITS,
+                    "write_queue_lines": WRITE_QUEUE},
+            "array_io": {"rows": array.rows, "cols": array.cols, "in_bits": operand_bits, "out_bits": acc_width,
+                         "accumulate": arith}}
     for i, u in enumerate(arch.core.units):
-        want = {"lanes": array.cols, "width": acc_width, "out_bits": operand_bits}
-        for name, value in want.items():
-            if name in u and u[name] != value:
-                out.append((f"core.units[{i}].{name}", f"{u[name]} does not match the array; allowed: {value}"))
+        for name, value in want.get(u["kind"], {}).items():
+            if u[name] != value:
+                out.append((f"core.units[{i}].{name}", f"{u[name]!r} does not match the accelerator; allowed: "
+                                                       f"{value!r}"))
     return out
 
 
@@ -147,9 +169,11 @@ def accel_params(arch: Arch, source: str | None = None) -> AccelParams:
         raise ConfigError(problems, source)
     memories = {m.name: m for m in arch.core.memories}
     sp, acc = memories["scratchpad"], memories["accumulator"]
+    dma = next(u for u in arch.core.units if u["kind"] == "dma")
     try:
         return AccelParams(array=array, sp_lines=sp.capacity_bytes // sp.block_bytes, sp_banks=sp.banks,
-                           acc_lines=acc.capacity_bytes // acc.block_bytes, acc_banks=acc.banks)
+                           acc_lines=acc.capacity_bytes // acc.block_bytes, acc_banks=acc.banks,
+                           queue_depth=dma["queue_depth"])
     except ValidationError as exc:
         raise ConfigError([("core", error["msg"].removeprefix("Value error, ")) for error in exc.errors()],
                           source) from None

@@ -14,8 +14,9 @@ the estimator places every fitted unit at (:data:`accelgen.technology.STD_CELL_U
 * **DMA and control** (the shell, :class:`~accelgen.rtl.accel.top.AcceleratorShell`: queues, dispatch, tokens,
   load, execute and store control, bank logic, activation stage): mapped and timed by the same flow; its energy
   from vectorless activity (every input bit and flip-flop at Design Compiler's default toggle rate, the reset
-  held), per cycle x the layer's measured cycles. The estimator's counterparts are the activation unit and the data
-  bus; it has no unit for the DMA engine or the command queues.
+  held), per cycle x the layer's measured cycles. The estimator's counterparts are the description's ``activation``,
+  ``dma`` and ``array_io`` units (:mod:`accelgen.ppa.units.dma`, :mod:`accelgen.ppa.units.array_io`) and the core's
+  data bus; their energy per layer is the performance model's ``control_j``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ from ..technology import STD_CELL_UTILIZATION
 from .layers import AccelLayer
 from .synthesis import memory_accesses, shell_synthesis, tensor_unit_synthesis
 
-__all__ = ["BlockFigures", "block_figures"]
+__all__ = ["CONTROL_NODES", "BlockFigures", "block_figures"]
+
+#: the estimate's units that cost the shell (the description's ``core.units`` and the core's data bus)
+CONTROL_NODES = ("activation", "dma", "array_io", "data_bus")
 
 @dataclass
 class BlockFigures:
@@ -100,9 +104,10 @@ def block_figures(systolic: BlockFamily, arch: Arch, params: AccelParams, layer:
                             "accesses: " + "; ".join(f"{k} {v['read']} reads, {v['write']} writes"
                                                      for k, v in accesses.items())))
     shell = shell_synthesis(params, clock)
-    est_ctrl = sum(_node(est.breakdown, n)["area_mm2"] * 1e6 for n in ("activation", "data_bus"))
+    est_ctrl = sum(_node(est.breakdown, n)["area_mm2"] * 1e6 for n in CONTROL_NODES)
     out.append(BlockFigures("DMA and control", shell["area_um2"] / STD_CELL_UTILIZATION, est_ctrl,
-                            shell["energy_per_cycle_pj"] * cycles * v_dyn, energy.get("vector_j", 0.0),
-                            f"{shell['flip_flops']} flip-flops; estimate: the activation unit and the data bus, "
-                            "no DMA or command-queue unit; their energy is not in a layer's"))
+                            shell["energy_per_cycle_pj"] * cycles * v_dyn, energy.get("control_j", 0.0),
+                            f"{shell['flip_flops']} flip-flops (estimate "
+                            f"{sum(_node(est.breakdown, n)['params'].get('flip_flops', 0) for n in CONTROL_NODES[1:3])}"
+                            " in the dma and array_io units); synthesized energy at vectorless activity"))
     return out

@@ -8,7 +8,11 @@ comparator or select path. This unit costs that path per lane (cells of :mod:`ac
 
 * ReLU: an AND2 per bit gated by the inverted sign;
 * clamp to ``out_bits``: two magnitude comparators against the bounds and a 3:1 select of ``out_bits``;
-* max pooling: a magnitude comparator against the running maximum, its register and a 2:1 select.
+* max pooling: a magnitude comparator against the running maximum, its register and a 2:1 select;
+* ``scale: int`` (an accelerator's own activation stage, no vector unit beside it): a ``width x scale_bits``
+  multiplier, its product register, the rounding adder and an arithmetic right shifter of the product, and the
+  output register; ``scale: fp32``: an fp32 multiplier, its product register, the rounding adder to ``out_bits``
+  (bf16) when narrower, and the output register (:mod:`accelgen.ppa.units.cells`' arithmetic).
 
 A magnitude comparator is a tree: per bit an XNOR2 (equal), an INV and an AND2 (greater here), and per combining node
 (``bits - 1`` of them, ``ceil(log2 bits)`` levels) two AND2 and an OR2 (greater = greater_hi | equal_hi & greater_lo,
@@ -20,8 +24,8 @@ from __future__ import annotations
 
 from ..components import Component
 from ..process import TechNode
-from .base import AnalyticalUnit, register
-from .cells import DATA_TOGGLE, Logic, bits_for, energy_pj, path_delay_ns
+from .base import AnalyticalUnit, LayerActivity, register
+from .cells import DATA_TOGGLE, Logic, adder, bits_for, energy_pj, fp_multiplier, multiplier, path_delay_ns, shifter
 from .params import Activation
 
 
@@ -33,8 +37,24 @@ def comparator_path(bits: int) -> list[str]:
     return ["XNOR2_X1"] + ["AND2_X1", "OR2_X1"] * bits_for(bits)
 
 
+#: the shift an integer scale stage takes (a 6-bit field: 0..63)
+MAX_SHIFT = 63
+
+
+def scale_lane(p: Activation) -> Logic:
+    """The scale stage of one lane (module docstring); empty for ``scale: none``."""
+    if p.scale == "int":
+        product = p.width + p.scale_bits + 1
+        return (multiplier(p.width, p.scale_bits) + Logic({"DFF_X1": product + p.out_bits}) + adder(product + 1)
+                + shifter(product + 1, MAX_SHIFT))
+    if p.scale == "fp32":
+        rounding = adder(32) if p.out_bits < 32 else Logic()
+        return fp_multiplier(8, 24) + Logic({"DFF_X1": 32 + p.out_bits}) + rounding
+    return Logic()
+
+
 def activation_lane(p: Activation) -> Logic:
-    lane = Logic()
+    lane = scale_lane(p)
     if p.relu:
         lane += Logic({"AND2_X1": p.width, "INV_X1": 1})
     if p.clamp:
@@ -68,4 +88,9 @@ class ActivationStages(AnalyticalUnit):
                                    delay_ns=delay,
                                    activity_key="vector",
                                    params={"width": params.width, "out_bits": params.out_bits,
-                                           "relu": params.relu, "clamp": params.clamp, "max_pool": params.max_pool})
+                                           "relu": params.relu, "clamp": params.clamp, "max_pool": params.max_pool,
+                                           "scale": params.scale})
+
+    def layer_energy_pj(self, activity: LayerActivity):
+        """Every output element of the layer through a lane."""
+        return activity.outputs * self.component.energy_pj["element"]

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import ClassVar, Optional
 
+import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from ...errors import ConfigError
@@ -61,11 +62,29 @@ class PPAUnit:
             raise ConfigError(schema_problems(exc, path, root=cls.params_schema)) from None
 
 
+@dataclass
+class LayerActivity:
+    """What the layers of a workload make a core's units beside the compute do (arrays over the layers), for a unit
+    whose energy the performance model charges per layer (:meth:`AnalyticalUnit.layer_energy_pj`)."""
+
+    cycles: np.ndarray           # the layer's time in cycles of the chip's clock
+    compute_cycles: np.ndarray   # the cycles the compute unit works on the layer (its mapping's)
+    dram_bytes: np.ndarray       # bytes moved to and from external memory
+    outputs: np.ndarray          # output elements
+    streamed_bytes: np.ndarray   # bytes of the streamed operand (A) read from on-chip memory into the compute
+    cores: int                   # cores the layer runs on (each has its own units)
+
+
 class AnalyticalUnit(PPAUnit):
     """A unit with an analytical cost model: its component (area, leakage, energy per action, delay) is built when
     the unit is made, at the technology node it is given."""
 
     component: Component
+
+    def layer_energy_pj(self, activity: LayerActivity) -> np.ndarray | None:
+        """The energy of the unit (all its instances, on every core) over each layer, at the node's supply; None: not
+        charged per layer (the estimate's power still counts it at its activity)."""
+        return None
 
     @property
     def area_um2(self) -> float:

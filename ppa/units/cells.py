@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from ...fit.cells import load_cells
+from ...fit.liberty_read import read_power_library
+from ...fit.mapping import default_liberty
+from ...fit.power import clock_network
 from ..process import REF_NM, STD_CELL_UTILIZATION, TechNode, area_ratio, energy_ratio, technology
 
 #: the cells the die blocks are built of (X1 drive): storage, 2:1 multiplexers, comparator bits, counter bits
@@ -138,3 +141,75 @@ def cap_ratio(tech: TechNode) -> float:
     squared: :func:`accelgen.ppa.process.energy_ratio` without the supply)."""
     ref = technology(REF_NM, "ref_nm")
     return (tech.energy_factor / tech.vdd_v ** 2) / (ref.energy_factor / ref.vdd_v ** 2)
+
+
+# ---- arithmetic, as ripple and array structures of the cells above (what an area-recovered mapping at a relaxed
+# clock approaches; a timing-driven mapping at a tight clock spends more)
+
+def full_adders(n: int) -> Logic:
+    """``n`` full adders: sum = a ^ b ^ c (two XOR2), carry = a & b | c & (a ^ b) (two AND2, an OR2)."""
+    return Logic({"XOR2_X1": 2 * n, "AND2_X1": 2 * n, "OR2_X1": n})
+
+
+def half_adders(n: int) -> Logic:
+    """``n`` half adders (an incrementer's bits): an XOR2 and an AND2 each."""
+    return Logic({"XOR2_X1": n, "AND2_X1": n})
+
+
+def adder(bits: int) -> Logic:
+    """A ``bits``-bit ripple-carry adder."""
+    return full_adders(bits)
+
+
+def multiplier(a_bits: int, b_bits: int) -> Logic:
+    """An ``a_bits`` x ``b_bits`` array multiplier: an AND2 per partial-product bit, ``(b_bits - 1)`` rows of
+    ``a_bits`` full adders reducing them."""
+    return Logic({"AND2_X1": a_bits * b_bits}) + full_adders(max(0, b_bits - 1) * a_bits)
+
+
+def shifter(bits: int, positions: int) -> Logic:
+    """A barrel shifter of ``bits`` bits by up to ``positions``: a level of 2:1 multiplexers per shift bit."""
+    return Logic({"MUX2_X1": bits * mux_levels(positions + 1)})
+
+
+def fp_adder(exp_bits: int, man_bits: int) -> Logic:
+    """A floating-point adder (``man_bits`` with the hidden bit): exponent difference, operand swap, alignment
+    shifter, significand adder (three guard bits), leading-zero count, normalizing shifter, rounding incrementer and
+    exponent adjust."""
+    width = man_bits + 3
+    return (adder(exp_bits) + Logic({"MUX2_X1": exp_bits + man_bits}) + shifter(width, width) + adder(width)
+            + Logic({"OR2_X1": 2 * width}) + shifter(width, width) + half_adders(man_bits) + adder(exp_bits))
+
+
+def fp_multiplier(exp_bits: int, man_bits: int) -> Logic:
+    """A floating-point multiplier (``man_bits`` with the hidden bit): the significand product, the exponent sum,
+    a one-position normalization and the rounding incrementer."""
+    return (multiplier(man_bits, man_bits) + adder(exp_bits + 1) + Logic({"MUX2_X1": man_bits})
+            + half_adders(man_bits))
+
+
+def adder_path(bits: int) -> list[str]:
+    """Register to register through a ``bits``-bit adder as a timing-driven mapping builds it: the propagate XOR,
+    ``log2(bits)`` levels of a carry tree (an AND2 and an OR2 each), the sum XOR. The ripple structure above counts
+    its cells; the tree's extra cells are the price of meeting the clock, not counted."""
+    return ["DFF_X1", "XOR2_X1"] + ["AND2_X1", "OR2_X1"] * bits_for(bits) + ["XOR2_X1", "DFF_X1"]
+
+
+@cache
+def _power_library():
+    return read_power_library(default_liberty())
+
+
+def clock_network_pj(tech: TechNode, logic: Logic) -> float:
+    """Energy per cycle at ``tech`` of the clock network of ``logic``'s flip-flops, every one clocked: the model the
+    fitted blocks' clock is priced with (:func:`accelgen.fit.power.clock_network`, on the cell library these cells
+    come from): each flip-flop's clock-pin internal energy and pin capacitance, an H-tree over the block's placed
+    area and the buffers that drive it. :func:`energy_pj`'s ``clocked_flops`` counts the pins alone (a clock-gated
+    word's flops, where the tree is shared with the rest of the block)."""
+    flops = logic.cells.get("DFF_X1", 0)
+    plib = _power_library()
+    dff = plib.cells["DFF_X1"]
+    pin_ff = flops * dff.inputs[dff.ff[0]]
+    internal_fj = flops * dff.clock_energy_fj(plib.nominal_slew_ps)
+    fj = clock_network(plib, flops, pin_ff, internal_fj, logic.cell_area_um2_45())["energy_fj"]
+    return fj * 1e-3 * energy_ratio(tech, REF_NM, library_vdd_v())

@@ -409,6 +409,11 @@ class Activation(BaseModel):
     relu: bool = True
     clamp: bool = True
     max_pool: bool = True
+    #: the scale each value is multiplied by before the ReLU (``none``: the vector unit's MAC lanes scale): ``int``,
+    #: a ``width x scale_bits`` multiplier, a rounding adder and an arithmetic right shift; ``fp32``, an fp32
+    #: multiplier, and rounding to ``out_bits`` (bf16) when narrower
+    scale: Literal["none", "int", "fp32"] = "none"
+    scale_bits: int = Field(16, ge=2, le=32)
 
     @model_validator(mode="after")
     def _narrower(self):
@@ -416,3 +421,35 @@ class Activation(BaseModel):
             raise ValueError(f"out_bits: {self.out_bits} is not allowed with width {self.width}; allowed: at most "
                              f"{self.width}")
         return self
+
+
+class Dma(BaseModel):
+    """The DMA engine and command path of a decoupled access-execute accelerator: ``queues`` command queues of
+    ``queue_depth`` commands of ``command_bits``, a burst splitter and an address generator per direction of an AXI4
+    master of ``line_bits`` data (one line a beat) and ``addr_bits`` addresses, ``pending`` outstanding transfers
+    tracked per unit, ``tokens`` counters of ``token_bits`` between the units, and a write queue of
+    ``write_queue_lines`` lines in front of the write channel."""
+
+    model_config = _STRICT
+    line_bits: int = Field(ge=8, le=4096)
+    addr_bits: int = Field(32, ge=16, le=64)
+    queues: int = Field(3, ge=1, le=8)
+    queue_depth: int = Field(8, ge=2, le=64)
+    command_bits: int = Field(128, ge=32, le=512)
+    pending: int = Field(4, ge=1, le=64)
+    tokens: int = Field(4, ge=0, le=16)
+    token_bits: int = Field(8, ge=1, le=32)
+    write_queue_lines: int = Field(16, ge=1, le=1024)
+
+
+class ArrayIO(BaseModel):
+    """A weight-stationary systolic array's edges in an accelerator: the skew of its ``rows`` operand inputs
+    (``in_bits``, a valid bit each), the de-skew of its ``cols`` sums (``out_bits``), the write-back register of a
+    line of sums and its ``cols`` accumulate adders (``accumulate``: integer of ``out_bits``, fp32, or ``none``)."""
+
+    model_config = _STRICT
+    rows: int = Field(ge=1, le=1024)
+    cols: int = Field(ge=1, le=1024)
+    in_bits: int = Field(ge=1, le=64)
+    out_bits: int = Field(ge=1, le=64)
+    accumulate: Literal["none", "int", "fp32"] = "int"

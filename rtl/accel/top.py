@@ -19,10 +19,14 @@ from .execute import ExecuteUnit
 from .load import LoadUnit
 from .store import StoreUnit
 
-__all__ = ["TOKEN_BITS", "Accelerator"]
+__all__ = ["QUEUES", "TOKENS", "TOKEN_BITS", "Accelerator"]
 
+#: the in-order units, each with its own command queue
+QUEUES = ("load", "execute", "store")
 #: width of each token counter: more tokens than a queue of commands can give
 TOKEN_BITS = 8
+#: the token counters: load -> execute, execute -> load, execute -> store, store -> execute
+TOKENS = 4
 _UNIT_OF = {"load": "load", "compute": "execute", "store": "store", "config": "store"}
 
 
@@ -64,7 +68,7 @@ class AcceleratorShell(wiring.Component):
         m = Module()
         p = self.params
         a = p.array
-        units = {"load": LoadUnit(p), "execute": ExecuteUnit(p), "store": StoreUnit(p)}
+        units = dict(zip(QUEUES, (LoadUnit(p), ExecuteUnit(p), StoreUnit(p)), strict=True))
         for name, unit in units.items():
             m.submodules[name] = unit
         load, execute, store = units["load"], units["execute"], units["store"]

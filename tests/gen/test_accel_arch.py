@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from accelgen.cli import main
-from accelgen.ppa.arch import load_arch
+from accelgen.ppa.arch import load_arch, parse_arch
 from accelgen.system.arch import accel_params
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,6 +23,13 @@ def test_the_examples_give_the_accelerators_they_describe():
     q = accel_params(load_arch(BF16))
     assert (q.array.rows, q.array.dtype, q.sp_lines, q.sp_banks, q.acc_lines, q.line_bits) == (8, "bf16", 2048, 2,
                                                                                                   512, 128)
+
+
+def test_the_dma_unit_gives_the_queue_depth():
+    data = yaml.safe_load(INT8.read_text())
+    assert data["core"]["units"][1]["kind"] == "dma"
+    data["core"]["units"][1]["queue_depth"] = 4
+    assert accel_params(parse_arch(data)).queue_depth == 4
 
 
 def _edit(data: dict, path: str, value):
@@ -50,7 +57,13 @@ BAD = [
     ("core.memories.0.block_bytes", 32, "core.memories[0].block_bytes: 32 is not a line of scratchpad"),
     ("core.memories.1.capacity_bytes", 24576, "core.memories[1].capacity_bytes: 24576 is not 2 banks of a "
                                               "power-of-two number"),
-    ("core.units.0.lanes", 8, "core.units[0].lanes: 8 does not match the array; allowed: 16"),
+    ("core.units.0.lanes", 8, "core.units[0].lanes: 8 does not match the accelerator; allowed: 16"),
+    ("core.units.0.scale", "none", "core.units[0].scale: 'none' does not match the accelerator; allowed: 'int'"),
+    ("core.units.1.line_bits", 256, "core.units[1].line_bits: 256 does not match the accelerator; allowed: 128"),
+    ("core.units.1.write_queue_lines", 32, "core.units[1].write_queue_lines: 32 does not match"),
+    ("core.units.2.accumulate", "fp32", "core.units[2].accumulate: 'fp32' does not match the accelerator; allowed: "
+                                        "'int'"),
+    ("core.units.2", None, "core.units: has no 'array_io' unit; the estimate of the array's skew"),
     ("core.vector_unit", {"lanes": 16, "width": 16}, "core.vector_unit: is not built"),
     ("chip.offchip", None, "chip.offchip: is required"),
 ]
