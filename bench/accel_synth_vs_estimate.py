@@ -40,8 +40,9 @@ def main() -> None:
     for arch_path in args.archs:
         arch = load_arch(arch_path)
         params = accel_params(arch, arch_path)
-        layers = ([gemm_layer(params, 37, 29, 45)] if "gemm" in wanted else []) + onnx_conv_layers(
-            params, ROOT / "examples/accel/tiny_cnn.onnx", [n for n in wanted if n.startswith("conv")] or None)
+        convs = [n for n in wanted if n.startswith("conv")]
+        layers = ([gemm_layer(params, 37, 29, 45)] if "gemm" in wanted else []) + (onnx_conv_layers(
+            params, ROOT / "examples/accel/tiny_cnn.onnx", convs) if convs else [])
         for layer in layers:
             t0 = time.time()
             run = run_layer(arch_path, layer)

@@ -52,6 +52,15 @@ Targets and units
                once per cycle, as power analysis of zero-delay (RTL) or
                vectorless activity counts it (fitted with ``energy_pj``'s form
                from the same dataset; absent from models fitted before it);
+``clock_energy_pj``  the clock network's part of both (the flip-flops' clock
+               pins and the clock tree, charged every cycle whatever the data
+               do: its energy per cycle over the operations per cycle at full
+               activity, so not glitch-scaled); fitted with ``energy_pj``'s form
+               from the dataset's ``clock_energy_pj`` where every point has a
+               clock network (absent from a combinational block's model and from
+               models fitted before it). A performance model charges it per
+               cycle the block is busy, not per operation
+               (:mod:`accelgen.ppa.perf`);
 ``leakage_uw`` static power in uW;
 ``delay_ns``   critical-path (register-to-register or port-to-port) delay in ns.
 
@@ -109,13 +118,20 @@ from ..problems import schema_problems
 from ..technology import tech_factor
 
 FORMAT = "accelgen-fitted-model/1"
-TARGETS = ("area_um2", "energy_pj", "energy_zero_delay_pj", "leakage_uw", "delay_ns")
+TARGETS = ("area_um2", "energy_pj", "energy_zero_delay_pj", "clock_energy_pj", "leakage_uw", "delay_ns")
 #: the energies per operation: switching with glitches (a timed simulation's, as silicon switches) and without
-#: (each net at most once per cycle, as averaged-mode power analysis counts it); both per ``per`` of their target
-ENERGY_TARGETS = ("energy_pj", "energy_zero_delay_pj")
+#: (each net at most once per cycle, as averaged-mode power analysis counts it), and the clock network's share of
+#: both (charged every cycle, whatever the data do); all per ``per`` of their target, at full activity
+ENERGY_TARGETS = ("energy_pj", "energy_zero_delay_pj", "clock_energy_pj")
 #: how each target scales with the technology node (key in ``tech.scaling[node]``)
-TARGET_SCALING = {"area_um2": "area", "energy_pj": "energy", "energy_zero_delay_pj": "energy", "leakage_uw": "leakage",
-                  "delay_ns": "delay"}
+TARGET_SCALING = {"area_um2": "area", "energy_pj": "energy", "energy_zero_delay_pj": "energy",
+                  "clock_energy_pj": "energy", "leakage_uw": "leakage", "delay_ns": "delay"}
+
+
+def _is_energy(target: str) -> bool:
+    """Whether ``target`` is an energy, which may be 0 (a block whose inputs do not change); other targets are
+    positive."""
+    return target in ENERGY_TARGETS or target.startswith("energy")
 
 
 class FitRangeWarning(UserWarning):
@@ -183,7 +199,7 @@ class TargetModel:
         if self.link == "log":
             y = np.exp(y)
         # area, leakage and delay are positive; an energy may be 0 (a block whose inputs do not change)
-        physical = (y >= 0) if self.name.startswith("energy") else (y > 0)
+        physical = (y >= 0) if _is_energy(self.name) else (y > 0)
         if not np.all(np.isfinite(y) & physical):
             raise ConfigError([(f"{self.family}.{self.name}", self._unphysical(env, y))])
         if node_nm is not None:
@@ -202,7 +218,7 @@ class TargetModel:
                 if lo < rng[0] - 1e-12 or hi > rng[1] + 1e-12:
                     shown = f"{lo:g}" if lo == hi else f"{lo:g}..{hi:g}"
                     outside.append(f"{name}={shown} (fitted {rng[0]:g}..{rng[1]:g})")
-        bound = ">= 0" if self.name.startswith("energy") else "> 0"
+        bound = ">= 0" if _is_energy(self.name) else "> 0"
         if outside:
             return (f"{', '.join(outside)} is not allowed: the fitted form is not physical there ({self.name} "
                     f"{bound} fails); allowed: the fitted range, or values near it where {self.name} stays {bound}")

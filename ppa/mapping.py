@@ -3,7 +3,10 @@
 Each model turns lowered GEMMs (:class:`accelgen.ppa.workload.Gemms`) into a
 :class:`Mapping`: compute cycles on the whole chip, the multiply-accumulates
 actually executed after zero skipping, the "actions" the fitted energy model of
-the unit is counted in, and the on-chip traffic that the mapping's reuse
+the unit is counted in (a MAC of a systolic array, a busy cycle of a Flex-DPE or
+of a TensorDash PE column, a pass of a reduction tree) and how many of them the
+chip does per cycle with every unit busy (``peak_actions_per_cycle``, which the
+clock network is charged by), and the on-chip traffic that the mapping's reuse
 implies. The models reuse the cycle models that cosim proves on the emitted
 Verilog (``accelgen.golden``): on shapes the two share they are equal
 (``tests/ppa/test_perf.py``).
@@ -22,6 +25,10 @@ Verilog (``accelgen.golden``): on shapes the two share they are equal
   stationary tile is all zero is skipped (WS/IS); in OS a stream step whose
   ``rows x 1`` A slice or ``1 x cols`` B slice is all zero is skipped. Without it
   (the default, and the generated array) every MAC is clocked, zeros included.
+  On-chip traffic: A (streamed) is read once per N-slice of ``cols`` (WS), the
+  weights once, partial sums written and read back at accumulator width once
+  per K fold after the first; in WS every count is of whole lines (a memory
+  moves a line at a time: ``Mapping.line_k``, ``line_n``).
 * :func:`row_stationary_map` — Eyeriss's row-stationary schedule on a
   ``rows x cols`` PE array (Chen, Emer, Sze, ISCA 2016, sect. V; Chen et al.,
   JSSC 2017, sect. IV). A convolution's logical PE set is ``R`` filter rows x
@@ -88,6 +95,28 @@ class Mapping:
     fill_a_bytes: np.ndarray = None
     fill_b_bytes: np.ndarray = None
     fill_c_bytes: np.ndarray = None
+    #: ``actions`` per cycle with every unit of the chip busy: the fitted model's operations per cycle at full
+    #: activity (its sweep stimulus's) times the model instances on the chip. Each cycle of :attr:`cycles` clocks
+    #: that many operations' worth of clock network, busy or not (:mod:`accelgen.ppa.perf`); None: not known (the
+    #: clock is then charged per action)
+    peak_actions_per_cycle: float | None = None
+    #: how the operands lie in whole lines (None: the mapping does not know; no padding). A memory moves a line at a
+    #: time, and the array takes its operands in its own widths: a line of A is one K-slice of a row (at most
+    #: ``line_k`` = ``rows`` operands), a weight tile is ``rows x cols`` (``line_k x line_n``) and a line of sums
+    #: holds at most ``line_n`` = ``cols`` outputs of a row; each of the ``k_split`` (``n_split``) units that share K
+    #: (N) pads its own share
+    line_k: int | None = None
+    line_n: int | None = None
+    k_split: np.ndarray = None
+    n_split: np.ndarray = None
+    #: how many times the schedule's loads write A (lowered, padded) and the weights (padded) into the operand memory
+    #: (None: no such schedule; the layer's off-chip loads are written once each): the double-buffered schedule
+    #: loads each line of A into an A tile once and every fold's weight slice once per tile
+    onchip_a_writes: np.ndarray = None
+    onchip_b_writes: np.ndarray = None
+    #: the sums live in a ``holds: sums`` memory (the double-buffered schedule): each fold writes its tile's sums
+    #: there, every K fold after the first reads them back first, and the store reads them once
+    sums_in_memory: bool = False
 
 
 # --------------------------------------------------------------------------- systolic tensor units
@@ -123,7 +152,10 @@ def systolic_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, v
     ``m_tile`` rows, of equal size within one (``ceil(M / tiles)``, the last one shorter by the rest), every tile
     paying each fold's load and skew, and the mapping's ``fill_*_bytes`` are those of
     the double-buffered schedule: the first fold's A tile (``m_tile`` rows of ``rows`` operands) and weight slice
-    (``rows x cols``), and the last tile's ``cols`` outputs per row."""
+    (``rows x cols``), and the last tile's ``cols`` outputs per row. Its on-chip traffic is the schedule's too: a
+    weight slice is loaded and read once per fold of every tile (only two fit beside the A tiles), each line of A
+    loaded once, and the sums kept in the ``holds: sums`` memory (``Mapping.onchip_*_writes``,
+    ``sums_in_memory``)."""
     timing = {"weight_load": weight_load, "mul_stages": mul_stages, "add_stages": add_stages, "sum_group": sum_group}
     if dataflow not in ("ws", "os", "is"):
         raise ValueError(f"dataflow={dataflow!r} is not allowed; allowed: ws, os, is")
@@ -187,6 +219,9 @@ def systolic_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, v
     psum = np.where(kf > 1, 2.0 * (kf - 1) * g.M * g.N * g.count, 0.0) + pick(merge_adds) * 2.0
     fill = {}
     detail = {}
+    lines = {}
+    if dataflow == "ws":   # a line of A is one K-slice of ``rows`` operands; weights and sums come in ``cols``
+        lines = {"line_k": rows, "line_n": cols, "k_split": pick(pk), "n_split": pick(pn)}
     if tiled:
         tile, active = pick(mt), pick(pg * pm * pn * pk)
         last_rows = np.where(pick(rem) > 0, pick(rem), tile)
@@ -194,15 +229,20 @@ def systolic_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, v
                 "fill_b_bytes": active * rows * cols * g.b_width / 8.0,
                 "fill_c_bytes": active * last_rows * cols * g.a_width / 8.0}
         detail = {"m_tile": tile, "m_tiles": pick(full + (rem > 0))}
+        # only two weight slices fit beside the A tiles: every tile of every unit that splits M loads (and reads)
+        # each fold's weight slice again, while each line of A is loaded once and read once per N-slice
+        b_reads = (pick(pm) * detail["m_tiles"]).astype(float)
+        lines |= {"onchip_a_writes": np.ones(len(g.M)), "onchip_b_writes": b_reads, "sums_in_memory": True}
     return Mapping("tensor", cycles=total[r, best].astype(np.int64), executed_macs=executed.astype(float),
                    actions=executed.astype(float), peak_macs_per_cycle=float(units * rows * cols),
+                   peak_actions_per_cycle=float(units * rows * cols),   # an action: a MAC
                    onchip_a_reads=a_reads, onchip_b_reads=b_reads, onchip_psum_elems=psum,
                    vector_adds=pick(merge_adds).astype(float),
                    detail={"partition": [tuple(int(v) for v in parts[i]) for i in best], "folds": folds_b,
                            "fill_cycles": pick(np.asarray(sc.load_cycles)), "stream_cycles": pick(
                                np.asarray(sc.stream_cycles)), "drain_cycles": pick(np.asarray(sc.skew_cycles)),
                            "merge_cycles": pick(merge), "skipped_fraction": pick(np.broadcast_to(s, total.shape)),
-                           **detail}, **fill)
+                           **detail}, **fill, **lines)
 
 
 def row_stationary_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: int, **timing) -> Mapping:
@@ -226,9 +266,11 @@ def row_stationary_map(g: Gemms, *, rows: int, cols: int, dataflow: str, units: 
     detail = {"schedule": ["row_stationary"] * len(cycles), "set_slots": slots, "active_pes": active,
               "passes": _cdiv(jobs, slots * units), "pass_cycles": Q * S}
     return Mapping("tensor", cycles=cycles.astype(np.int64), executed_macs=mp.executed_macs, actions=mp.actions,
-                   peak_macs_per_cycle=mp.peak_macs_per_cycle, onchip_a_reads=mp.onchip_a_reads,
+                   peak_macs_per_cycle=mp.peak_macs_per_cycle, peak_actions_per_cycle=mp.peak_actions_per_cycle,
+                   onchip_a_reads=mp.onchip_a_reads,
                    onchip_b_reads=mp.onchip_b_reads, onchip_psum_elems=mp.onchip_psum_elems,
-                   vector_adds=mp.vector_adds, detail=detail)
+                   vector_adds=mp.vector_adds, detail=detail, line_k=mp.line_k, line_n=mp.line_n,
+                   k_split=mp.k_split, n_split=mp.n_split)
 
 
 # --------------------------------------------------------------------------- SIGMA Flex-DPEs
@@ -289,6 +331,7 @@ def sigma_map(g: Gemms, *, k: int, flexdpes: int, words_per_cycle: float = np.in
     weights = best["stationary"] == "weights"
     return Mapping("sigma", cycles=cycles.astype(np.int64), executed_macs=useful.astype(float),
                    actions=best["dpe_cycles"] * g.count, peak_macs_per_cycle=float(k * flexdpes),
+                   peak_actions_per_cycle=float(flexdpes),   # an action: one Flex-DPE's busy cycle
                    onchip_a_reads=np.where(weights, best["stream_reads"], 1.0),
                    onchip_b_reads=np.where(weights, 1.0, best["stream_reads"]),
                    onchip_psum_elems=np.zeros(len(g.M)), vector_adds=np.zeros(len(g.M)),
@@ -352,6 +395,8 @@ def tensordash_map(g: Gemms, *, lanes: int, depth: int, rows: int, cols: int, ti
     eff_frac = 1.0 if depth == 1 else g.b_d if side == "b" else g.a_d * g.b_d
     return Mapping("tensordash", cycles=cycles, executed_macs=(macs * eff_frac).astype(float),
                    actions=(groups * dense_rows / sp).astype(float), peak_macs_per_cycle=float(pes * rows * lanes),
+                   # an action: a busy cycle of one model instance (a column of ``rows`` PEs sharing a schedule)
+                   peak_actions_per_cycle=float(pes),
                    # a round's groups form a ~square block of (M/R)-blocks x columns: operands shared inside it
                    onchip_a_reads=_cdiv(g.N, side_n).astype(float),
                    onchip_b_reads=_cdiv(_cdiv(g.M, rows), pes // side_n).astype(float),
@@ -402,7 +447,8 @@ def reduction_map(g: Gemms, *, inputs: int, kind: str, trees: int, stage_cycles:
     cycles = (_cdiv(passes.astype(np.int64), trees) + np.where(passes > 0, lat, 0)).astype(np.int64)
     macs = g.M * g.N * g.K * g.count
     return Mapping("reduction", cycles=cycles, executed_macs=(macs * (1.0 - zc)).astype(float), actions=passes,
-                   peak_macs_per_cycle=float(trees * n), onchip_a_reads=_cdiv(g.N, trees).astype(float),
+                   peak_macs_per_cycle=float(trees * n), peak_actions_per_cycle=float(trees),   # a pass per tree
+                   onchip_a_reads=_cdiv(g.N, trees).astype(float),
                    onchip_b_reads=np.ones(len(g.M)), onchip_psum_elems=np.where(chunks > 1, 2.0 * (chunks - 1) * dots,
                                                                                 0.0),
                    vector_adds=np.zeros(len(g.M)), detail={"passes": passes, "skipped_fraction": zc})

@@ -9,10 +9,26 @@ Per layer (all numpy, vectorized over layers):
    compute cycles, executed MACs (after zero skipping) and the actions its
    fitted energy model counts.
 2. **Bytes per memory level** (after Williams et al., "Roofline", CACM 2009, and
-   NeuroMeter's dual roofline): *sram* (on-chip memories <-> compute units):
-   the streamed (im2col) A operand re-read as often as the mapping's reuse
-   requires, B likewise, partial sums spilled at accumulator width when K
-   folds, outputs written once; *dram* (off-chip <-> on-chip): the layer's real
+   NeuroMeter's dual roofline): *sram* (on-chip memories <-> compute units,
+   reads and writes): the streamed (im2col) A operand re-read as often as the
+   mapping's reuse requires, B likewise, partial sums written and read back at
+   accumulator width when K folds, outputs written once; every byte a load
+   brings from off chip written once (a DMA puts it in a memory, the unit
+   reads it from there) and every output that leaves the chip read once more
+   (a layer whose activations stay on chip adds neither); a weight-stationary
+   array moves whole lines: a row of A in K-slices of its ``rows`` (or of the
+   operand memory's line, where narrower), the weights in whole ``rows x
+   cols`` tiles (a weight load fills the array), the sums in lines of its
+   ``cols`` (or of their memory's line). With a memory of sums (``holds:
+   sums``) the counts are the double-buffered schedule's
+   (:func:`~accelgen.ppa.mapping.systolic_map`): its loads write each line of
+   the lowered A once and every weight slice once per tile (and the array
+   reads them as often); its sums stay in that memory at accumulator width,
+   written by every fold, read back by every fold but a tile's first K-slice
+   and read once by the store (which takes them through the activation off
+   chip, or into the operand memory when the output stays on chip), so the
+   outputs cost the operand memory nothing more; *dram* (off-chip <->
+   on-chip): the layer's real
    tensors tiled in the on-chip capacity ``S`` (the shared memories and the
    per-PE scratch pads together) -- an output tile ``Tm x Tn``
    (accumulator width) in half of ``S``, A re-read ``ceil(N/Tn)`` times and B
@@ -35,12 +51,27 @@ Per layer (all numpy, vectorized over layers):
    pointers); the metadata is reported (``metadata_bytes``).
 3. **Time** = max(compute cycles / f, bytes_level / bandwidth_level for every
    level); ``bound`` names the roof that binds (``compute``, ``sram``, ``noc``, ``dram``).
-4. **Energy** = compute actions x energy per action (the fitted component
-   model at the layer's operand density ``sqrt(d_A d_B)``, scaled to the
-   node and supply) + vector-unit merge adds x MAC energy + bytes x energy per
-   byte per level (SRAM read/write energy per block from the SRAM model; DRAM
-   interface energy per bit) + chip leakage x time. Idle compute slots cost
-   leakage only (clock gating assumed).
+4. **Energy** = compute energy (the fitted component model's energy per
+   action at the layer's operand density ``sqrt(d_A d_B)``, scaled to the
+   node and supply; its clock apart, below) + vector-unit merge adds x MAC
+   energy + bytes x energy per
+   byte per level (SRAM: the mean of read and write energy per block from the
+   SRAM model, bandwidth-weighted over the memories; with a memory of sums,
+   whose lines are wider and whose macros differ, the operand and the sum
+   traffic each at its own memories' read and write energy per byte; DRAM
+   interface energy per bit) + chip leakage x time. The clock network of a
+   compute unit (the fitted ``clock_energy_pj``: the part of the energy per
+   action that is the clock's, at full activity) ticks on every cycle of the
+   layer's mapping whether or not the units act (weight loads, skew, drain,
+   folds the layer leaves part-empty), so it is charged per cycle, for the
+   actions a cycle does with every unit busy (``Mapping.peak_actions_per_cycle``),
+   and the rest per action: ``actions x (e_action - e_clock) + cycles x
+   peak_actions_per_cycle x e_clock``. At full activity that is ``actions x
+   e_action``, what ``accelgen estimate`` charges. A model without the clock
+   target (a model file fitted before it, a combinational block's) charges it
+   all per action. Compute types a layer does not use, and the time it waits
+   on memory beyond its compute cycles, cost leakage only (clock gating
+   assumed there).
 
 Metrics (:func:`~.perf_layers.rate_metrics`): achieved TOPS = effectual operations (2 x the MACs whose operands
 are both non-zero, ``d_A d_B`` of them) per second, utilization = achieved / peak of the layer's compute type (at
@@ -132,6 +163,8 @@ def layer_report(ctx: PerfContext, wl: Workload, r: dict, batch: int, dense: dic
             row[f"{lv['name']}_bytes"] = nb
             row[f"{lv['name']}_intensity_ops_per_byte"] = float(r["ops"][i] / nb) if nb else float("inf")
             row[f"{lv['name']}_time_s"] = float(r["times"][lv["name"]][i])
+        if r.get("sram_split"):   # the on-chip bytes by memory role and direction
+            row["sram_bytes_split"] = {k: float(v[i]) for k, v in r["sram_split"].items()}
         row["metadata_bytes"] = float(r["metadata_bytes"][i])
         row["onchip_operands"] = "compressed" if r["onchip_compressed"][i] else "dense"
         row.update(rate_metrics(2.0 * r["effectual_macs"][i], r["ops"][i], r["time_s"][i], peak_ops_s,

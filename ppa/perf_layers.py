@@ -20,9 +20,10 @@ from .components import (
     noc_flit_bits,
 )
 from .estimate import compute_units, dynamic_w_by_activity, estimate, memory_component, noc_ty
+from .perf_onchip import onchip_bytes
 from .process import technology
 from .sram import check_die_area
-from .units import MapContext, unit_for
+from .units import AnalyticalUnit, LayerActivity, MapContext, listed_units, unit_for
 from .units.memory import sustained_gbps
 from .workload import COMPUTE_TYPES, Gemms, Workload, lower
 
@@ -98,6 +99,11 @@ class PerfContext:
         c = arch.core
         #: the unit each compute type runs on (the first of the core's units of that type), in COMPUTE_TYPES order
         self.compute = {t: u for t in COMPUTE_TYPES if (u := unit_for(c, t)) is not None}
+        #: the core's analytical units (``core.units``) as the estimate builds them: those whose energy a layer
+        #: charges (:meth:`~accelgen.ppa.units.AnalyticalUnit.layer_energy_pj`) count in ``control_j``
+        self.listed = [cls(params, tech=self.tech, path=f"core.units[{i}]",
+                           **({"clock_mhz": self.clock_mhz} if getattr(cls, "takes_clock", False) else {}))
+                       for i, cls, params in listed_units(c) if issubclass(cls, AnalyticalUnit)]
         self.available = list(self.compute)
         # memory levels
         self.levels = []
@@ -121,6 +127,23 @@ class PerfContext:
                                 "operands": "compressed where the unit skips zeros, else dense",
                                 "source": "SRAM model (accelgen.ppa.sram): banks x ports x block bytes per "
                                           "max(macro cycle time, clock period)"})
+            # with a memory of sums, the sums (accumulator-wide lines) and the operands move in different macros:
+            # each role's reads and writes at its own memories' energy per access over their line (bandwidth-
+            # weighted among several), not at one mean (run_layers, bytes per level)
+            roles = {}
+            for role in ("operands", "sums"):
+                own = [(p, gb) for (_, m), p, gb in zip(shared, comps, gbps) if m.holds == role]
+                if own:
+                    roles[role] = {f"{a}_pj_per_byte": float(np.average(
+                        [p.energy_pj[a] / p.params["block_bytes"] for p, _ in own],
+                        weights=[gb for _, gb in own])) * self.v_dyn for a in ("read", "write")}
+            if "sums" in roles:
+                self.levels[-1]["energy_by_role"] = roles
+            # the narrowest line of the memories of each role: where it is narrower than the array's row, a row of
+            # A (or of sums) takes the lines that hold its operands, not a whole row's worth
+            self.levels[-1]["line_bytes"] = {role: min(m.block_bytes for _, m in shared if m.holds == role)
+                                             for role in ("operands", "sums") if any(m.holds == role
+                                                                                     for _, m in shared)}
         if shared and cores > 1:
             self.levels.append(self._noc_level())
         if arch.chip.offchip:
@@ -160,6 +183,23 @@ class PerfContext:
     # ---- compute energy per action at given densities
     def action_energy_pj(self, family: str, params: dict, density: np.ndarray, path: str,
                          dtype: str = "int", variant: str = "") -> np.ndarray:
+        """Energy (pJ) per action of the unit at ``path`` at each operand ``density``: its fitted energy per
+        operation (``activity.switching``'s target, clock network included), scaled to its relaxed netlist, the
+        chip's node and supply."""
+        return self.action_energies_pj(family, params, density, path, dtype, variant)[0]
+
+    def action_energies_pj(self, family: str, params: dict, density: np.ndarray, path: str, dtype: str = "int",
+                           variant: str = "") -> tuple[np.ndarray, np.ndarray | None]:
+        """``(e_action, e_clock)`` in pJ at each ``density``: the energy per action (:meth:`action_energy_pj`) and
+        the clock network's part of it (the fitted ``clock_energy_pj``: per action at full activity, so the clock
+        of one cycle with every unit busy over the actions of that cycle), at the same node and supply; ``e_clock``
+        is None when the model has no such target (a model file fitted before it, a combinational block's).
+
+        The clock keeps the 1 GHz netlist's figure where the unit is relaxed (:mod:`accelgen.ppa.relaxed`, whose
+        ratios are of the whole energy): area recovery resizes and removes logic cells, not the flip-flops whose
+        clock pins are most of the clock network, so the measured recovery is the switching part's. (The tree's
+        wire, about a sixth of the clock in the systolic sweep, shortens with the square root of the area: some 2%
+        less clock at the measured 0.77 area ratio, which this keeps.)"""
         model = self.fc.model(family, path, dtype, variant)
         inputs = {k: v for k, v in params.items() if k in model.inputs}
         if "density" in model.inputs:
@@ -170,7 +210,11 @@ class PerfContext:
             out = model.predict(node_nm=self.tech.node_nm, **inputs)
         target = self.fc.energy_target(model, path)
         energy = out[target] * self.mapping_ratio.get(path, {}).get(target, 1.0)
-        return np.broadcast_to(np.asarray(energy, dtype=float), np.shape(density)) * self.v_dyn
+
+        def per_density(e):
+            return np.broadcast_to(np.asarray(e, dtype=float), np.shape(density)) * self.v_dyn
+
+        return per_density(energy), per_density(out["clock_energy_pj"]) if "clock_energy_pj" in out else None
 
 
 def _check_layers(ctx: PerfContext, wl: Workload, g: Gemms, source: str | None) -> list[str]:
@@ -244,7 +288,11 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
     fill_a, fill_b, fill_c = (np.zeros(n) for _ in range(3))
     acc_bytes = np.full(n, 4.0)
     e_action = np.zeros(n)
+    # the clock network's part of e_action and the actions' worth of clock the unit's cycles tick (0: charged per
+    # action, a model without the clock target)
+    e_clock, clock_actions = np.zeros(n), np.zeros(n)
     det = [dict() for _ in range(n)]
+    mapped = []   # (layers, Mapping): the lines and schedule the bytes per level count
     dens = np.sqrt(g.a_d * g.b_d)
     has_sram = bool(ctx.levels) and ctx.levels[0]["name"] == "sram"
     sram_bpc = ctx.levels[0]["bytes_per_cycle"] if has_sram else np.inf
@@ -266,10 +314,14 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
         peak[idx] = mp.peak_macs_per_cycle
         a_reads[idx], b_reads[idx], psum[idx], vadds[idx] = (mp.onchip_a_reads, mp.onchip_b_reads,
                                                               mp.onchip_psum_elems, mp.vector_adds)
+        mapped.append((idx, mp))
         if ctx.est is not None:
             u = ctx.units[path]   # the model inputs the estimator used for this unit (estimate.compute_units)
-            e_action[idx] = ctx.action_energy_pj(u.family, {**u.params, **ctx.stages.get(path, {})}, dens[idx], path,
-                                                 u.dtype, u.variant)
+            e_action[idx], clk = ctx.action_energies_pj(u.family, {**u.params, **ctx.stages.get(path, {})}, dens[idx],
+                                                        path, u.dtype, u.variant)
+            if clk is not None and mp.peak_actions_per_cycle is not None:
+                # every cycle of the layer clocks all the units of its type, busy or not (no clock gating)
+                e_clock[idx], clock_actions[idx] = clk, mp.cycles * mp.peak_actions_per_cycle
         if detail:
             for j, i in enumerate(idx):
                 det[i] = {k: (v[j].item() if isinstance(v, np.ndarray) and isinstance(v[j], np.generic) else v[j])
@@ -288,12 +340,15 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
     skips = executed < macs * (1.0 - 1e-12)
     Ai_chip = np.where(skips, Ai, A_im2col * g.a_width / 8.0)
     B_chip = np.where(skips, B, g.b_elems * g.b_width / 8.0)
+    # the layer's real input (not lowered) in the unit's on-chip form: what a load of it writes on chip
+    A_chip = np.where(skips, A, g.a_elems * g.a_width / 8.0)
     byts = {}
-    if has_sram:
-        byts["sram"] = Ai_chip * a_reads + B_chip * b_reads + psum * acc_bytes + Cb
     for lv in ctx.levels:
         if lv["name"] == "noc":
             byts["noc"] = lv["remote_fraction"] * Ai_chip * a_reads
+    loads_in = np.zeros(n, dtype=bool)     # the layer's input comes from off chip
+    stores_out = np.zeros(n, dtype=bool)   # its output goes off chip
+    loaded = np.zeros(n)                   # what the off-chip loads write on chip, in the unit's on-chip form
     if arch.chip.offchip:
         if wl.storage == "auto":   # a compressing DMA sends a tensor dense where its compressed form is larger
             A = np.minimum(A, g.a_elems * g.a_width / 8.0)
@@ -307,6 +362,19 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
         edge[0] += A[0]
         edge[-1] += Cb[-1]
         byts["dram"] = np.where(resident, B + edge, tiled)
+        loads_in, stores_out = ~resident, ~resident
+        loads_in[0] = stores_out[-1] = True
+        # a DMA writes every byte it brings into an on-chip memory (and the unit reads it from there): the off-chip
+        # reads (all but the output's one write) once each, decompressed where the unit reads its operands dense
+        loaded = np.where(resident, B_chip + A_chip * loads_in,
+                          (tiled - Cb) * (A_chip + B_chip) / np.maximum(A + B, 1e-30))
+    level_pj = {}   # a level's energy (pJ) where it is not its bytes at one energy per byte
+    sram_split = {}
+    if has_sram:
+        byts["sram"], sram_split, sram_pj = onchip_bytes(ctx.levels[0], mapped, g, Ai_chip, B_chip, a_reads, b_reads,
+                                                         psum, acc_bytes, Cb, loads_in, stores_out, loaded)
+        if sram_pj is not None:
+            level_pj["sram"] = sram_pj
     t_compute = cycles / f_hz
     times = {"compute": t_compute}
     for lv in ctx.levels:
@@ -330,12 +398,17 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
     effectual = macs * g.a_d * g.b_d
     out = {"g": g, "chosen": chosen, "cycles": cycles, "time_s": time_s, "times": times, "bound": bound,
            "fill_s": fill_s,
-           "bytes": byts, "metadata_bytes": meta, "ops": ops, "macs": macs, "executed_macs": executed,
+           "bytes": byts, "sram_split": sram_split, "metadata_bytes": meta, "ops": ops, "macs": macs,
+           "executed_macs": executed,
            "effectual_macs": effectual, "onchip_compressed": skips, "peak_macs_per_cycle": peak, "detail": det}
     if ctx.est is not None:
-        e = {"compute_j": actions * e_action * 1e-12}
-        if ctx.pe_memory_per_compute:
-            e["pe_memory_j"] = e["compute_j"] * ctx.pe_memory_per_compute
+        # the switching per action, and the clock network on every cycle the unit is busy with the layer (its
+        # mapping's cycles), whatever its utilization: fold overhead, skew and drain tick the clock as MACs do. At
+        # full activity the two give actions x e_action; the switching part is at least 0 (the two fits may cross
+        # where almost nothing switches)
+        e = {"compute_j": (actions * np.maximum(e_action - e_clock, 0.0) + clock_actions * e_clock) * 1e-12}
+        if ctx.pe_memory_per_compute:   # the scratch pads are accessed as the PEs act: per action
+            e["pe_memory_j"] = actions * e_action * 1e-12 * ctx.pe_memory_per_compute
         if c.vector_unit and vadds.any():
             v = c.vector_unit
             w = min(v.width, 32)
@@ -343,7 +416,13 @@ def run_layers(ctx: PerfContext, wl: Workload, batch: int, source: str | None = 
                                          np.ones(n), "core.vector_unit")
             e["vector_j"] = vadds * e_add * 1e-12
         for lv in ctx.levels:
-            e[f"{lv['name']}_j"] = byts[lv["name"]] * lv["energy_pj_per_byte"] * 1e-12
+            e[f"{lv['name']}_j"] = level_pj.get(lv["name"], byts[lv["name"]] * lv["energy_pj_per_byte"]) * 1e-12
+        activity = LayerActivity(cycles=time_s * f_hz, dram_bytes=byts.get("dram", np.zeros(n)),
+                                 outputs=g.c_elems.astype(float),
+                                 streamed_bytes=Ai_chip * a_reads, cores=arch.cores)
+        charged = [x for u in ctx.listed if (x := u.layer_energy_pj(activity)) is not None]
+        if charged:
+            e["control_j"] = sum(charged) * ctx.v_dyn * 1e-12
         e["leakage_j"] = ctx.est.leakage_w * time_s
         out["energy"] = e
         out["energy_j"] = sum(e.values())

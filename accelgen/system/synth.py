@@ -10,7 +10,8 @@ the estimator places every fitted unit at (:data:`accelgen.technology.STD_CELL_U
 * **memories**: SRAM macros of the estimator's SRAM model (the same macro on both sides, so the areas agree by
   construction); their energy per layer is the accesses the layer's commands make (loads' writes, folds' weight and
   activation reads, the accumulator's writes and read-modify-write reads, stores' reads) at the macro's energy per
-  access, against the performance model's on-chip bytes at its mean energy per byte.
+  access, against the performance model's on-chip bytes (the schedule's lines, each memory role's at its macros'
+  read and write energy per byte: :mod:`accelgen.ppa.perf`).
 * **DMA and control** (the shell, :class:`~accelgen.rtl.accel.top.AcceleratorShell`: queues, dispatch, tokens,
   load, execute and store control, bank logic, activation stage): mapped and timed by the same flow; its energy
   from vectorless activity (every input bit and flip-flop at Design Compiler's default toggle rate, the reset
@@ -32,6 +33,8 @@ from ..ppa.arch import Arch
 from ..ppa.estimate import estimate, memory_component
 from ..ppa.perf import evaluate
 from ..ppa.process import technology
+from ..ppa.units import listed_units
+from ..ppa.units.cells import clock_network_fj
 from ..technology import STD_CELL_UTILIZATION
 from .layers import AccelLayer
 from .synthesis import memory_accesses, shell_synthesis, tensor_unit_synthesis
@@ -105,9 +108,15 @@ def block_figures(systolic: BlockFamily, arch: Arch, params: AccelParams, layer:
                                                      for k, v in accesses.items())))
     shell = shell_synthesis(params, clock)
     est_ctrl = sum(_node(est.breakdown, n)["area_mm2"] * 1e6 for n in CONTROL_NODES)
+    # the shell's clock network, as the flow prices it (its flip-flops over its cell area): the part of its energy
+    # that does not depend on the activity, set against the estimate's units' clocks
+    shell_clock = clock_network_fj(shell["flip_flops"], shell["area_um2"]) * 1e-3 * cycles * v_dyn
+    units = {cls.kind: cls(unit, tech=tech, path=f"core.units[{i}]") for i, cls, unit in listed_units(arch.core)}
+    est_clock = (units["dma"].energy_pj("cycle") + units["array_io"].energy_pj("cycle")) * cycles * v_dyn
     out.append(BlockFigures("DMA and control", shell["area_um2"] / STD_CELL_UTILIZATION, est_ctrl,
                             shell["energy_per_cycle_pj"] * cycles * v_dyn, energy.get("control_j", 0.0),
                             f"{shell['flip_flops']} flip-flops (estimate "
                             f"{sum(_node(est.breakdown, n)['params'].get('flip_flops', 0) for n in CONTROL_NODES[1:3])}"
-                            " in the dma and array_io units); synthesized energy at vectorless activity"))
+                            f" in the dma and array_io units); clock network {shell_clock:.0f} pJ (estimate "
+                            f"{est_clock:.0f}); the rest at vectorless activity"))
     return out

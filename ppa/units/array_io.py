@@ -70,8 +70,9 @@ class ArrayIOUnit(AnalyticalUnit):
                                            "flip_flops": flops})
 
     def layer_energy_pj(self, activity: LayerActivity):
-        """Its clock every cycle the array works on the layer, every line of operands in and every line of sums
-        out (as many: a weight-stationary fold streams a line in and a line out per row of A)."""
+        """Its clock every cycle of the layer (its registers hold with enables, as the accelerator's do: no clock
+        gating), every line of operands in and every line of sums out (as many: a weight-stationary fold streams a
+        line in and a line out per row of A)."""
         e = self.component.energy_pj
         lines = activity.streamed_bytes * 8.0 / (self.params.rows * self.params.in_bits)
-        return activity.compute_cycles * activity.cores * e["cycle"] + lines * (e["row"] + e["sums"])
+        return activity.cycles * activity.cores * e["cycle"] + lines * (e["row"] + e["sums"])

@@ -68,7 +68,6 @@ class LayerActivity:
     whose energy the performance model charges per layer (:meth:`AnalyticalUnit.layer_energy_pj`)."""
 
     cycles: np.ndarray           # the layer's time in cycles of the chip's clock
-    compute_cycles: np.ndarray   # the cycles the compute unit works on the layer (its mapping's)
     dram_bytes: np.ndarray       # bytes moved to and from external memory
     outputs: np.ndarray          # output elements
     streamed_bytes: np.ndarray   # bytes of the streamed operand (A) read from on-chip memory into the compute

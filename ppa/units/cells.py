@@ -200,16 +200,22 @@ def _power_library():
     return read_power_library(default_liberty())
 
 
-def clock_network_pj(tech: TechNode, logic: Logic) -> float:
-    """Energy per cycle at ``tech`` of the clock network of ``logic``'s flip-flops, every one clocked: the model the
-    fitted blocks' clock is priced with (:func:`accelgen.fit.power.clock_network`, on the cell library these cells
-    come from): each flip-flop's clock-pin internal energy and pin capacitance, an H-tree over the block's placed
-    area and the buffers that drive it. :func:`energy_pj`'s ``clocked_flops`` counts the pins alone (a clock-gated
-    word's flops, where the tree is shared with the rest of the block)."""
-    flops = logic.cells.get("DFF_X1", 0)
+def clock_network_fj(flops: int, cell_area_um2: float) -> float:
+    """Energy per cycle (fJ, at the cell library's node and supply) of the clock network of ``flops`` flip-flops
+    (``DFF_X1``) spread over ``cell_area_um2`` of cells, every one clocked: the model the fitted blocks' clock is
+    priced with (:func:`accelgen.fit.power.clock_network`, on the cell library these cells come from): each
+    flip-flop's clock-pin internal energy and pin capacitance, an H-tree over the block's placed area and the
+    buffers that drive it."""
     plib = _power_library()
     dff = plib.cells["DFF_X1"]
     pin_ff = flops * dff.inputs[dff.ff[0]]
     internal_fj = flops * dff.clock_energy_fj(plib.nominal_slew_ps)
-    fj = clock_network(plib, flops, pin_ff, internal_fj, logic.cell_area_um2_45())["energy_fj"]
+    return clock_network(plib, flops, pin_ff, internal_fj, cell_area_um2)["energy_fj"]
+
+
+def clock_network_pj(tech: TechNode, logic: Logic) -> float:
+    """Energy per cycle at ``tech`` of the clock network of ``logic``'s flip-flops (:func:`clock_network_fj`).
+    :func:`energy_pj`'s ``clocked_flops`` counts the pins alone (a clock-gated word's flops, where the tree is
+    shared with the rest of the block)."""
+    fj = clock_network_fj(logic.cells.get("DFF_X1", 0), logic.cell_area_um2_45())
     return fj * 1e-3 * energy_ratio(tech, REF_NM, library_vdd_v())

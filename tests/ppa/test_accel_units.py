@@ -75,8 +75,7 @@ def test_perf_charges_the_units_per_layer_as_control_energy():
     dma = units["dma"].component.energy_pj
     want = cycles * dma["cycle"] + row["dram_bytes"] / 16 * dma["line"]
     want += 37 * 29 * units["activation"].component.energy_pj["element"]
-    activity = LayerActivity(cycles=np.array([cycles]), compute_cycles=np.array([float(row["cycles"])]),
-                             dram_bytes=np.array([row["dram_bytes"]]), outputs=np.array([37.0 * 29]),
+    activity = LayerActivity(cycles=np.array([cycles]), dram_bytes=np.array([row["dram_bytes"]]), outputs=np.array([37.0 * 29]),
                              streamed_bytes=np.array([37 * 45 * 2.0]), cores=1)
     want += units["array_io"].layer_energy_pj(activity)[0]
     assert row["energy_breakdown_j"]["control_j"] * 1e12 == pytest.approx(want, rel=1e-6)

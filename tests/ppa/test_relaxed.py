@@ -14,6 +14,7 @@ from accelgen.cli import main
 from accelgen.fit.model import shipped_families
 from accelgen.ppa import estimate, relaxed
 from accelgen.ppa.perf import evaluate
+from accelgen.ppa.perf_layers import PerfContext
 
 sys.path.insert(0, str(Path(__file__).parent))
 import ppa_models  # noqa: E402
@@ -77,12 +78,24 @@ def test_a_users_model_is_not_relaxed(table, tmp_path):
 
 
 def test_perf_energy_uses_the_relaxed_netlist(table, monkeypatch):
+    """The relaxed netlist's energy per action is the fitted one x the ratio; its clock network, charged per cycle,
+    keeps the fitted figure (area recovery does not touch the flip-flops)."""
     wl = {"layers": [{"name": "g", "type": "gemm", "M": 64, "N": 64, "K": 64}]}
-    relaxed_run = evaluate(_arch(100), wl)
-    monkeypatch.setattr(relaxed, "_table", lambda: {})
-    fitted_run = evaluate(_arch(100), wl)
-    e, ref = relaxed_run.total["energy_breakdown_j"], fitted_run.total["energy_breakdown_j"]
-    assert e["compute_j"] == pytest.approx(RATIO["energy_pj"] * ref["compute_j"])
+
+    def compute_j():   # (relaxed, fitted)
+        relaxed_run = evaluate(_arch(100), wl)
+        with monkeypatch.context() as m:
+            m.setattr(relaxed, "_table", lambda: {})
+            fitted_run = evaluate(_arch(100), wl)
+        return relaxed_run.total["energy_breakdown_j"]["compute_j"], fitted_run.total["energy_breakdown_j"]["compute_j"]
+
+    e, ref = compute_j()
+    energies = PerfContext.action_energies_pj
+    monkeypatch.setattr(PerfContext, "action_energies_pj", lambda self, *a, **k: (energies(self, *a, **k)[0], None))
+    per_action, ref_per_action = compute_j()   # a model without the clock target: everything charged per action
+    assert per_action == pytest.approx(RATIO["energy_pj"] * ref_per_action)
+    assert e - ref == pytest.approx(per_action - ref_per_action)   # the clock's charge is the same on both
+    assert ref > ref_per_action   # the fold overhead's cycles tick the clock too
 
 
 def test_cli_says_which_netlist(table, capsys):

@@ -37,7 +37,7 @@ def test_every_block_of_a_chip_is_a_unit_kind():
 
 def test_unknown_kind_is_one_line_naming_the_field_and_the_kinds():
     with pytest.raises(ConfigError, match=r"core\.units\[0\]\.kind: 'warp_drive' is not a unit kind; allowed: "
-                                          r"activation, adder_tree, art, ") as exc:
+                                          r"activation, adder_tree, array_io, art, ") as exc:
         parse_arch(_arch([{"kind": "warp_drive", "inputs": 8}]))
     assert "\n" not in str(exc.value)
     assert ", ".join(placeable_kinds()) in str(exc.value)
