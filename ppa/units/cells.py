@@ -172,20 +172,55 @@ def shifter(bits: int, positions: int) -> Logic:
     return Logic({"MUX2_X1": bits * mux_levels(positions + 1)})
 
 
+#: the bits an IEEE add keeps below the significand when it aligns the smaller addend: guard, round and sticky
+GUARD_BITS = 3
+#: the word an fp unit packs: sign, exponent, fraction (the fp32 of accelgen.rtl.fp's results)
+FP32_BITS = 32
+
+
+def or_tree(bits: int) -> Logic:
+    """A ``bits``-input OR (a sticky bit, a field's non-zero test): ``bits - 1`` OR2."""
+    return Logic({"OR2_X1": max(0, bits - 1)})
+
+
+def leading_zeros(bits: int) -> Logic:
+    """A leading-zero count of ``bits`` bits as a tree: per bit an OR2 and an AND2 (each level merges the halves'
+    all-zero flags and selects their counts)."""
+    return Logic({"OR2_X1": bits, "AND2_X1": bits})
+
+
+def special_values(exp_bits: int, man_bits: int, operands: int) -> Logic:
+    """NaN, infinity and zero tests of ``operands`` inputs (an all-ones AND and an all-zeros OR of the exponent,
+    a non-zero OR of the fraction) and the result's select among the special words."""
+    per = Logic({"AND2_X1": exp_bits - 1}) + or_tree(exp_bits) + or_tree(man_bits - 1)
+    return per.times(operands) + Logic({"MUX2_X1": FP32_BITS})
+
+
+def round_pack(width: int, exp_bits: int, man_bits: int) -> Logic:
+    """Normalize, round and pack a ``width``-bit significand (:mod:`accelgen.rtl.fp`'s shared rounding): a
+    leading-zero count and a left shifter, a right shifter into the subnormal range with its sticky OR, the exponent
+    adjust (two adders), the round-to-nearest-even incrementer of ``man_bits`` and the packed word's select."""
+    return (leading_zeros(width) + shifter(width, width).times(2) + or_tree(width) + adder(exp_bits + 2).times(2)
+            + half_adders(man_bits) + Logic({"MUX2_X1": FP32_BITS}))
+
+
 def fp_adder(exp_bits: int, man_bits: int) -> Logic:
-    """A floating-point adder (``man_bits`` with the hidden bit): exponent difference, operand swap, alignment
-    shifter, significand adder (three guard bits), leading-zero count, normalizing shifter, rounding incrementer and
-    exponent adjust."""
-    width = man_bits + 3
-    return (adder(exp_bits) + Logic({"MUX2_X1": exp_bits + man_bits}) + shifter(width, width) + adder(width)
-            + Logic({"OR2_X1": 2 * width}) + shifter(width, width) + half_adders(man_bits) + adder(exp_bits))
+    """An IEEE adder (``man_bits`` with the hidden bit), as :class:`accelgen.rtl.fp.FPAdder` is built: the hidden
+    bits (subnormal tests), the exponent difference, the operand swap, the alignment shifter with its sticky OR,
+    the conditional negation and the significand adder (:data:`GUARD_BITS` below the significand, a carry above),
+    :func:`round_pack`, and the special values."""
+    width = man_bits + GUARD_BITS + 1
+    return (or_tree(exp_bits).times(2) + adder(exp_bits + 1) + Logic({"MUX2_X1": 2 * (FP32_BITS - 1)})
+            + shifter(width, width) + or_tree(width) + Logic({"XOR2_X1": width}) + adder(width)
+            + round_pack(width, exp_bits, man_bits) + special_values(exp_bits, man_bits, 2))
 
 
 def fp_multiplier(exp_bits: int, man_bits: int) -> Logic:
-    """A floating-point multiplier (``man_bits`` with the hidden bit): the significand product, the exponent sum,
-    a one-position normalization and the rounding incrementer."""
-    return (multiplier(man_bits, man_bits) + adder(exp_bits + 1) + Logic({"MUX2_X1": man_bits})
-            + half_adders(man_bits))
+    """An IEEE multiplier (``man_bits`` with the hidden bit), as :class:`accelgen.rtl.fp.FPMultiplier` is built:
+    the hidden bits, the significands' product, the exponent sum and its bias, :func:`round_pack` of the
+    double-width product, and the special values."""
+    return (or_tree(exp_bits).times(2) + multiplier(man_bits, man_bits) + adder(exp_bits + 2).times(2)
+            + round_pack(2 * man_bits, exp_bits, man_bits) + special_values(exp_bits, man_bits, 2))
 
 
 def adder_path(bits: int) -> list[str]:
