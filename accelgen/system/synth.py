@@ -81,8 +81,11 @@ def block_figures(systolic: BlockFamily, arch: Arch, params: AccelParams, layer:
     est = estimate(arch)
     clock = est.clock_mhz
     widths = {"a_width": params.operand_bits, "b_width": params.operand_bits}
-    perf = evaluate(arch, {"name": layer.name, "layers": [layer.workload_layer | widths]}, batch=1).layers[0]
+    workload = {"name": layer.name, "layers": [layer.workload_layer | widths]}
+    perf = evaluate(arch, workload, batch=1).layers[0]
     energy = {k: v * 1e12 for k, v in perf["energy_breakdown_j"].items()}
+    # the same without glitches on either side: the fitted zero-delay energy against the zero-delay simulation
+    zero_delay = evaluate(arch.with_switching("zero_delay"), workload, batch=1).layers[0]["energy_breakdown_j"]
     v_dyn = (est.vdd_v / 1.1) ** 2   # the cell library's supply (NanGate45 typical, 1.1 V)
     out = []
     tu = tensor_unit_synthesis(systolic, params, layer, program.m_tile, clock)
@@ -93,7 +96,8 @@ def block_figures(systolic: BlockFamily, arch: Arch, params: AccelParams, layer:
                             energy["compute_j"],
                             f"{tu['cycles']} cycles of folds at utilization {util:.2f}; clock network "
                             f"{tu['clock_pj_per_cycle'] * tu['cycles'] * v_dyn:.0f} pJ of it; glitch ratio "
-                            f"{tu['glitch_ratio']:.3f} ({tu['energy_zero_delay_pj'] * v_dyn:.0f} pJ at zero delay); "
+                            f"{tu['glitch_ratio']:.3f}; at zero delay {tu['energy_zero_delay_pj'] * v_dyn:.0f} pJ "
+                            f"(estimate {zero_delay['compute_j'] * 1e12:.0f}); "
                             f"estimate {energy['compute_j'] / macs:.3f} pJ per MAC"))
     accesses = memory_accesses(program, params)
     mem_energy, mem_area = 0.0, 0.0
