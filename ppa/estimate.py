@@ -35,7 +35,7 @@ from .process import STD_CELL_UTILIZATION, TechNode, technology
 from .sram import check_die_area, die_area_problem
 from .timing import PATH_WORDS, TIMING_ROWS, timing
 from .tree import DIE_WHITE_SPACE, add_white_space, assemble_chip, assemble_core, core_side_mm, supply_factors
-from .units import AnalyticalUnit, core_units, listed_units
+from .units import core_units, die_block_units
 from .units.io import DramPhy, PCIe
 from .units.memory import MemoryUnit
 from .units.noc import NetworkOnChip, noc_rows
@@ -119,9 +119,7 @@ def build_core(core: Core, tech: TechNode, fc: FittedCompute, density: float, cl
             mem.add(memory_component(m, tech, f"{base}.memories[{i}]", clock_mhz))
     others = [ScalarUnit(ScalarCore(), tech=tech).component] if core.scalar_unit else []
     # die blocks listed in core.units: beside the units, off the data bus
-    others += [cls(params, tech=tech, path=f"{base}.units[{i}]",
-                   **({"clock_mhz": clock_mhz} if getattr(cls, "takes_clock", False) else {})).component
-               for i, cls, params in listed_units(core, base) if issubclass(cls, AnalyticalUnit)]
+    others += [u.component for u in die_block_units(core, tech, clock_mhz, base)]
     return assemble_core(eu, mem, others, wire_tech=tech, widest_bits=widest, bus_bits=core.bus_bits,
                          clock_mhz=clock_mhz)
 

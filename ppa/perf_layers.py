@@ -23,7 +23,7 @@ from .estimate import compute_units, dynamic_w_by_activity, estimate, memory_com
 from .perf_onchip import onchip_bytes
 from .process import technology
 from .sram import check_die_area
-from .units import AnalyticalUnit, LayerActivity, MapContext, listed_units, unit_for
+from .units import LayerActivity, MapContext, die_block_units, unit_for
 from .units.memory import sustained_gbps
 from .workload import COMPUTE_TYPES, Gemms, Workload, lower
 
@@ -101,9 +101,7 @@ class PerfContext:
         self.compute = {t: u for t in COMPUTE_TYPES if (u := unit_for(c, t)) is not None}
         #: the core's analytical units (``core.units``) as the estimate builds them: those whose energy a layer
         #: charges (:meth:`~accelgen.ppa.units.AnalyticalUnit.layer_energy_pj`) count in ``control_j``
-        self.listed = [cls(params, tech=self.tech, path=f"core.units[{i}]",
-                           **({"clock_mhz": self.clock_mhz} if getattr(cls, "takes_clock", False) else {}))
-                       for i, cls, params in listed_units(c) if issubclass(cls, AnalyticalUnit)]
+        self.listed = die_block_units(c, self.tech, self.clock_mhz)
         self.available = list(self.compute)
         # memory levels
         self.levels = []

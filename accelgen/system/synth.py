@@ -33,7 +33,7 @@ from ..ppa.arch import Arch
 from ..ppa.estimate import estimate, memory_component
 from ..ppa.perf import evaluate
 from ..ppa.process import technology
-from ..ppa.units import listed_units
+from ..ppa.units import die_block_units
 from ..ppa.units.cells import clock_network_fj
 from ..technology import STD_CELL_UTILIZATION
 from .layers import AccelLayer
@@ -115,7 +115,7 @@ def block_figures(systolic: BlockFamily, arch: Arch, params: AccelParams, layer:
     # the shell's clock network, as the flow prices it (its flip-flops over its cell area): the part of its energy
     # that does not depend on the activity, set against the estimate's units' clocks
     shell_clock = clock_network_fj(shell["flip_flops"], shell["area_um2"]) * 1e-3 * cycles * v_dyn
-    units = {cls.kind: cls(unit, tech=tech, path=f"core.units[{i}]") for i, cls, unit in listed_units(arch.core)}
+    units = {u.kind: u for u in die_block_units(arch.core, tech, clock)}
     est_clock = (units["dma"].energy_pj("cycle") + units["array_io"].energy_pj("cycle")) * cycles * v_dyn
     out.append(BlockFigures("DMA and control", shell["area_um2"] / STD_CELL_UTILIZATION, est_ctrl,
                             shell["energy_per_cycle_pj"] * cycles * v_dyn, energy.get("control_j", 0.0),

@@ -6,7 +6,7 @@ lanes, else 8)."""
 
 from __future__ import annotations
 
-from .base import FittedUnit, PPAUnit, unit_class
+from .base import AnalyticalUnit, FittedUnit, PPAUnit, unit_class
 from .dot_product import DotProduct
 from .flexdpe import FlexDPE
 from .reduction import TREE_KINDS
@@ -26,6 +26,14 @@ def listed_units(core, base: str = "core") -> list[tuple[int, PPAUnit | type[PPA
         cls = unit_class(entry["kind"], f"{base}.units[{i}].kind", placeable=True)
         out.append((i, cls, cls.parse({k: v for k, v in entry.items() if k != "kind"}, f"{base}.units[{i}]")))
     return out
+
+
+def die_block_units(core, tech, clock_mhz: float, base: str = "core") -> list[AnalyticalUnit]:
+    """The analytical units of ``core.units`` built at ``tech`` (a unit whose class ``takes_clock`` at the chip's
+    clock ``clock_mhz``), in their order: what the estimate places and the performance model charges per layer."""
+    return [cls(params, tech=tech, path=f"{base}.units[{i}]",
+                **({"clock_mhz": clock_mhz} if getattr(cls, "takes_clock", False) else {}))
+            for i, cls, params in listed_units(core, base) if issubclass(cls, AnalyticalUnit)]
 
 
 def core_units(core, base: str = "core") -> list[FittedUnit]:
